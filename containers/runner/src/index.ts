@@ -1,0 +1,5 @@
+/**
+ * @module runner
+ * The sandboxed test runner: public entry point of the package.
+ */
+export {};

@@ -1,0 +1,6 @@
+/**
+ * @module contracts
+ * Zod schemas for everything that crosses a boundary. Depends on zod only.
+ */
+export * from "./findings.ts";
+export * from "./evidence.ts";

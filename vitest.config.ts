@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+// Each workspace owns its vitest config (Node projects, and workerd projects through the
+// Cloudflare plugin); the root only lists them. CI asks for a JSON report to count totals.
+const json = process.env.VITEST_JSON;
+
+export default defineConfig({
+  test: {
+    projects: [
+      "packages/*/vitest.config.ts",
+      "containers/*/vitest.config.ts",
+      "workers/*/vitest.config.ts",
+    ],
+    reporters: json ? ["default", ["json", { outputFile: json }]] : ["default"],
+  },
+});
