@@ -4,3 +4,4 @@
  */
 export * from "./findings.ts";
 export * from "./evidence.ts";
+export * from "./scan-report.ts";

@@ -1,0 +1,28 @@
+/**
+ * @module contracts/scan-report
+ * What a security scan of one submission produced. A scan that did not run is
+ * "unavailable", never clean. Pure: zod only.
+ */
+import { z } from "zod";
+import { FindingSchema } from "./findings.ts";
+
+export const SCAN_STATUSES = ["complete", "partial", "unavailable"] as const;
+
+export const ScanToolRunSchema = z.strictObject({
+  tool: z.string().min(1).max(64),
+  version: z.string().max(64).nullable(),
+  status: z.enum(["ok", "failed", "not-run"]),
+  detail: z.string().max(2000),
+});
+export type ScanToolRun = z.infer<typeof ScanToolRunSchema>;
+
+/** Result of scanning a submission: findings plus everything that was not looked at, and why. */
+export const ScanReportSchema = z.strictObject({
+  status: z.enum(SCAN_STATUSES),
+  findings: z.array(FindingSchema),
+  tools: z.array(ScanToolRunSchema),
+  skipped: z.array(z.strictObject({ file: z.string().max(1024), reason: z.string().max(500) })),
+  notMeasured: z.array(z.strictObject({ check: z.string().max(100), reason: z.string().max(500) })),
+  durationMs: z.number().min(0),
+});
+export type ScanReport = z.infer<typeof ScanReportSchema>;
