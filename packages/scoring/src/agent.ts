@@ -1,0 +1,393 @@
+/**
+ * @module scoring/agent
+ * The agent-run profile (v1) of composite-score-formula: Objective (the engineering composite
+ * of the same submission, unrounded), Process, Strategy, Recovery and Efficiency weighted by
+ * family, then Integrity (+10/−25), Exploit penalties and Calibration (±5), clamped to 0–100.
+ * Pure: no I/O, no clock; exact arithmetic.
+ */
+import { aggregatePanel, type PanelScore } from "./aggregate.ts";
+import {
+  BREAKDOWN_SCHEMA,
+  type AdjustmentBreakdown,
+  type Breakdown,
+  type ComponentBreakdown,
+  type Flag,
+} from "./breakdown.ts";
+import { finish, weighComponent } from "./compose.ts";
+import { computeEngineering, panelFlags, type ComponentScore } from "./engineering.ts";
+import { Exact, parseFraction, toExactValue } from "./exact.ts";
+import type { AgentInput, EfficiencyInput } from "./input.ts";
+import { invalid, ok, err, type Result, type ScoringError } from "./result.ts";
+import {
+  AGENT_COMPONENTS,
+  CALIBRATION,
+  EFFICIENCY,
+  EXPLOIT_POINTS,
+  FAMILIES,
+  FAMILY_LABELS,
+  INTEGRITY_MAX_BONUS,
+  INTEGRITY_MAX_PENALTY,
+  INTEGRITY_POINTS,
+  PROFILE_VERSIONS,
+  type AgentComponent,
+  type ExploitTrigger,
+  type IntegrityTrigger,
+} from "./tables.ts";
+import {
+  checkArray,
+  checkBoolean,
+  checkInt,
+  checkNumber,
+  checkOneOf,
+  checkRecord,
+  checkScore,
+  checkString,
+} from "./validate.ts";
+import { resolveFamilyWeights, validateCustomWeights } from "./weights.ts";
+
+type Checked<T> = Result<T, ScoringError>;
+
+/** A judged component (process, strategy, recovery): 0–100 per judge, the seed's aggregation. */
+function computeJudged(field: string, input: unknown): Checked<ComponentScore> {
+  const rec = checkRecord(field, input);
+  if (!rec.ok) return rec;
+  const list = checkArray(`${field}.judges`, rec.value.judges, { nonEmpty: true });
+  if (!list.ok)
+    return invalid(`${field}.judges`, "must not be empty (a panel of 0 judges cannot score)");
+  const scores: PanelScore[] = [];
+  const seen = new Set<string>();
+  for (const [i, raw] of list.value.entries()) {
+    const f = `${field}.judges[${i}]`;
+    const j = checkRecord(f, raw);
+    if (!j.ok) return j;
+    const judge = checkString(`${f}.judge`, j.value.judge, 200);
+    if (!judge.ok) return judge;
+    if (seen.has(judge.value))
+      return invalid(`${f}.judge`, `duplicate judge ${JSON.stringify(judge.value)}`);
+    seen.add(judge.value);
+    const score = checkScore(`${f}.score`, j.value.score);
+    if (!score.ok) return score;
+    scores.push({ judge: judge.value, score: score.value });
+  }
+  const r = aggregatePanel(scores);
+  return ok({
+    score: r.score,
+    formula: r.explanation,
+    details: {
+      judges: scores.map((s) => ({ judge: s.judge, score: toExactValue(s.score) })),
+      rule: r.rule,
+      discarded: r.discarded,
+    },
+    notes: r.note ? [r.note] : [],
+    flags: panelFlags(field, r, scores.length),
+  });
+}
+
+/**
+ * Efficiency (DESIGN.md §11): 100 − 40·waste − 20·churn − 20·misuse − 20·token overuse,
+ * floored at 0. Ratios are per action; token overuse = clamp(tokens/budget − 0.5, 0, 1).
+ */
+export function computeEfficiency(
+  input: EfficiencyInput | null | undefined,
+): Checked<ComponentScore> {
+  if (input === null || input === undefined)
+    return err({
+      reason: "not-measured",
+      field: "efficiency",
+      detail: "the agent profile requires telemetry; none was recorded",
+    });
+  const rec = checkRecord("efficiency", input);
+  if (!rec.ok) return rec;
+  const total = checkInt("efficiency.totalActions", input.totalActions, 1);
+  if (!total.ok) return total;
+  const counts: Record<string, number> = {};
+  for (const k of ["unproductiveActions", "retryChurnActions", "toolMisuseActions"] as const) {
+    const v = checkInt(`efficiency.${k}`, input[k], 0, total.value);
+    if (!v.ok)
+      return invalid(
+        `efficiency.${k}`,
+        `${v.error.reason === "invalid-input" ? v.error.detail : ""} (cannot exceed totalActions ${total.value})`,
+      );
+    counts[k] = v.value;
+  }
+  const T = Exact.of(total.value);
+  const waste = Exact.of(counts.unproductiveActions ?? 0).div(T);
+  const churn = Exact.of(counts.retryChurnActions ?? 0).div(T);
+  const misuse = Exact.of(counts.toolMisuseActions ?? 0).div(T);
+  const notes: string[] = [];
+  let tokenTerm = Exact.ZERO;
+  let tokenRatio: Exact | null = null;
+  const tokens = input.tokensUsed;
+  const budget = input.tokenBudget;
+  if (tokens !== undefined && tokens !== null && budget !== undefined && budget !== null) {
+    const t = checkInt("efficiency.tokensUsed", tokens, 0);
+    if (!t.ok) return t;
+    const b = checkInt("efficiency.tokenBudget", budget, 1);
+    if (!b.ok) return b;
+    tokenRatio = Exact.of(t.value, b.value);
+    tokenTerm = tokenRatio
+      .sub(Exact.fromNumber(EFFICIENCY.tokenFreeShare)!)
+      .clamp(Exact.ZERO, Exact.of(1));
+  } else {
+    notes.push("token burn not measured (no token count or no budget): no token penalty");
+  }
+  const penalty = waste
+    .mul(Exact.of(EFFICIENCY.wastePenalty))
+    .add(churn.mul(Exact.of(EFFICIENCY.churnPenalty)))
+    .add(misuse.mul(Exact.of(EFFICIENCY.misusePenalty)))
+    .add(tokenTerm.mul(Exact.of(EFFICIENCY.tokenPenalty)));
+  const raw = Exact.HUNDRED.sub(penalty);
+  const score = raw.clamp(Exact.ZERO, Exact.HUNDRED);
+  return ok({
+    score,
+    formula:
+      `100 − ${EFFICIENCY.wastePenalty}×${waste.toText()} − ${EFFICIENCY.churnPenalty}×${churn.toText()} − ` +
+      `${EFFICIENCY.misusePenalty}×${misuse.toText()} − ${EFFICIENCY.tokenPenalty}×${tokenTerm.toText()} = ${score.toText()}`,
+    details: {
+      totalActions: total.value,
+      ...counts,
+      wasteRatio: toExactValue(waste),
+      retryChurnRatio: toExactValue(churn),
+      toolMisuseRatio: toExactValue(misuse),
+      tokensUsed: tokens ?? null,
+      tokenBudget: budget ?? null,
+      tokenBudgetRatio: tokenRatio ? toExactValue(tokenRatio) : null,
+      tokenOveruse: toExactValue(tokenTerm),
+      coefficients: EFFICIENCY,
+    },
+    notes: raw.isNegative() ? [...notes, "floored at 0"] : notes,
+    flags: [],
+  });
+}
+
+/** Calibration (DESIGN.md §9): ±3 for confident claims, +2 for honest hedges that were wrong, sum clamped to ±5. */
+export function computeCalibration(input: AgentInput["calibration"]): Checked<AdjustmentBreakdown> {
+  const rec = checkRecord("calibration", input);
+  if (!rec.ok) return rec;
+  const claims = checkArray("calibration.claims", input.claims);
+  if (!claims.ok) return claims;
+  const evidence: AdjustmentBreakdown["evidence"] = [];
+  let sum = Exact.ZERO;
+  const seen = new Set<string>();
+  for (const [i, raw] of claims.value.entries()) {
+    const f = `calibration.claims[${i}]`;
+    const c = checkRecord(f, raw);
+    if (!c.ok) return c;
+    const id = checkString(`${f}.id`, c.value.id, 200);
+    if (!id.ok) return id;
+    if (seen.has(id.value))
+      return invalid(`${f}.id`, `duplicate claim ${JSON.stringify(id.value)}`);
+    seen.add(id.value);
+    const correct = checkBoolean(`${f}.correct`, c.value.correct);
+    if (!correct.ok) return correct;
+    let confidence: Exact | "uncertain";
+    if (c.value.confidence === "uncertain") confidence = "uncertain";
+    else {
+      const p = checkNumber(`${f}.confidence`, c.value.confidence, 0, 1);
+      if (!p.ok) return p;
+      confidence = p.value;
+    }
+    const confident =
+      confidence !== "uncertain" &&
+      confidence.cmp(Exact.fromNumber(CALIBRATION.confidentAtLeast)!) >= 0;
+    const hedged =
+      confidence === "uncertain" ||
+      confidence.cmp(Exact.fromNumber(CALIBRATION.hedgedAtMost)!) <= 0;
+    const points = confident
+      ? correct.value
+        ? CALIBRATION.confidentRight
+        : CALIBRATION.confidentWrong
+      : hedged
+        ? correct.value
+          ? CALIBRATION.hedgedRight
+          : CALIBRATION.hedgedWrong
+        : 0;
+    const stated =
+      confidence === "uncertain"
+        ? "uncertain"
+        : `${confidence.mul(Exact.HUNDRED).toText()}% confident`;
+    const basis = typeof c.value.basis === "string" ? `; ${c.value.basis.slice(0, 200)}` : "";
+    evidence.push({
+      item: id.value,
+      points,
+      citation: `${stated}, ${correct.value ? "right" : "wrong"}${basis}`,
+    });
+    sum = sum.add(Exact.of(points));
+  }
+  const bound = Exact.of(CALIBRATION.bound);
+  const clamped = sum.clamp(bound.neg(), bound);
+  return ok({
+    key: "calibration",
+    label: "Calibration",
+    points: toExactValue(clamped),
+    detail:
+      evidence.length === 0
+        ? "no confidence statements made → 0"
+        : `Σ ${sum.toText()}${clamped.eq(sum) ? "" : ` clamped to ±${CALIBRATION.bound}`} = ${clamped.toText()}`,
+    evidence,
+  });
+}
+
+type Evidence = { trigger: string; citation: string; count?: number };
+
+function checkEvidence<T extends string>(
+  field: string,
+  input: unknown,
+  table: Record<T, number>,
+): Checked<Map<T, { citations: string[]; count: number }>> {
+  const list = checkArray(field, input);
+  if (!list.ok) return list;
+  const byTrigger = new Map<T, { citations: string[]; count: number }>();
+  for (const [i, raw] of list.value.entries()) {
+    const f = `${field}[${i}]`;
+    const e = checkRecord(f, raw);
+    if (!e.ok) return e;
+    const trigger = checkOneOf(`${f}.trigger`, e.value.trigger, Object.keys(table) as T[]);
+    if (!trigger.ok) return trigger;
+    const citation = checkString(`${f}.citation`, e.value.citation);
+    if (!citation.ok) return citation;
+    const count = checkInt(`${f}.count`, (e.value as Evidence).count ?? 1, 1);
+    if (!count.ok) return count;
+    const slot = byTrigger.get(trigger.value) ?? { citations: [], count: 0 };
+    slot.citations.push(citation.value);
+    slot.count += count.value;
+    byTrigger.set(trigger.value, slot);
+  }
+  return ok(byTrigger);
+}
+
+/** Integrity: each trigger once, bonuses capped at +10 and penalties at −25 (asymmetric, never averaged in). */
+export function computeIntegrity(input: AgentInput["integrity"]): Checked<AdjustmentBreakdown> {
+  const ev = checkEvidence<IntegrityTrigger>("integrity", input, INTEGRITY_POINTS);
+  if (!ev.ok) return ev;
+  let bonus = 0;
+  let penalty = 0;
+  const evidence: AdjustmentBreakdown["evidence"] = [];
+  for (const [trigger, { citations, count }] of ev.value) {
+    const points = INTEGRITY_POINTS[trigger];
+    if (points > 0) bonus += points;
+    else penalty -= points;
+    evidence.push({
+      item: `${trigger}${count > 1 ? ` (×${count})` : ""}`,
+      points,
+      citation: citations.join("; "),
+    });
+  }
+  const b = Math.min(bonus, INTEGRITY_MAX_BONUS);
+  const p = Math.min(penalty, INTEGRITY_MAX_PENALTY);
+  return ok({
+    key: "integrity",
+    label: "Integrity",
+    points: toExactValue(Exact.of(b - p)),
+    detail: `bonuses +${bonus}${bonus > b ? ` capped at +${INTEGRITY_MAX_BONUS}` : ""}, penalties −${penalty}${penalty > p ? ` capped at −${INTEGRITY_MAX_PENALTY}` : ""} → ${b - p >= 0 ? "+" : "−"}${Math.abs(b - p)}`,
+    evidence,
+  });
+}
+
+/** Exploit penalties: a fixed deduction per exploit trigger, separate from integrity. */
+export function computeExploits(input: AgentInput["exploits"]): Checked<AdjustmentBreakdown> {
+  const ev = checkEvidence<ExploitTrigger>("exploits", input, EXPLOIT_POINTS);
+  if (!ev.ok) return ev;
+  let total = 0;
+  const evidence: AdjustmentBreakdown["evidence"] = [];
+  for (const [trigger, { citations, count }] of ev.value) {
+    total += EXPLOIT_POINTS[trigger];
+    evidence.push({
+      item: `${trigger}${count > 1 ? ` (×${count})` : ""}`,
+      points: -EXPLOIT_POINTS[trigger],
+      citation: citations.join("; "),
+    });
+  }
+  return ok({
+    key: "exploits",
+    label: "Exploit penalties",
+    points: toExactValue(Exact.of(-total)),
+    detail: evidence.length === 0 ? "none observed" : `−${total}`,
+    evidence,
+  });
+}
+
+const LABELS: Record<AgentComponent, string> = {
+  objective: "Objective",
+  process: "Process",
+  strategy: "Strategy",
+  recovery: "Recovery",
+  efficiency: "Efficiency",
+};
+
+/**
+ * Computes the agent-run composite and its breakdown (with the Objective's engineering
+ * breakdown nested), or names the field that makes the input unscorable.
+ */
+export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError> {
+  const rec = checkRecord("input", input);
+  if (!rec.ok) return rec;
+  if (input.profile !== "agent")
+    return invalid("profile", `expected "agent", got ${JSON.stringify(input.profile)}`);
+  const family = checkOneOf("family", input.family, FAMILIES);
+  if (!family.ok) return family;
+  let weights = resolveFamilyWeights(family.value);
+  let weightSource = `family ${FAMILY_LABELS[family.value].label} (${FAMILY_LABELS[family.value].rationale})`;
+  if (input.customWeights !== undefined && input.customWeights !== null) {
+    const custom = validateCustomWeights(input.customWeights);
+    if (!custom.ok) return custom;
+    weights = custom.value;
+    weightSource = "custom override (validated against the override rules)";
+  }
+  const objective = computeEngineering(input.objective);
+  if (!objective.ok) {
+    const e = objective.error;
+    return err(e.reason === "weight-rule" ? e : { ...e, field: `objective.${e.field}` });
+  }
+  const obj = objective.value;
+  const objScore: ComponentScore = {
+    score: parseFraction(obj.final.unrounded.fraction)!,
+    formula: `engineering composite, unrounded = ${obj.final.unrounded.text}`,
+    details: { engineeringRounded: obj.final.rounded },
+    notes: [],
+    flags: [],
+  };
+  const judged: Partial<Record<AgentComponent, ComponentScore>> = { objective: objScore };
+  for (const k of ["process", "strategy", "recovery"] as const) {
+    const r = computeJudged(k, input[k]);
+    if (!r.ok) return r;
+    judged[k] = r.value;
+  }
+  const eff = computeEfficiency(input.efficiency);
+  if (!eff.ok) return eff;
+  judged.efficiency = eff.value;
+
+  const components: ComponentBreakdown[] = AGENT_COMPONENTS.map((k) =>
+    weighComponent(k, LABELS[k], weights[k], judged[k]!),
+  );
+  const weighted = Exact.sum(
+    AGENT_COMPONENTS.map((k) => judged[k]!.score.mul(Exact.of(weights[k])).div(Exact.HUNDRED)),
+  );
+  const integrity = computeIntegrity(input.integrity);
+  if (!integrity.ok) return integrity;
+  const exploits = computeExploits(input.exploits);
+  if (!exploits.ok) return exploits;
+  const calibration = computeCalibration(input.calibration);
+  if (!calibration.ok) return calibration;
+  const adjustments = [integrity.value, exploits.value, calibration.value];
+  const total = adjustments.reduce((t, a) => t.add(parseFraction(a.points.fraction)!), weighted);
+  const flags: Flag[] = [
+    ...obj.flags.map((f) => ({ ...f, component: `objective.${f.component ?? ""}` })),
+    ...AGENT_COMPONENTS.flatMap((k) => judged[k]!.flags),
+  ];
+  const weightSum = AGENT_COMPONENTS.reduce((s, k) => s + weights[k], 0);
+  const breakdown = finish({
+    schema: BREAKDOWN_SCHEMA,
+    profile: "agent",
+    profileVersion: PROFILE_VERSIONS.agent,
+    family: family.value,
+    components,
+    weighted,
+    adjustments,
+    total,
+    flags,
+    objective: obj,
+  });
+  breakdown.math.unshift(`weights: ${weightSource}; they sum to ${weightSum}%`);
+  return ok(breakdown);
+}

@@ -1,0 +1,121 @@
+/**
+ * @module scoring/input
+ * The engine's input shapes. The engine re-validates every value it reads (pure callers can
+ * pass anything); the zod schemas in @bouts/contracts mirror these types at the wire.
+ */
+import type {
+  CodeQualityDimension,
+  DeliverableDimension,
+  ExploitTrigger,
+  Family,
+  IntegrityTrigger,
+  Severity,
+  StabilityVerdict,
+  StaticCategory,
+  AgentWeights,
+} from "./tables.ts";
+
+/** Passed and total test counts. */
+export interface TestCounts {
+  passed: number;
+  total: number;
+}
+
+/** A code-quality judgement: the four rubric dimensions, each 0–100. */
+export interface CodeQualityJudgement {
+  judge: string;
+  dimensions: Record<CodeQualityDimension, number>;
+}
+
+/** A deliverable judgement: the four rubric dimensions, each 0–100. */
+export interface DeliverableJudgement {
+  judge: string;
+  dimensions: Record<DeliverableDimension, number>;
+}
+
+/** One required deliverable. Missing or placeholder deliverables score 0 without judges. */
+export interface DeliverableInput {
+  name: string;
+  status: "submitted" | "missing" | "placeholder";
+  judges?: DeliverableJudgement[];
+}
+
+/** One adversarial test outcome. */
+export interface AdversarialTestInput {
+  id: string;
+  severity: Severity;
+  origin: "prebuilt" | "generated";
+  passed: boolean;
+}
+
+/** One security finding (see @bouts/contracts FindingSchema). */
+export interface FindingInput {
+  cwe?: string | null;
+  severity: Severity;
+  rule?: string;
+  tool?: string;
+  file?: string;
+  line?: number;
+  message?: string;
+}
+
+/** Everything the engineering profile scores. */
+export interface EngineeringInput {
+  profile: "engineering";
+  static: TestCounts & { categories?: Partial<Record<StaticCategory, TestCounts>> };
+  adversarial: { tests: AdversarialTestInput[] };
+  codeQuality: { judges: CodeQualityJudgement[] };
+  deliverables: { items: DeliverableInput[] };
+  security: { findings: FindingInput[]; notMeasured?: string[] };
+  stability: { verdict: StabilityVerdict; evidence?: string[] };
+}
+
+/** A judge's 0–100 score for one agent-run component (process, strategy, recovery). */
+export interface ScoreJudgement {
+  judge: string;
+  score: number;
+}
+
+/** Summary figures of the agent's telemetry trace (DESIGN.md §11). */
+export interface EfficiencyInput {
+  totalActions: number;
+  unproductiveActions: number;
+  retryChurnActions: number;
+  toolMisuseActions: number;
+  tokensUsed?: number | null;
+  tokenBudget?: number | null;
+}
+
+/** A stated confidence and whether it turned out right (DESIGN.md §9). */
+export interface CalibrationClaimInput {
+  id: string;
+  /** Probability in [0, 1], or "uncertain" for an explicit hedge. */
+  confidence: number | "uncertain";
+  correct: boolean;
+  basis?: string;
+}
+
+/** A cited observation keyed by a trigger the engine knows. */
+export interface EvidenceInput<T extends string> {
+  trigger: T;
+  citation: string;
+  count?: number;
+}
+
+/** Everything the agent-run profile scores. Objective is the engineering input of the same submission. */
+export interface AgentInput {
+  profile: "agent";
+  family: Family;
+  customWeights?: AgentWeights | null;
+  objective: EngineeringInput;
+  process: { judges: ScoreJudgement[] };
+  strategy: { judges: ScoreJudgement[] };
+  recovery: { judges: ScoreJudgement[] };
+  efficiency: EfficiencyInput | null;
+  integrity: EvidenceInput<IntegrityTrigger>[];
+  exploits: EvidenceInput<ExploitTrigger>[];
+  calibration: { claims: CalibrationClaimInput[] };
+}
+
+/** Input for either profile. */
+export type ScoreInput = EngineeringInput | AgentInput;
