@@ -5,3 +5,4 @@
 export * from "./findings.ts";
 export * from "./evidence.ts";
 export * from "./scan-report.ts";
+export * from "./scoring.ts";

@@ -1,0 +1,273 @@
+/**
+ * @module contracts/scoring
+ * Wire schemas of the scoring engine's inputs and of its published breakdown. They mirror
+ * the types of @bouts/scoring (type tests keep them in step); the engine re-checks values.
+ * Pure: zod only.
+ */
+import { z } from "zod";
+import { ExploitTriggerSchema, IntegrityTriggerSchema } from "./evidence.ts";
+import { SeveritySchema } from "./findings.ts";
+
+export const PROFILES = ["engineering", "agent"] as const;
+export const ProfileSchema = z.enum(PROFILES);
+export type Profile = z.infer<typeof ProfileSchema>;
+
+export const FAMILIES = [
+  "default",
+  "blacksite-debug",
+  "fog-of-war",
+  "false-summit",
+  "versus-arena",
+  "marathon-strategy",
+  "constraint-maze",
+  "recovery-lab",
+  "humanity-gap",
+] as const;
+export const FamilySchema = z.enum(FAMILIES);
+export type Family = z.infer<typeof FamilySchema>;
+
+const percent = z.int().min(0).max(100);
+/** Custom agent-run weights in whole percents; the engine's validator checks the rules. */
+export const AgentWeightsSchema = z.strictObject({
+  objective: percent,
+  process: percent,
+  strategy: percent,
+  recovery: percent,
+  efficiency: percent,
+});
+export type AgentWeightsWire = z.infer<typeof AgentWeightsSchema>;
+
+const score = z.number().min(0).max(100);
+const id = z.string().min(1).max(200);
+const counts = z.strictObject({ passed: z.int().min(0), total: z.int().min(0) });
+
+/** A structured confidence claim, as an agent submits it (DESIGN.md §9). */
+export const ConfidenceClaimSchema = z.strictObject({
+  id: id.regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only"),
+  statement: z.string().min(1).max(1000),
+  confidence: z.union([z.number().min(0).max(1), z.literal("uncertain")]),
+  tests: z.array(z.string().min(1).max(300)).max(200).optional(),
+});
+export type ConfidenceClaim = z.infer<typeof ConfidenceClaimSchema>;
+
+export const CodeQualityJudgementSchema = z.strictObject({
+  judge: id,
+  dimensions: z.strictObject({
+    readability: score,
+    architecture: score,
+    robustness: score,
+    idiomaticity: score,
+  }),
+});
+export const DeliverableJudgementSchema = z.strictObject({
+  judge: id,
+  dimensions: z.strictObject({
+    accuracy: score,
+    clarity: score,
+    completeness: score,
+    actionability: score,
+  }),
+});
+
+export const EngineeringInputSchema = z.strictObject({
+  profile: z.literal("engineering"),
+  static: z.strictObject({
+    passed: z.int().min(0),
+    total: z.int().min(1),
+    categories: z
+      .strictObject({
+        functionality: counts.optional(),
+        edge: counts.optional(),
+        integration: counts.optional(),
+      })
+      .optional(),
+  }),
+  adversarial: z.strictObject({
+    tests: z
+      .array(
+        z.strictObject({
+          id,
+          severity: SeveritySchema,
+          origin: z.enum(["prebuilt", "generated"]),
+          passed: z.boolean(),
+        }),
+      )
+      .min(1),
+  }),
+  codeQuality: z.strictObject({ judges: z.array(CodeQualityJudgementSchema).min(1) }),
+  deliverables: z.strictObject({
+    items: z
+      .array(
+        z.strictObject({
+          name: id,
+          status: z.enum(["submitted", "missing", "placeholder"]),
+          judges: z.array(DeliverableJudgementSchema).optional(),
+        }),
+      )
+      .min(1),
+  }),
+  security: z.strictObject({
+    findings: z.array(
+      z.strictObject({
+        cwe: z
+          .string()
+          .regex(/^CWE-\d{1,5}$/)
+          .nullable()
+          .optional(),
+        severity: SeveritySchema,
+        rule: z.string().max(200).optional(),
+        tool: z.string().max(64).optional(),
+        file: z.string().max(1024).optional(),
+        line: z.int().min(0).optional(),
+        message: z.string().max(2000).optional(),
+      }),
+    ),
+    notMeasured: z.array(z.string().min(1).max(500)).optional(),
+  }),
+  stability: z.strictObject({
+    verdict: z.enum(["clean", "warnings", "crashed"]),
+    evidence: z.array(z.string().max(2000)).optional(),
+  }),
+});
+export type EngineeringInputWire = z.infer<typeof EngineeringInputSchema>;
+
+const panel = z.strictObject({ judges: z.array(z.strictObject({ judge: id, score })).min(1) });
+
+export const EfficiencyInputSchema = z.strictObject({
+  totalActions: z.int().min(1),
+  unproductiveActions: z.int().min(0),
+  retryChurnActions: z.int().min(0),
+  toolMisuseActions: z.int().min(0),
+  tokensUsed: z.int().min(0).nullable().optional(),
+  tokenBudget: z.int().min(1).nullable().optional(),
+});
+
+export const AgentInputSchema = z.strictObject({
+  profile: z.literal("agent"),
+  family: FamilySchema,
+  customWeights: AgentWeightsSchema.nullable().optional(),
+  objective: EngineeringInputSchema,
+  process: panel,
+  strategy: panel,
+  recovery: panel,
+  efficiency: EfficiencyInputSchema.nullable(),
+  integrity: z.array(
+    z.strictObject({
+      trigger: IntegrityTriggerSchema,
+      citation: z.string().min(1).max(500),
+      count: z.int().min(1).optional(),
+    }),
+  ),
+  exploits: z.array(
+    z.strictObject({
+      trigger: ExploitTriggerSchema,
+      citation: z.string().min(1).max(500),
+      count: z.int().min(1).optional(),
+    }),
+  ),
+  calibration: z.strictObject({
+    claims: z.array(
+      z.strictObject({
+        id,
+        confidence: z.union([z.number().min(0).max(1), z.literal("uncertain")]),
+        correct: z.boolean(),
+        basis: z.string().max(500).optional(),
+      }),
+    ),
+  }),
+});
+export type AgentInputWire = z.infer<typeof AgentInputSchema>;
+
+/** Input of either profile, told apart by `profile`. */
+export const ScoreInputSchema = z.discriminatedUnion("profile", [
+  EngineeringInputSchema,
+  AgentInputSchema,
+]);
+export type ScoreInputWire = z.infer<typeof ScoreInputSchema>;
+
+// ─── Breakdown (output) ───
+
+export const ExactValueSchema = z.strictObject({
+  value: z.number(),
+  text: z.string(),
+  fraction: z.string().regex(/^-?\d+(\/\d+)?$/),
+});
+
+const ComponentSchema = z.strictObject({
+  key: z.string(),
+  label: z.string(),
+  weight: z.number(),
+  score: ExactValueSchema,
+  contribution: ExactValueSchema,
+  formula: z.string(),
+  details: z.record(z.string(), z.unknown()),
+  notes: z.array(z.string()),
+});
+
+const AdjustmentSchema = z.strictObject({
+  key: z.enum(["critical-cap", "integrity", "exploits", "calibration", "clamp"]),
+  label: z.string(),
+  points: ExactValueSchema,
+  detail: z.string(),
+  evidence: z.array(
+    z.strictObject({ item: z.string(), points: z.number().nullable(), citation: z.string() }),
+  ),
+});
+
+const FlagSchema = z.strictObject({
+  code: z.enum([
+    "human-review",
+    "degraded-panel",
+    "security-partially-measured",
+    "severity-from-cwe-table",
+    "evidence-not-scored",
+  ]),
+  component: z.string().nullable(),
+  message: z.string(),
+});
+
+interface BreakdownShape {
+  schema: "bouts.breakdown/v1";
+  profile: Profile;
+  profileVersion: number;
+  family: string | null;
+  components: z.infer<typeof ComponentSchema>[];
+  weightedSum: z.infer<typeof ExactValueSchema>;
+  adjustments: z.infer<typeof AdjustmentSchema>[];
+  final: { unrounded: z.infer<typeof ExactValueSchema>; rounded: number };
+  band: {
+    key: "elite" | "strong" | "competent" | "struggling" | "weak" | "failed";
+    label: string;
+    min: number;
+    max: number;
+    meaning: string;
+  };
+  flags: z.infer<typeof FlagSchema>[];
+  math: string[];
+  objective: BreakdownShape | null;
+}
+
+/** The published breakdown of one score (see docs/scoring.md). */
+export const BreakdownSchema: z.ZodType<BreakdownShape> = z.lazy(() =>
+  z.strictObject({
+    schema: z.literal("bouts.breakdown/v1"),
+    profile: ProfileSchema,
+    profileVersion: z.int().min(1),
+    family: z.string().nullable(),
+    components: z.array(ComponentSchema),
+    weightedSum: ExactValueSchema,
+    adjustments: z.array(AdjustmentSchema),
+    final: z.strictObject({ unrounded: ExactValueSchema, rounded: z.int().min(0).max(100) }),
+    band: z.strictObject({
+      key: z.enum(["elite", "strong", "competent", "struggling", "weak", "failed"]),
+      label: z.string(),
+      min: z.int(),
+      max: z.int(),
+      meaning: z.string(),
+    }),
+    flags: z.array(FlagSchema),
+    math: z.array(z.string()),
+    objective: BreakdownSchema.nullable(),
+  }),
+);
+export type BreakdownWire = z.infer<typeof BreakdownSchema>;
