@@ -10,6 +10,7 @@ export default defineConfig({
       "packages/*/vitest.config.ts",
       "containers/*/vitest.config.ts",
       "workers/*/vitest.config.ts",
+      "scripts/vitest.config.ts",
     ],
     reporters: json ? ["default", ["json", { outputFile: json }]] : ["default"],
   },

@@ -351,7 +351,7 @@ export function computeDeliverables(
   const score = Exact.sum(itemScores).div(Exact.of(itemScores.length));
   const formula =
     itemScores.length === 1
-      ? `${score.toText()}`
+      ? `${String(rows[0]?.name)}: ${score.toText()}`
       : `mean(${itemScores.map((s) => s.toText()).join(", ")}) = ${score.toText()}`;
   return ok({ score, formula, details: { rubric: DELIVERABLE_RUBRIC, items: rows }, notes, flags });
 }
