@@ -5,4 +5,7 @@
 export * from "./findings.ts";
 export * from "./evidence.ts";
 export * from "./scan-report.ts";
+export * from "./run-report.ts";
+export * from "./challenge-bundle.ts";
+export * from "./problem.ts";
 export * from "./scoring.ts";

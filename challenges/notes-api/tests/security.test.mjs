@@ -1,0 +1,91 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { start } from "./helpers.mjs";
+
+test("search is not injectable", async () => {
+  const s = await start();
+  try {
+    const a = await s.user("victim");
+    await s.call("POST", "/notes", { title: "victim secret", body: "pin 1234" }, a);
+    const m = await s.user("mallory");
+    const r = await s.call("GET", `/notes?q=${encodeURIComponent("' OR 1=1 --")}`, undefined, m);
+    assert.ok(r.status === 200 || r.status === 400, `status ${r.status}`);
+    if (r.status === 200) assert.deepEqual(r.json, []);
+    const r2 = await s.call("GET", `/notes?q=${encodeURIComponent("%")}`, undefined, m);
+    if (r2.status === 200) assert.deepEqual(r2.json, []);
+  } finally {
+    await s.close();
+  }
+});
+
+test("login is not injectable", async () => {
+  const s = await start();
+  try {
+    await s.call("POST", "/register", { username: "admin_user", password: "very-long-secret" });
+    for (const username of ["admin_user' --", "admin_user'/*", "' OR '1'='1"]) {
+      const r = await s.call("POST", "/login", { username, password: "whatever' OR '1'='1" });
+      assert.equal(r.status, 401, `login as ${username} gave ${r.status}`);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test("cannot read another user's note", async () => {
+  const s = await start();
+  try {
+    const a = await s.user("owner");
+    const n = await s.call("POST", "/notes", { title: "mine", body: "private" }, a);
+    const b = await s.user("intruder");
+    const r = await s.call("GET", `/notes/${n.json.id}`, undefined, b);
+    assert.equal(r.status, 404);
+    const l = await s.call("GET", "/notes", undefined, b);
+    assert.deepEqual(l.json, []);
+  } finally {
+    await s.close();
+  }
+});
+
+test("rejects requests without a valid token", async () => {
+  const s = await start();
+  try {
+    assert.equal((await s.call("GET", "/notes")).status, 401);
+    assert.equal((await s.call("GET", "/notes", undefined, "not-a-token")).status, 401);
+    assert.equal((await s.call("POST", "/notes", { title: "x", body: "y" }, "")).status, 401);
+  } finally {
+    await s.close();
+  }
+});
+
+test("does not store plaintext passwords", async () => {
+  const s = await start();
+  try {
+    await s.call("POST", "/register", { username: "jane", password: "plaintext-canary-42" });
+    const tables = s.app.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+    for (const { name } of tables) {
+      const rows = s.app.db.prepare(`SELECT * FROM "${name}"`).all();
+      assert.ok(
+        !JSON.stringify(rows).includes("plaintext-canary-42"),
+        `table ${name} holds the password`,
+      );
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test("issues distinct unguessable tokens", async () => {
+  const s = await start();
+  try {
+    await s.call("POST", "/register", { username: "kim", password: "s3cret-pass" });
+    const tokens = new Set();
+    for (let i = 0; i < 10; i++) {
+      const r = await s.call("POST", "/login", { username: "kim", password: "s3cret-pass" });
+      assert.ok(r.json.token.length >= 32, `token ${r.json.token} is too short to be unguessable`);
+      tokens.add(r.json.token);
+    }
+    assert.equal(tokens.size, 10);
+  } finally {
+    await s.close();
+  }
+});

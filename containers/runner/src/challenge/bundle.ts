@@ -1,0 +1,291 @@
+/**
+ * @module runner/challenge/bundle
+ * Loading and preparing challenge bundles. A bundle arrives as an archive (unpacked with the same
+ * safe unpacker as submissions) and is cached by its sha256, so a challenge is prepared once.
+ * Preparing validates the manifest, checks every listed test file, and installs locked
+ * dependencies into a layer the runs mount read-only. Invariants: a cached bundle is only used
+ * once its `ready` marker exists; dependency installs never run package scripts.
+ */
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  copyFileSync,
+} from "node:fs";
+import path from "node:path";
+import { create as createTar } from "tar";
+import { ChallengeManifestSchema, type ChallengeManifest } from "@bouts/contracts";
+import { describeUnpackError, unpackArchive, type UnpackLimits } from "../archive/unpack.ts";
+import { err, ok, type Result } from "../result.ts";
+
+/** A challenge ready to run: its files on disk and its validated manifest. */
+export interface PreparedChallenge {
+  sha256: string;
+  /** Root of the unpacked bundle (challenge.json, tests/, harness/, reference/). */
+  root: string;
+  manifest: ChallengeManifest;
+  /** Read-only dependency layer to mount, or null when the challenge has no dependencies. */
+  depsLayer: string | null;
+}
+
+/** Why a bundle could not be loaded or prepared. */
+export type BundleError =
+  | { reason: "bundle-unpack"; detail: string }
+  | { reason: "manifest-invalid"; issues: string[] }
+  | { reason: "bundle-missing-file"; path: string; detail: string }
+  | { reason: "prepare-failed"; detail: string };
+
+/** Formats a bundle error for logs and problem details. */
+export function describeBundleError(e: BundleError): string {
+  switch (e.reason) {
+    case "bundle-unpack":
+      return `bundle archive refused: ${e.detail}`;
+    case "manifest-invalid":
+      return `challenge.json is invalid: ${e.issues.join("; ")}`;
+    case "bundle-missing-file":
+      return `bundle file ${e.path}: ${e.detail}`;
+    case "prepare-failed":
+      return `preparing dependencies failed: ${e.detail}`;
+  }
+}
+
+/** Host tools used to install locked dependencies. */
+export interface PrepareOptions {
+  workDir: string;
+  unpackLimits: UnpackLimits;
+  /** venv whose python has pip, for requirements.lock installs. */
+  pythonToolsVenv: string;
+}
+
+/** Files that belong in a bundle archive; example submissions stay out of it. */
+const BUNDLE_TOP_LEVEL = [
+  "challenge.json",
+  "tests",
+  "harness",
+  "reference",
+  "package-lock.json",
+  "requirements.lock",
+  "README.md",
+];
+
+/** Packs a challenge folder into a bundle archive (.tar.gz), as the platform would upload it. */
+export async function packChallengeDir(dir: string): Promise<Buffer> {
+  const entries = BUNDLE_TOP_LEVEL.filter((e) => existsSync(path.join(dir, e)));
+  const stream = createTar({ cwd: dir, gzip: true, portable: true, follow: false }, entries);
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+/** Packs any folder (e.g. a submission given as a folder) into a .tar.gz, keeping links as links. */
+export async function packDir(dir: string): Promise<Buffer> {
+  const stream = createTar(
+    { cwd: dir, gzip: true, portable: true, follow: false },
+    readdirSync(dir),
+  );
+  const chunks: Buffer[] = [];
+  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+/** sha256 of bytes, hex. */
+export function computeSha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+function isRegularFile(p: string): boolean {
+  try {
+    return lstatSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Validates an unpacked bundle folder: manifest, test files, reference solution. */
+export function loadChallengeDir(root: string): Result<ChallengeManifest, BundleError> {
+  const manifestPath = path.join(root, "challenge.json");
+  if (!isRegularFile(manifestPath)) {
+    return err({ reason: "bundle-missing-file", path: "challenge.json", detail: "not found" });
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(manifestPath, "utf8"));
+  } catch (e) {
+    return err({ reason: "manifest-invalid", issues: [`not JSON: ${(e as Error).message}`] });
+  }
+  const parsed = ChallengeManifestSchema.safeParse(raw);
+  if (!parsed.success) {
+    return err({
+      reason: "manifest-invalid",
+      issues: parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`),
+    });
+  }
+  const manifest = parsed.data;
+  for (const t of [...manifest.staticTests, ...manifest.adversarialTests]) {
+    const file = path.join(root, "tests", t.file);
+    if (!isRegularFile(file)) {
+      return err({
+        reason: "bundle-missing-file",
+        path: `tests/${t.file}`,
+        detail: `test ${t.id} names a missing file`,
+      });
+    }
+    if (!readFileSync(file, "utf8").includes(t.name)) {
+      return err({
+        reason: "bundle-missing-file",
+        path: `tests/${t.file}`,
+        detail: `no test named ${JSON.stringify(t.name)} (test ${t.id})`,
+      });
+    }
+  }
+  if (!existsSync(path.join(root, "reference"))) {
+    return err({
+      reason: "bundle-missing-file",
+      path: "reference/",
+      detail: "the reference solution is missing",
+    });
+  }
+  if (
+    manifest.dependencies.lockfile &&
+    !isRegularFile(path.join(root, manifest.dependencies.lockfile))
+  ) {
+    return err({
+      reason: "bundle-missing-file",
+      path: manifest.dependencies.lockfile,
+      detail: "lockfile not found",
+    });
+  }
+  return ok(manifest);
+}
+
+function runTool(cmd: string, args: string[], cwd: string): Promise<Result<void, BundleError>> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, {
+      cwd,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd },
+    });
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => {
+      if (stderr.length < 4000) stderr += c.toString("utf8");
+    });
+    child.on("error", (e) => resolve(err({ reason: "prepare-failed", detail: e.message })));
+    child.on("close", (code) =>
+      resolve(
+        code === 0
+          ? ok(undefined)
+          : err({
+              reason: "prepare-failed",
+              detail: `${cmd} exited ${code}: ${stderr.slice(-1000)}`,
+            }),
+      ),
+    );
+  });
+}
+
+/** Installs locked dependencies into `<cacheDir>/layer`; returns the folder to mount. */
+async function installDependencies(
+  root: string,
+  manifest: ChallengeManifest,
+  cacheDir: string,
+  options: PrepareOptions,
+): Promise<Result<string | null, BundleError>> {
+  const lockfile = manifest.dependencies.lockfile;
+  if (!lockfile) return ok(null);
+  const layer = path.join(cacheDir, "layer");
+  mkdirSync(layer, { recursive: true });
+  if (manifest.runtime === "node22") {
+    const pkg = path.join(root, "harness", "package.json");
+    if (!isRegularFile(pkg))
+      return err({
+        reason: "bundle-missing-file",
+        path: "harness/package.json",
+        detail: "needed with a package-lock.json",
+      });
+    copyFileSync(pkg, path.join(layer, "package.json"));
+    copyFileSync(path.join(root, lockfile), path.join(layer, "package-lock.json"));
+    const r = await runTool(
+      "npm",
+      ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--omit=dev"],
+      layer,
+    );
+    if (!r.ok) return r;
+    return ok(path.join(layer, "node_modules"));
+  }
+  const target = path.join(layer, "site-packages");
+  const py = path.join(options.pythonToolsVenv, "bin", "python");
+  const r = await runTool(
+    py,
+    [
+      "-m",
+      "pip",
+      "install",
+      "--require-hashes",
+      "--no-deps",
+      "--only-binary=:all:",
+      "--target",
+      target,
+      "-r",
+      path.join(root, lockfile),
+    ],
+    layer,
+  );
+  if (!r.ok) return r;
+  return ok(target);
+}
+
+const inFlight = new Map<string, Promise<Result<PreparedChallenge, BundleError>>>();
+
+/** Prepares a bundle archive once per sha256 and returns the cached result afterwards. */
+export function prepareChallenge(
+  bytes: Uint8Array,
+  options: PrepareOptions,
+): Promise<Result<PreparedChallenge, BundleError>> {
+  const sha256 = computeSha256(bytes);
+  const pending = inFlight.get(sha256);
+  if (pending) return pending;
+  const p = prepareUncached(sha256, bytes, options).finally(() => inFlight.delete(sha256));
+  inFlight.set(sha256, p);
+  return p;
+}
+
+async function prepareUncached(
+  sha256: string,
+  bytes: Uint8Array,
+  options: PrepareOptions,
+): Promise<Result<PreparedChallenge, BundleError>> {
+  const cacheDir = path.join(options.workDir, "challenges", sha256);
+  const root = path.join(cacheDir, "bundle");
+  const marker = path.join(cacheDir, "ready");
+  if (isRegularFile(marker)) {
+    const manifest = loadChallengeDir(root);
+    if (!manifest.ok) return manifest;
+    const depsLayer = readFileSync(marker, "utf8").trim() || null;
+    return ok({ sha256, root, manifest: manifest.value, depsLayer });
+  }
+  rmSync(cacheDir, { recursive: true, force: true });
+  mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
+  const unpacked = await unpackArchive(bytes, root, options.unpackLimits);
+  if (!unpacked.ok) {
+    rmSync(cacheDir, { recursive: true, force: true });
+    return err({ reason: "bundle-unpack", detail: describeUnpackError(unpacked.error) });
+  }
+  const manifest = loadChallengeDir(root);
+  if (!manifest.ok) {
+    rmSync(cacheDir, { recursive: true, force: true });
+    return manifest;
+  }
+  const deps = await installDependencies(root, manifest.value, cacheDir, options);
+  if (!deps.ok) {
+    rmSync(cacheDir, { recursive: true, force: true });
+    return deps;
+  }
+  writeFileSync(marker, deps.value ?? "");
+  return ok({ sha256, root, manifest: manifest.value, depsLayer: deps.value });
+}

@@ -1,0 +1,103 @@
+/**
+ * @module runner/challenge/qa
+ * Challenge QA, the seed's flaky detection: run the reference solution several times; a test
+ * that fails on it even once is reported ("failing" if it never passed, "flaky" otherwise) and
+ * removed from the cleaned manifest. A challenge is publishable only when every run completed,
+ * every test passed every time, and the reference ran with clean stability.
+ */
+import { randomUUID } from "node:crypto";
+import type { ChallengeManifest } from "@bouts/contracts";
+import type { JobError, RunnerEnvironment } from "../job.ts";
+import { runJob } from "../job.ts";
+import { err, ok, type Result } from "../result.ts";
+import { computeSha256, packDir, type PreparedChallenge } from "./bundle.ts";
+import path from "node:path";
+
+/** QA verdict for one test. */
+export interface QaTest {
+  id: string;
+  kind: "static" | "adversarial";
+  passes: number;
+  runs: number;
+  verdict: "stable" | "flaky" | "failing";
+  lastMessage: string;
+}
+
+/** The QA report. */
+export interface QaReport {
+  challengeId: string;
+  repeats: number;
+  publishable: boolean;
+  tests: QaTest[];
+  removed: string[];
+  problems: string[];
+  /** The manifest with failing and flaky tests removed. */
+  cleanedManifest: ChallengeManifest;
+}
+
+/** Runs the reference solution `repeats` times and judges each test. */
+export async function runChallengeQa(
+  environment: RunnerEnvironment,
+  challenge: PreparedChallenge,
+  repeats: number,
+): Promise<Result<QaReport, JobError>> {
+  const submission = await packDir(path.join(challenge.root, "reference"));
+  const m = challenge.manifest;
+  const tally = new Map<string, { passes: number; last: string }>();
+  const problems: string[] = [];
+  for (let i = 0; i < repeats; i += 1) {
+    const r = await runJob({
+      runId: `qa-${randomUUID()}`,
+      challenge,
+      submission,
+      submissionSha256: computeSha256(submission),
+      requestedLimits: {},
+      environment,
+    });
+    if (!r.ok) return err(r.error);
+    const report = r.value;
+    if (report.infrastructure) problems.push(`run ${i + 1}: ${report.infrastructure.message}`);
+    if (report.stability.verdict !== "clean") {
+      problems.push(
+        `run ${i + 1}: reference stability ${report.stability.verdict}: ${report.stability.evidence.slice(0, 3).join("; ")}`,
+      );
+    }
+    for (const t of [...report.staticTests, ...report.adversarialTests]) {
+      const prev = tally.get(t.id) ?? { passes: 0, last: "" };
+      tally.set(t.id, {
+        passes: prev.passes + (t.status === "passed" ? 1 : 0),
+        last: t.status === "passed" ? prev.last : `${t.status}: ${t.message}`,
+      });
+    }
+  }
+  const tests: QaTest[] = [
+    ...m.staticTests.map((t) => ({ id: t.id, kind: "static" as const })),
+    ...m.adversarialTests.map((t) => ({ id: t.id, kind: "adversarial" as const })),
+  ].map(({ id, kind }) => {
+    const { passes, last } = tally.get(id) ?? { passes: 0, last: "never ran" };
+    return {
+      id,
+      kind,
+      passes,
+      runs: repeats,
+      verdict: passes === repeats ? "stable" : passes === 0 ? "failing" : "flaky",
+      lastMessage: last.slice(0, 500),
+    };
+  });
+  const removed = tests.filter((t) => t.verdict !== "stable").map((t) => t.id);
+  const cleanedManifest: ChallengeManifest = {
+    ...m,
+    staticTests: m.staticTests.filter((t) => !removed.includes(t.id)),
+    adversarialTests: m.adversarialTests.filter((t) => !removed.includes(t.id)),
+  };
+  if (cleanedManifest.staticTests.length === 0) problems.push("no static test survives QA");
+  return ok({
+    challengeId: m.id,
+    repeats,
+    publishable: removed.length === 0 && problems.length === 0,
+    tests,
+    removed,
+    problems,
+    cleanedManifest,
+  });
+}

@@ -1,0 +1,89 @@
+/**
+ * @module runner/config
+ * `RUNNER_*` environment variables, parsed once at boot with zod. Every key has a default and a
+ * description (docs/runner.md mirrors this table). The limits here are ceilings: a challenge or a
+ * request may only lower them. A bad value is reported and the process exits non-zero.
+ */
+import path from "node:path";
+import { z } from "zod";
+
+const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
+
+const int = (def: number, min: number, max: number, description: string) =>
+  z.coerce.number().int().min(min).max(max).default(def).describe(description);
+
+/** Schema of the runner's environment; keys are the env var names without the RUNNER_ prefix. */
+export const RunnerEnvSchema = z.object({
+  HOST: z.string().min(1).default("0.0.0.0").describe("address the HTTP service binds"),
+  PORT: int(8080, 1, 65535, "port the HTTP service listens on"),
+  WORK_DIR: z
+    .string()
+    .refine((p) => path.isAbsolute(p), "must be absolute")
+    .default("/tmp/bouts-runner")
+    .describe("scratch space for workspaces and the prepared-challenge cache"),
+  BWRAP_BIN: z.string().default("/usr/bin/bwrap").describe("bubblewrap binary"),
+  NODE_BIN: z
+    .string()
+    .default(process.execPath)
+    .describe("Node 22 binary mounted into the sandbox (default: the runner's own node)"),
+  PYTHON_BIN: z.string().default("/usr/bin/python3.11").describe("Python 3.11 interpreter"),
+  PYTHON_TOOLS: z
+    .string()
+    .default(path.join(REPO_ROOT, "containers/runner/.venv"))
+    .describe("venv holding pytest, mounted read-only into Python sandboxes"),
+  UID_BASE: int(61000, 1000, 4_000_000_000, "first host uid of the per-run uid pool"),
+  MAX_CONCURRENT_RUNS: int(2, 1, 64, "runs executing at once; each gets its own uid"),
+  TEST_TIMEOUT_MS: int(10_000, 100, 10_000, "ceiling of the per-test timeout (seed: 10 s)"),
+  MEMORY_MB: int(1024, 32, 16_384, "ceiling of memory per test process tree"),
+  CPU_SECONDS: int(60, 1, 3600, "ceiling of CPU seconds per process"),
+  MAX_PROCESSES: int(128, 4, 4096, "ceiling of processes per run"),
+  MAX_OPEN_FILES: int(512, 16, 65_536, "ceiling of open files per process"),
+  MAX_FILE_SIZE_MB: int(64, 1, 4096, "ceiling of any one written file, and of sandbox /tmp"),
+  MAX_OUTPUT_BYTES: int(1024 * 1024, 1024, 64 * 1024 * 1024, "ceiling of captured output"),
+  RUN_WALL_MS: int(600_000, 1000, 3_600_000, "wall-clock ceiling of one whole run"),
+  MAX_ARCHIVE_BYTES: int(20 * 1024 * 1024, 1024, 1024 ** 3, "largest accepted archive"),
+  MAX_EXPANDED_BYTES: int(100 * 1024 * 1024, 1024, 4 * 1024 ** 3, "largest unpacked size"),
+  MAX_ENTRIES: int(5000, 1, 1_000_000, "most entries in an archive"),
+  MAX_DEPTH: int(20, 1, 256, "deepest path in an archive"),
+  QA_REPEATS: int(3, 2, 20, "times challenge QA runs the reference suite"),
+  SELF_TEST: z
+    .enum(["on", "off"])
+    .default("on")
+    .describe("prove isolation at boot; 'off' only for unit tests"),
+});
+export type RunnerConfig = z.infer<typeof RunnerEnvSchema>;
+
+/** Why the environment could not be turned into a config. */
+export type ConfigError = { reason: "invalid-env"; issues: string[] };
+
+/** Parses `RUNNER_*` variables from `env` into a config, or lists every bad key. */
+export function parseRunnerConfig(
+  env: Record<string, string | undefined>,
+): { ok: true; value: RunnerConfig } | { ok: false; error: ConfigError } {
+  const raw: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (k.startsWith("RUNNER_") && v !== undefined && v !== "") raw[k.slice(7)] = v;
+  }
+  const known = new Set(Object.keys(RunnerEnvSchema.shape));
+  const unknown = Object.keys(raw).filter((k) => !known.has(k));
+  const parsed = RunnerEnvSchema.safeParse(raw);
+  const issues = [
+    ...unknown.map((k) => `RUNNER_${k}: unknown variable`),
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map((i) => `RUNNER_${i.path.join(".")}: ${i.message}`)),
+  ];
+  if (!parsed.success || issues.length > 0)
+    return { ok: false, error: { reason: "invalid-env", issues } };
+  return { ok: true, value: parsed.data };
+}
+
+/** Parses the process environment or exits with status 2 after naming every bad key. */
+export function loadRunnerConfigOrExit(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
+  const r = parseRunnerConfig(env);
+  if (!r.ok) {
+    for (const issue of r.error.issues) console.error(`runner config: ${issue}`);
+    process.exit(2);
+  }
+  return r.value;
+}

@@ -1,0 +1,374 @@
+/**
+ * @module runner/job
+ * One run as an explicit state machine: ready → primed → executed, with cleanup() always called
+ * from `finally`. prime() unpacks and lays out the workspace; execute() refuses to run unless
+ * primed, then scans the submission and runs every manifest test in its own sandbox. Limits come
+ * from the runner's config and may only be lowered: by the challenge (silently, to the lower
+ * value) and by the request (a request asking for more than the ceiling is refused).
+ * Invariants: every manifest test appears in the report exactly once; a sandbox that cannot
+ * start turns the whole run into an infrastructure error, and nothing runs unsandboxed.
+ */
+import { rmSync } from "node:fs";
+import path from "node:path";
+import type {
+  ChallengeLimits,
+  ExploitEvidence,
+  IntegrityEvidence,
+  RunLimits,
+  RunReport,
+  ScanReport,
+  Runtime,
+} from "@bouts/contracts";
+import { describeUnpackError, type UnpackError, type UnpackLimits } from "./archive/unpack.ts";
+import type { PreparedChallenge } from "./challenge/bundle.ts";
+import type { RunnerConfig } from "./config.ts";
+import { err, ok, type Result } from "./result.ts";
+import { judgeTest, type Observation, type TestJudgement } from "./run/analyze.ts";
+import { buildWorkspace, type Workspace } from "./run/workspace.ts";
+import type { CgroupSupport } from "./sandbox/cgroup.ts";
+import {
+  buildTestInvocation,
+  computeAddressSpaceMb,
+  expectedResultName,
+  type RuntimePaths,
+} from "./sandbox/runtime.ts";
+import { runSandboxed } from "./sandbox/sandbox.ts";
+import type { UidPool } from "./sandbox/uid-pool.ts";
+import { scanSubmission } from "./scan/index.ts";
+
+/** Job lifecycle states. */
+export type JobState = "ready" | "primed" | "executed" | "cleaned";
+
+/** Expected failures of a job (the submission's own failures are verdicts, not errors). */
+export type JobError =
+  | { reason: "invalid-state"; state: JobState; action: "prime" | "execute" }
+  | { reason: "submission-rejected"; error: UnpackError; message: string }
+  | { reason: "limit-above-ceiling"; key: keyof RunLimits; requested: number; ceiling: number };
+
+/** Everything a job needs; `environment` is shared by all jobs of a runner process. */
+export interface JobContext {
+  runId: string;
+  challenge: PreparedChallenge;
+  submission: Uint8Array;
+  submissionSha256: string;
+  requestedLimits: Partial<RunLimits>;
+  environment: RunnerEnvironment;
+  /** Called after each test, e.g. for progress output. */
+  onTest?: (id: string, judgement: TestJudgement) => void;
+}
+
+/** Per-process runner state shared by all jobs. */
+export interface RunnerEnvironment {
+  config: RunnerConfig;
+  paths: RuntimePaths;
+  cgroups: CgroupSupport | null;
+  uidPool: UidPool;
+  runtimeVersions: Record<Runtime, string>;
+}
+
+/** Unpack caps from config. */
+export function resolveUnpackLimits(config: RunnerConfig): UnpackLimits {
+  return {
+    maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
+    maxExpandedBytes: config.MAX_EXPANDED_BYTES,
+    maxEntries: config.MAX_ENTRIES,
+    maxDepth: config.MAX_DEPTH,
+  };
+}
+
+/**
+ * Resolves the limits of a run: config ceilings, lowered to the challenge's values, lowered
+ * again by the request. A request above the effective ceiling is refused, never clamped up.
+ */
+export function resolveRunLimits(
+  config: RunnerConfig,
+  challenge: ChallengeLimits,
+  requested: Partial<RunLimits>,
+): Result<RunLimits, JobError> {
+  const ceiling: RunLimits = {
+    testTimeoutMs: Math.min(config.TEST_TIMEOUT_MS, challenge.testTimeoutMs),
+    memoryMb: Math.min(config.MEMORY_MB, challenge.memoryMb),
+    cpuSeconds: Math.min(config.CPU_SECONDS, challenge.cpuSeconds),
+    maxProcesses: Math.min(config.MAX_PROCESSES, challenge.maxProcesses),
+    maxOpenFiles: Math.min(config.MAX_OPEN_FILES, challenge.maxOpenFiles),
+    maxFileSizeMb: Math.min(config.MAX_FILE_SIZE_MB, challenge.maxFileSizeMb),
+    maxOutputBytes: Math.min(config.MAX_OUTPUT_BYTES, challenge.maxOutputBytes),
+    runWallMs: config.RUN_WALL_MS,
+  };
+  const out = { ...ceiling };
+  for (const key of Object.keys(ceiling) as (keyof RunLimits)[]) {
+    const want = requested[key];
+    if (want === undefined) continue;
+    if (want > ceiling[key]) {
+      return err({ reason: "limit-above-ceiling", key, requested: want, ceiling: ceiling[key] });
+    }
+    out[key] = want;
+  }
+  return ok(out);
+}
+
+function aggregate<T extends string>(
+  obs: Observation<T>[],
+): { trigger: T; citation: string; count: number }[] {
+  const by = new Map<T, string[]>();
+  for (const o of obs) by.set(o.trigger, [...(by.get(o.trigger) ?? []), o.citation]);
+  return [...by].map(([trigger, citations]) => {
+    const unique = [...new Set(citations)];
+    let citation = unique.slice(0, 5).join("; ");
+    if (unique.length > 5) citation += `; and ${unique.length - 5} more`;
+    return { trigger, citation: citation.slice(0, 500), count: citations.length };
+  });
+}
+
+const UNAVAILABLE_SCAN = (reason: string): ScanReport => ({
+  status: "unavailable",
+  findings: [],
+  tools: [],
+  skipped: [],
+  notMeasured: [{ check: "all", reason }],
+  durationMs: 0,
+});
+
+/** One run of one submission against one prepared challenge. */
+export class RunJob {
+  #state: JobState = "ready";
+  #workspace: Workspace | null = null;
+  #limits: RunLimits | null = null;
+  #unpackMs = 0;
+  readonly #ctx: JobContext;
+  readonly #runDir: string;
+  readonly #startedAt = new Date();
+
+  constructor(ctx: JobContext) {
+    this.#ctx = ctx;
+    this.#runDir = path.join(ctx.environment.config.WORK_DIR, "runs", ctx.runId);
+  }
+
+  get state(): JobState {
+    return this.#state;
+  }
+
+  /** Resolves limits and builds the workspace; ready → primed. */
+  async prime(): Promise<Result<RunLimits, JobError>> {
+    if (this.#state !== "ready")
+      return err({ reason: "invalid-state", state: this.#state, action: "prime" });
+    const { config } = this.#ctx.environment;
+    const limits = resolveRunLimits(
+      config,
+      this.#ctx.challenge.manifest.limits,
+      this.#ctx.requestedLimits,
+    );
+    if (!limits.ok) return limits;
+    const t0 = performance.now();
+    const ws = await buildWorkspace(
+      this.#runDir,
+      this.#ctx.submission,
+      this.#ctx.challenge.root,
+      this.#ctx.challenge.manifest,
+      resolveUnpackLimits(config),
+    );
+    this.#unpackMs = performance.now() - t0;
+    if (!ws.ok) {
+      return err({
+        reason: "submission-rejected",
+        error: ws.error,
+        message: describeUnpackError(ws.error),
+      });
+    }
+    this.#workspace = ws.value;
+    this.#limits = limits.value;
+    this.#state = "primed";
+    return ok(limits.value);
+  }
+
+  /** Scans and runs every test; primed → executed. Refuses unless primed. */
+  async execute(): Promise<Result<RunReport, JobError>> {
+    if (this.#state !== "primed" || !this.#workspace || !this.#limits) {
+      return err({ reason: "invalid-state", state: this.#state, action: "execute" });
+    }
+    this.#state = "executed";
+    const ws = this.#workspace;
+    const limits = this.#limits;
+    const { manifest, depsLayer } = this.#ctx.challenge;
+    const env = this.#ctx.environment;
+    const tTotal = performance.now();
+    const deadline = Date.now() + limits.runWallMs;
+
+    const tScan = performance.now();
+    let scan: ScanReport;
+    try {
+      scan = await scanSubmission(ws.submissionDir, {
+        runtime: manifest.runtime === "node22" ? "node" : "python",
+        timeoutMs: Math.min(120_000, limits.runWallMs),
+      });
+    } catch (e) {
+      scan = UNAVAILABLE_SCAN(`scanner failed: ${(e as Error).message}`.slice(0, 500));
+    }
+    const scanMs = performance.now() - tScan;
+
+    const tests = [
+      ...manifest.staticTests.map((t) => ({ ...t, kind: "static" as const })),
+      ...manifest.adversarialTests.map((t) => ({ ...t, kind: "adversarial" as const })),
+    ];
+    const judgements = new Map<string, TestJudgement>();
+    let infrastructure: RunReport["infrastructure"] = null;
+    const tTests = performance.now();
+    const lease = await env.uidPool.acquire();
+    try {
+      for (const [i, t] of tests.entries()) {
+        const remaining = deadline - Date.now();
+        if (remaining <= 0) break;
+        const inv = buildTestInvocation(
+          manifest.runtime,
+          env.paths,
+          ws.workDir,
+          depsLayer,
+          t,
+          limits.memoryMb,
+        );
+        const outcome = await runSandboxed({
+          bwrapBin: env.config.BWRAP_BIN,
+          hostUid: lease.uid,
+          argv: inv.argv,
+          env: inv.env,
+          cwd: inv.cwd,
+          readOnlyMounts: inv.mounts,
+          cgroups: env.cgroups,
+          name: `${this.#ctx.runId}-${i}`,
+          limits: {
+            memoryMb: limits.memoryMb,
+            cpuSeconds: limits.cpuSeconds,
+            maxProcesses: limits.maxProcesses,
+            maxOpenFiles: limits.maxOpenFiles,
+            maxFileSizeMb: limits.maxFileSizeMb,
+            maxOutputBytes: limits.maxOutputBytes,
+            // Interpreter start-up is not the test's time: allow a fixed grace on top.
+            wallMs: Math.min(remaining, limits.testTimeoutMs + 1500),
+            addressSpaceMb: env.cgroups
+              ? null
+              : computeAddressSpaceMb(manifest.runtime, limits.memoryMb),
+          },
+        });
+        if (!outcome.started) {
+          infrastructure = {
+            reason: "sandbox-unavailable",
+            message: `sandbox did not start: ${outcome.startError}`.slice(0, 2000),
+          };
+          break;
+        }
+        const judgement = judgeTest(
+          {
+            id: t.id,
+            runtime: manifest.runtime,
+            resultName: expectedResultName(manifest.runtime, t),
+            declaringFile: manifest.runtime === "node22" ? `/work/tests/${t.file}` : null,
+            timeoutMs: limits.testTimeoutMs,
+          },
+          outcome,
+        );
+        judgements.set(t.id, judgement);
+        this.#ctx.onTest?.(t.id, judgement);
+      }
+    } finally {
+      lease.release();
+    }
+    const testsMs = performance.now() - tTests;
+
+    const notRun = (): TestJudgement => ({
+      status: "not-run",
+      durationMs: 0,
+      message: infrastructure
+        ? "not run: the sandbox was unavailable"
+        : "not run: the run's wall-clock limit was reached",
+      crashes: [],
+      warnings: [],
+      integrity: [],
+      exploits: [],
+    });
+    const all = tests.map((t) => ({ t, j: judgements.get(t.id) ?? notRun() }));
+    const crashes = all.flatMap(({ j }) => j.crashes);
+    const warnings = all.flatMap(({ j }) => j.warnings);
+    if (!infrastructure && judgements.size < tests.length)
+      crashes.push(
+        `run wall-clock limit of ${limits.runWallMs} ms reached; ${tests.length - judgements.size} tests not run`,
+      );
+    const integrity = aggregate([
+      ...ws.integrity,
+      ...all.flatMap(({ j }) => j.integrity),
+    ]) as IntegrityEvidence[];
+    const exploits = aggregate(all.flatMap(({ j }) => j.exploits)) as ExploitEvidence[];
+
+    const report: RunReport = {
+      schemaVersion: 1,
+      runId: this.#ctx.runId,
+      challengeId: manifest.id,
+      bundleSha256: this.#ctx.challenge.sha256,
+      submissionSha256: this.#ctx.submissionSha256,
+      runtime: { name: manifest.runtime, version: env.runtimeVersions[manifest.runtime] },
+      limits,
+      staticTests: all
+        .filter(({ t }) => t.kind === "static")
+        .map(({ t, j }) => ({
+          id: t.id,
+          category: "category" in t ? t.category : "functionality",
+          status: j.status,
+          durationMs: Math.round(j.durationMs * 1000) / 1000,
+          message: j.message,
+        })),
+      adversarialTests: all
+        .filter(({ t }) => t.kind === "adversarial")
+        .map(({ t, j }) => ({
+          id: t.id,
+          severity: "severity" in t ? t.severity : "low",
+          origin: "prebuilt" as const,
+          status: j.status,
+          durationMs: Math.round(j.durationMs * 1000) / 1000,
+          message: j.message,
+        })),
+      stability: {
+        verdict: infrastructure
+          ? "clean"
+          : crashes.length > 0
+            ? "crashed"
+            : warnings.length > 0
+              ? "warnings"
+              : "clean",
+        evidence: [...crashes, ...warnings].slice(0, 100).map((e) => e.slice(0, 500)),
+      },
+      integrity,
+      exploits,
+      scan,
+      deliverables: ws.deliverables,
+      timings: {
+        startedAt: this.#startedAt.toISOString(),
+        unpackMs: Math.round(this.#unpackMs),
+        prepareMs: 0,
+        testsMs: Math.round(testsMs),
+        scanMs: Math.round(scanMs),
+        totalMs: Math.round(this.#unpackMs + (performance.now() - tTotal)),
+      },
+      notes: ws.notes.slice(0, 100).map((n) => n.slice(0, 500)),
+      infrastructure,
+    };
+    return ok(report);
+  }
+
+  /** Removes the run's folders; safe in any state and idempotent. rmSync never follows links. */
+  cleanup(): Promise<void> {
+    rmSync(this.#runDir, { recursive: true, force: true });
+    this.#state = "cleaned";
+    return Promise.resolve();
+  }
+}
+
+/** Runs a job through its whole lifecycle with cleanup() in finally. */
+export async function runJob(ctx: JobContext): Promise<Result<RunReport, JobError>> {
+  const job = new RunJob(ctx);
+  try {
+    const primed = await job.prime();
+    if (!primed.ok) return primed;
+    return await job.execute();
+  } finally {
+    await job.cleanup();
+  }
+}

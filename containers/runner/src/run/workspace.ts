@@ -1,0 +1,228 @@
+/**
+ * @module runner/run/workspace
+ * Builds a run's folders from a submission archive and a prepared challenge:
+ *   submission/  the files as submitted (scanned, and read by judges), minus dependency folders
+ *   work/        a copy with the challenge's pristine tests and harness files laid over it,
+ *                mounted read-only at /work in the sandbox.
+ * Invariants: a submission cannot add dependencies (node_modules, venvs and site-packages are
+ * removed) or change how it is tested (pristine files overwrite its copies, and differences are
+ * cited as evidence); nothing here follows a link, because the unpacker never creates one and
+ * lstat is used throughout.
+ */
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from "node:fs";
+import path from "node:path";
+import type { ChallengeManifest, DeliverableFound } from "@bouts/contracts";
+import { unpackArchive, type UnpackError, type UnpackLimits } from "../archive/unpack.ts";
+import { ok, type Result } from "../result.ts";
+import type { Observation } from "./analyze.ts";
+import type { IntegrityTrigger } from "@bouts/contracts";
+
+/** The built workspace. */
+export interface Workspace {
+  submissionDir: string;
+  workDir: string;
+  notes: string[];
+  integrity: Observation<IntegrityTrigger>[];
+  deliverables: DeliverableFound[];
+  files: number;
+  bytes: number;
+}
+
+const DEPENDENCY_DIRS = new Set([
+  "node_modules",
+  ".venv",
+  "venv",
+  "site-packages",
+  "__pycache__",
+  ".pytest_cache",
+]);
+/** package.json keys that change how tests are run; other differences are harmless. */
+const TEST_RELEVANT_PACKAGE_KEYS = [
+  "scripts",
+  "jest",
+  "vitest",
+  "mocha",
+  "ava",
+  "c8",
+  "nyc",
+  "imports",
+  "exports",
+  "type",
+  "main",
+];
+
+/** Lists regular files under `dir` (relative paths), never descending into links. */
+export function listFiles(dir: string, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...listFiles(dir, rel));
+    else if (e.isFile()) out.push(rel);
+  }
+  return out.sort();
+}
+
+function removeDependencyDirs(dir: string, prefix: string, removed: string[]): void {
+  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (DEPENDENCY_DIRS.has(e.name)) {
+      rmSync(path.join(dir, rel), { recursive: true, force: true });
+      removed.push(rel);
+    } else removeDependencyDirs(dir, rel, removed);
+  }
+}
+
+function readIfFile(p: string): Buffer | null {
+  try {
+    return lstatSync(p).isFile() ? readFileSync(p) : null;
+  } catch {
+    return null;
+  }
+}
+
+function packageJsonDiffers(mine: Buffer, pristine: Buffer): string[] {
+  try {
+    const a = JSON.parse(mine.toString("utf8")) as Record<string, unknown>;
+    const b = JSON.parse(pristine.toString("utf8")) as Record<string, unknown>;
+    return TEST_RELEVANT_PACKAGE_KEYS.filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+  } catch {
+    return ["(unparseable)"];
+  }
+}
+
+function findDeliverable(root: string, rel: string): { path: string; bytes: number } | null {
+  const exact = path.join(root, rel);
+  try {
+    const st = lstatSync(exact);
+    if (st.isFile()) return { path: rel, bytes: st.size };
+  } catch {
+    // try a case-insensitive match in the same folder
+  }
+  const dir = path.posix.dirname(rel);
+  const base = path.posix.basename(rel).toLowerCase();
+  try {
+    for (const e of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      if (e.isFile() && e.name.toLowerCase() === base) {
+        const p = dir === "." ? e.name : `${dir}/${e.name}`;
+        return { path: p, bytes: lstatSync(path.join(root, p)).size };
+      }
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+/** Unpacks the submission under `runDir` and lays the challenge's pristine files over a copy. */
+export async function buildWorkspace(
+  runDir: string,
+  submission: Uint8Array,
+  challengeRoot: string,
+  manifest: ChallengeManifest,
+  unpackLimits: UnpackLimits,
+): Promise<Result<Workspace, UnpackError>> {
+  mkdirSync(runDir, { recursive: true, mode: 0o755 });
+  const submissionDir = path.join(runDir, "submission");
+  const unpacked = await unpackArchive(submission, submissionDir, unpackLimits);
+  if (!unpacked.ok) return unpacked;
+  const notes: string[] = [];
+  const integrity: Observation<IntegrityTrigger>[] = [];
+
+  // An archive holding one folder is unwrapped: "my-solution/index.mjs" → "index.mjs".
+  const top = readdirSync(submissionDir, { withFileTypes: true });
+  if (top.length === 1 && top[0]!.isDirectory() && !DEPENDENCY_DIRS.has(top[0]!.name)) {
+    const inner = path.join(runDir, "unwrapped");
+    renameSync(path.join(submissionDir, top[0]!.name), inner);
+    rmSync(submissionDir, { recursive: true });
+    renameSync(inner, submissionDir);
+    notes.push(`unwrapped the single top-level folder ${top[0]!.name}/`);
+  }
+  const removed: string[] = [];
+  removeDependencyDirs(submissionDir, "", removed);
+  if (removed.length > 0) {
+    notes.push(
+      `removed dependency folders (a submission cannot add dependencies): ${removed.join(", ")}`,
+    );
+  }
+
+  const deliverables: DeliverableFound[] = manifest.deliverables.map((d) => {
+    const found = findDeliverable(submissionDir, d.path);
+    return {
+      name: d.path,
+      required: d.required,
+      present: found !== null,
+      bytes: found?.bytes ?? 0,
+      path: found?.path ?? null,
+    };
+  });
+
+  const workDir = path.join(runDir, "work");
+  cpSync(submissionDir, workDir, { recursive: true, verbatimSymlinks: true, errorOnExist: true });
+
+  // Hidden tests replace whatever the submission put in tests/.
+  const submittedTests = listFilesIfDir(path.join(workDir, "tests"));
+  for (const rel of submittedTests) {
+    const mine = readIfFile(path.join(workDir, "tests", rel));
+    const pristine = readIfFile(path.join(challengeRoot, "tests", rel));
+    if (pristine && mine && !mine.equals(pristine)) {
+      integrity.push({
+        trigger: "test-file-modified",
+        citation: `tests/${rel} differs from the hidden test; the pristine copy was used`,
+      });
+    } else if (!pristine) {
+      notes.push(`tests/${rel} is not a hidden test and was not run`);
+    }
+  }
+  rmSync(path.join(workDir, "tests"), { recursive: true, force: true });
+  cpSync(path.join(challengeRoot, "tests"), path.join(workDir, "tests"), { recursive: true });
+
+  const harnessDir = path.join(challengeRoot, "harness");
+  const harnessFiles = listFilesIfDir(harnessDir);
+  for (const rel of harnessFiles) {
+    const target = path.join(workDir, rel);
+    const mine = readIfFile(target);
+    const pristine = readFileSync(path.join(harnessDir, rel));
+    if (mine && !mine.equals(pristine)) {
+      const keys =
+        path.posix.basename(rel) === "package.json"
+          ? packageJsonDiffers(mine, pristine)
+          : ["content"];
+      if (keys.length > 0) {
+        integrity.push({
+          trigger: "test-file-modified",
+          citation: `${rel} (test configuration) changed${keys[0] === "content" ? "" : ` in ${keys.join(", ")}`}; the pristine copy was used`,
+        });
+      }
+    }
+    rmSync(target, { recursive: true, force: true });
+    mkdirSync(path.dirname(target), { recursive: true });
+    cpSync(path.join(harnessDir, rel), target);
+  }
+  mkdirSync(path.join(workDir, "node_modules"), { recursive: true });
+  return ok({
+    submissionDir,
+    workDir,
+    notes,
+    integrity,
+    deliverables,
+    files: unpacked.value.files,
+    bytes: unpacked.value.bytes,
+  });
+}
+
+function listFilesIfDir(dir: string): string[] {
+  try {
+    return lstatSync(dir).isDirectory() ? listFiles(dir) : [];
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * @module runner/sandbox/cgroup
+ * Per-sandbox control groups: a memory ceiling for the whole process tree, a process-count
+ * ceiling, and an equal CPU share, so one run's fork bomb or busy loop cannot starve another
+ * run. Supports cgroup v1 (one hierarchy per controller) and v2 (unified, delegated). When no
+ * writable hierarchy exists, `detectCgroups` says so and the sandbox falls back to rlimits only;
+ * the report's evidence names which enforcement was used. Invariant: `destroy()` kills every
+ * process left in the group before removing it, and never follows links (cgroupfs has none).
+ */
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Where each controller's parent folder is, or null when cgroups are not usable. */
+export interface CgroupSupport {
+  version: 1 | 2;
+  /** v1: controller → parent dir for our groups; v2: one dir under "unified". */
+  dirs: { memory: string; pids: string; cpu: string } | { unified: string };
+}
+
+/** Limits for one group. */
+export interface CgroupLimits {
+  memoryBytes: number;
+  maxProcesses: number;
+}
+
+/** A live group that sandboxed processes are moved into. */
+export interface RunCgroup {
+  /** cgroup.procs files the wrapper shell writes its pid into before exec. */
+  procsFiles: string[];
+  /** True when the kernel OOM-killed something in the group. */
+  readOomKilled(): boolean;
+  /** SIGKILLs every process left in the group and removes it. */
+  destroy(): Promise<void>;
+}
+
+function ownPath(controller: string): string | null {
+  const lines = readFileSync("/proc/self/cgroup", "utf8").split("\n");
+  for (const line of lines) {
+    const [, ctrls, p] = line.split(":");
+    if (ctrls === undefined || p === undefined) continue;
+    if (controller === "" ? ctrls === "" : ctrls.split(",").includes(controller)) return p;
+  }
+  return null;
+}
+
+function tryMakeParent(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true });
+    return existsSync(path.join(dir, "cgroup.procs"));
+  } catch {
+    return false;
+  }
+}
+
+/** Finds writable cgroup hierarchies (v1 first, as on this host; then v2). */
+export function detectCgroups(root = "/sys/fs/cgroup"): CgroupSupport | null {
+  try {
+    const v1 = { memory: "", pids: "", cpu: "" };
+    let v1ok = true;
+    for (const c of ["memory", "pids", "cpu"] as const) {
+      const own = ownPath(c);
+      const base = path.join(root, c);
+      const dir = path.join(base, own ?? "/", "bouts");
+      if (own === null || !existsSync(base) || !tryMakeParent(dir)) {
+        v1ok = false;
+        break;
+      }
+      v1[c] = dir;
+    }
+    if (v1ok) return { version: 1, dirs: v1 };
+    const own2 = ownPath("");
+    const unifiedRoot = existsSync(path.join(root, "cgroup.controllers"))
+      ? root
+      : path.join(root, "unified");
+    if (own2 !== null && existsSync(path.join(unifiedRoot, "cgroup.controllers"))) {
+      const parent = path.join(unifiedRoot, own2);
+      const dir = path.join(parent, "bouts");
+      const ctrls = readFileSync(path.join(parent, "cgroup.controllers"), "utf8");
+      if (["memory", "pids", "cpu"].every((c) => ctrls.includes(c)) && tryMakeParent(dir)) {
+        writeFileSync(path.join(dir, "cgroup.subtree_control"), "+memory +pids +cpu");
+        return { version: 2, dirs: { unified: dir } };
+      }
+    }
+  } catch {
+    return null;
+  }
+  return null;
+}
+
+function readProcs(dir: string): number[] {
+  try {
+    return readFileSync(path.join(dir, "cgroup.procs"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function killAndRemove(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const pids = readProcs(dir);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    try {
+      rmdirSync(dir);
+      return;
+    } catch {
+      // rmdir fails while tasks are still exiting
+      await sleep(10);
+    }
+  }
+}
+
+/** Creates one group named `name` with the given limits. */
+export function createRunCgroup(
+  support: CgroupSupport,
+  name: string,
+  limits: CgroupLimits,
+): RunCgroup {
+  if ("unified" in support.dirs) {
+    const dir = path.join(support.dirs.unified, name);
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, "memory.max"), String(limits.memoryBytes));
+    writeFileSync(path.join(dir, "memory.swap.max"), "0");
+    writeFileSync(path.join(dir, "pids.max"), String(limits.maxProcesses));
+    writeFileSync(path.join(dir, "cpu.weight"), "100");
+    return {
+      procsFiles: [path.join(dir, "cgroup.procs")],
+      readOomKilled: () =>
+        /oom_kill [1-9]/.test(readFileSync(path.join(dir, "memory.events"), "utf8")),
+      destroy: async () => {
+        try {
+          writeFileSync(path.join(dir, "cgroup.kill"), "1");
+        } catch {
+          // older kernels have no cgroup.kill; killAndRemove signals each pid
+        }
+        await killAndRemove(dir);
+      },
+    };
+  }
+  const { memory, pids, cpu } = support.dirs;
+  const mem = path.join(memory, name);
+  const pid = path.join(pids, name);
+  const cp = path.join(cpu, name);
+  for (const d of [mem, pid, cp]) mkdirSync(d);
+  writeFileSync(path.join(mem, "memory.limit_in_bytes"), String(limits.memoryBytes));
+  writeFileSync(path.join(pid, "pids.max"), String(limits.maxProcesses));
+  writeFileSync(path.join(cp, "cpu.shares"), "1024");
+  return {
+    procsFiles: [mem, pid, cp].map((d) => path.join(d, "cgroup.procs")),
+    readOomKilled: () => {
+      try {
+        const ctl = readFileSync(path.join(mem, "memory.oom_control"), "utf8");
+        return /oom_kill [1-9]/.test(ctl);
+      } catch {
+        return false;
+      }
+    },
+    destroy: async () => {
+      for (const d of [pid, mem, cp]) await killAndRemove(d);
+    },
+  };
+}

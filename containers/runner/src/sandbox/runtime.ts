@@ -1,0 +1,117 @@
+/**
+ * @module runner/sandbox/runtime
+ * How one hidden test becomes one sandboxed process for each runtime: the interpreter, the
+ * pristine harness, and the read-only mounts. Invariants: interpreters are called by absolute
+ * path with a cleared environment; the workspace is mounted read-only at /work (writes go to the
+ * sandbox's own /tmp); the harness and tool folders are read-only; nothing from the host's
+ * home, /etc or the runner's own tree is visible.
+ */
+import path from "node:path";
+import type { Runtime } from "@bouts/contracts";
+import type { SandboxMount } from "./sandbox.ts";
+
+/** Host paths of the interpreters and tools a sandbox mounts. */
+export interface RuntimePaths {
+  nodeBin: string;
+  pythonBin: string;
+  /** site-packages folder holding pytest. */
+  pythonTools: string;
+  /** containers/runner/harness on the host. */
+  harnessDir: string;
+}
+
+/** One sandboxed test invocation, minus limits. */
+export interface TestInvocation {
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  mounts: SandboxMount[];
+}
+
+/** A test to run: its file under the tests folder and its exact name. */
+export interface TestTarget {
+  file: string;
+  name: string;
+}
+
+export const HARNESS_ROOT = "/opt/bouts/harness";
+export const WORKSPACE = "/work";
+const NODE_IN_SANDBOX = "/opt/bouts/bin/node";
+const PYTOOLS_IN_SANDBOX = "/opt/bouts/pytools";
+const DEPS_IN_SANDBOX = "/opt/bouts/deps";
+
+const BASE_ENV = { PATH: "/usr/bin:/bin", HOME: "/tmp", TMPDIR: "/tmp", LANG: "C.UTF-8" };
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** The name the harness reports for `target`, used to match results to the manifest. */
+export function expectedResultName(runtime: Runtime, target: TestTarget): string {
+  return runtime === "node22" ? target.name : `tests/${target.file}::${target.name}`;
+}
+
+/**
+ * Builds the command for one test. `workspace` is the host folder mounted at /work;
+ * `depsLayer` is the prepared dependency folder, if the challenge has one.
+ */
+export function buildTestInvocation(
+  runtime: Runtime,
+  paths: RuntimePaths,
+  workspace: string,
+  depsLayer: string | null,
+  target: TestTarget,
+  memoryMb: number,
+): TestInvocation {
+  const mounts: SandboxMount[] = [{ src: workspace, dest: WORKSPACE }];
+  if (runtime === "node22") {
+    mounts.push(
+      { src: paths.nodeBin, dest: NODE_IN_SANDBOX },
+      { src: path.join(paths.harnessDir, "node"), dest: HARNESS_ROOT },
+    );
+    if (depsLayer) mounts.push({ src: depsLayer, dest: `${WORKSPACE}/node_modules` });
+    return {
+      argv: [
+        NODE_IN_SANDBOX,
+        "--disable-warning=ExperimentalWarning",
+        `--max-old-space-size=${Math.max(16, Math.floor(memoryMb * 0.75))}`,
+        "--import",
+        `${HARNESS_ROOT}/preload.mjs`,
+        `--test-reporter=${HARNESS_ROOT}/reporter.mjs`,
+        "--test-reporter-destination=stdout",
+        `--test-name-pattern=^${escapeRegExp(target.name)}$`,
+        `${WORKSPACE}/tests/${target.file}`,
+      ],
+      env: { ...BASE_ENV, NODE_ENV: "test" },
+      cwd: WORKSPACE,
+      mounts,
+    };
+  }
+  mounts.push(
+    { src: paths.pythonTools, dest: PYTOOLS_IN_SANDBOX },
+    { src: path.join(paths.harnessDir, "python"), dest: HARNESS_ROOT },
+  );
+  if (depsLayer) mounts.push({ src: depsLayer, dest: DEPS_IN_SANDBOX });
+  return {
+    argv: [
+      paths.pythonBin,
+      "-I",
+      "-B",
+      `${HARNESS_ROOT}/run_pytest.py`,
+      PYTOOLS_IN_SANDBOX,
+      depsLayer ? DEPS_IN_SANDBOX : "-",
+      expectedResultName(runtime, target),
+    ],
+    env: { ...BASE_ENV, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
+    cwd: WORKSPACE,
+    mounts,
+  };
+}
+
+/**
+ * Address-space ceiling for runs without a memory cgroup: Node reserves far more virtual
+ * memory than it touches, so it gets a fixed allowance on top of the heap limit.
+ */
+export function computeAddressSpaceMb(runtime: Runtime, memoryMb: number): number {
+  return runtime === "node22" ? memoryMb + 2048 : memoryMb + 256;
+}

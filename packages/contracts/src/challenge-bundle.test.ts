@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { ChallengeManifestSchema, RelativePathSchema } from "./challenge-bundle.ts";
+
+const base = {
+  schemaVersion: 1,
+  id: "todo-api",
+  title: "Todo API",
+  runtime: "node22",
+  testFramework: "node:test",
+  staticTests: [{ id: "s1", file: "static.test.mjs", name: "creates", category: "functionality" }],
+  adversarialTests: [{ id: "a1", file: "adv.test.mjs", name: "sqli", severity: "critical" }],
+};
+
+describe("challenge manifest", () => {
+  it("fills limits with the seed's 10-second test timeout", () => {
+    const m = ChallengeManifestSchema.parse(base);
+    expect(m.limits.testTimeoutMs).toBe(10_000);
+    expect(m.dependencies.lockfile).toBeNull();
+  });
+  it("rejects a runtime and framework that disagree", () => {
+    expect(ChallengeManifestSchema.safeParse({ ...base, testFramework: "pytest" }).success).toBe(
+      false,
+    );
+  });
+  it("rejects duplicate test ids across static and adversarial tests", () => {
+    const dup = { ...base, adversarialTests: [{ ...base.adversarialTests[0], id: "s1" }] };
+    expect(ChallengeManifestSchema.safeParse(dup).success).toBe(false);
+  });
+  it("rejects a per-test timeout above ten seconds", () => {
+    expect(
+      ChallengeManifestSchema.safeParse({ ...base, limits: { testTimeoutMs: 60_000 } }).success,
+    ).toBe(false);
+  });
+  it("rejects traversal and absolute paths", () => {
+    for (const p of ["../x", "/etc/passwd", "a/../b", "C:/x", "a\\b", "a//b"]) {
+      expect(RelativePathSchema.safeParse(p).success, p).toBe(false);
+    }
+    expect(RelativePathSchema.safeParse("tests/a.test.mjs").success).toBe(true);
+  });
+});

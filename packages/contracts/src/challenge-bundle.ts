@@ -1,0 +1,130 @@
+/**
+ * @module contracts/challenge-bundle
+ * The manifest (`challenge.json`) of a challenge bundle: runtime, test framework, every hidden
+ * test with its category or severity, required deliverables and resource limits. Invariants:
+ * test ids are unique across static and adversarial tests; every path is relative, forward-slash
+ * and free of `..`; the runtime and the test framework agree. Pure: zod only.
+ */
+import { z } from "zod";
+import { SeveritySchema } from "./findings.ts";
+
+/** Runtimes a challenge can target; the runner maps each to one interpreter binary. */
+export const RUNTIMES = ["node22", "python3.11"] as const;
+export const RuntimeSchema = z.enum(RUNTIMES);
+export type Runtime = z.infer<typeof RuntimeSchema>;
+
+/** Test frameworks, one per runtime: Node's built-in runner and pytest. */
+export const TEST_FRAMEWORKS = ["node:test", "pytest"] as const;
+export const TestFrameworkSchema = z.enum(TEST_FRAMEWORKS);
+
+/** The seed's static-suite categories (50 / 30 / 20 of the static suite). */
+export const STATIC_CATEGORIES = ["functionality", "edge", "integration"] as const;
+export const StaticCategorySchema = z.enum(STATIC_CATEGORIES);
+export type StaticCategory = z.infer<typeof StaticCategorySchema>;
+
+const TEST_ID = /^[a-z0-9][a-z0-9._-]{0,79}$/;
+
+/** A relative POSIX path inside a bundle or workspace: no `..`, no absolute or drive prefix. */
+export const RelativePathSchema = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine(
+    (p) =>
+      !p.startsWith("/") &&
+      !p.includes("\\") &&
+      !/^[A-Za-z]:/.test(p) &&
+      !p.includes("\0") &&
+      p.split("/").every((s) => s !== "" && s !== "." && s !== ".."),
+    { message: "must be a relative path without '.', '..', backslashes or empty segments" },
+  );
+
+const TestRefShape = {
+  id: z.string().regex(TEST_ID, "lower-case id: letters, digits, '.', '_' or '-'"),
+  file: RelativePathSchema.describe("test file, relative to the bundle's tests/ folder"),
+  name: z.string().min(1).max(200).describe("the test's exact name in that file"),
+};
+
+/** One static (hidden) test. */
+export const StaticTestSpecSchema = z.strictObject({
+  ...TestRefShape,
+  category: StaticCategorySchema,
+});
+export type StaticTestSpec = z.infer<typeof StaticTestSpecSchema>;
+
+/** One pre-built adversarial test, weighted by its severity (critical 3×, high 2×, medium 1×, low 0.5×). */
+export const AdversarialTestSpecSchema = z.strictObject({
+  ...TestRefShape,
+  severity: SeveritySchema,
+});
+export type AdversarialTestSpec = z.infer<typeof AdversarialTestSpecSchema>;
+
+/** A written deliverable the submission must contain, e.g. ROOT_CAUSE.md. */
+export const DeliverableSpecSchema = z.strictObject({
+  path: RelativePathSchema,
+  description: z.string().min(1).max(500),
+  required: z.boolean().default(true),
+});
+export type DeliverableSpec = z.infer<typeof DeliverableSpecSchema>;
+
+/**
+ * Resource limits the challenge asks for. Each is an upper bound: the runner's own configured
+ * limits still apply, and a run uses the lower of the two.
+ */
+export const ChallengeLimitsSchema = z.strictObject({
+  testTimeoutMs: z.int().min(100).max(10_000).default(10_000),
+  memoryMb: z.int().min(32).max(8192).default(512),
+  cpuSeconds: z.int().min(1).max(600).default(30),
+  maxProcesses: z.int().min(4).max(1024).default(64),
+  maxOpenFiles: z.int().min(16).max(4096).default(256),
+  maxFileSizeMb: z.int().min(1).max(1024).default(16),
+  maxOutputBytes: z
+    .int()
+    .min(1024)
+    .max(16 * 1024 * 1024)
+    .default(256 * 1024),
+});
+export type ChallengeLimits = z.infer<typeof ChallengeLimitsSchema>;
+
+/** The manifest, `challenge.json` at the bundle root. */
+export const ChallengeManifestSchema = z
+  .strictObject({
+    schemaVersion: z.literal(1),
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{1,63}$/, "kebab-case challenge id"),
+    title: z.string().min(1).max(200),
+    runtime: RuntimeSchema,
+    testFramework: TestFrameworkSchema,
+    staticTests: z.array(StaticTestSpecSchema).min(1).max(500),
+    adversarialTests: z.array(AdversarialTestSpecSchema).max(500).default([]),
+    deliverables: z.array(DeliverableSpecSchema).max(20).default([]),
+    limits: ChallengeLimitsSchema.prefault({}),
+    dependencies: z
+      .strictObject({
+        lockfile: RelativePathSchema.nullable().describe(
+          "package-lock.json or requirements.lock in the bundle; null = no third-party deps",
+        ),
+      })
+      .prefault({ lockfile: null }),
+  })
+  .superRefine((m, ctx) => {
+    const expected = m.runtime === "node22" ? "node:test" : "pytest";
+    if (m.testFramework !== expected) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["testFramework"],
+        message: `runtime ${m.runtime} runs tests with ${expected}`,
+      });
+    }
+    const seen = new Set<string>();
+    for (const [i, t] of [...m.staticTests, ...m.adversarialTests].entries()) {
+      if (seen.has(t.id)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tests", i, "id"],
+          message: `duplicate test id ${t.id}`,
+        });
+      }
+      seen.add(t.id);
+    }
+  });
+export type ChallengeManifest = z.infer<typeof ChallengeManifestSchema>;

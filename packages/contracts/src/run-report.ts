@@ -1,0 +1,110 @@
+/**
+ * @module contracts/run-report
+ * What the runner observed when it ran one submission against one challenge: every manifest
+ * test with its outcome (a test that never ran is "not-run", never dropped), stability with
+ * evidence, integrity and exploit evidence, the security scan, the deliverables found, timings,
+ * the runtime and the limits used. A run that could not happen carries `infrastructure` and
+ * no verdicts. Pure: zod only.
+ */
+import { z } from "zod";
+import { ExploitEvidenceSchema, IntegrityEvidenceSchema } from "./evidence.ts";
+import { SeveritySchema } from "./findings.ts";
+import { ScanReportSchema } from "./scan-report.ts";
+import { RuntimeSchema, StaticCategorySchema } from "./challenge-bundle.ts";
+
+/** Outcome of one test. Only "passed" earns credit. */
+export const TEST_STATUSES = ["passed", "failed", "timeout", "crashed", "not-run"] as const;
+export const TestStatusSchema = z.enum(TEST_STATUSES);
+export type TestStatus = z.infer<typeof TestStatusSchema>;
+
+const TestOutcomeShape = {
+  id: z.string().min(1).max(80),
+  status: TestStatusSchema,
+  durationMs: z.number().min(0),
+  message: z.string().max(2000).describe("failure reason or '' when passed"),
+};
+
+/** One static test's outcome. */
+export const StaticTestResultSchema = z.strictObject({
+  ...TestOutcomeShape,
+  category: StaticCategorySchema,
+});
+export type StaticTestResult = z.infer<typeof StaticTestResultSchema>;
+
+/** One adversarial test's outcome; "generated" tests come from the adversarial generator. */
+export const AdversarialTestResultSchema = z.strictObject({
+  ...TestOutcomeShape,
+  severity: SeveritySchema,
+  origin: z.enum(["prebuilt", "generated"]),
+});
+export type AdversarialTestResult = z.infer<typeof AdversarialTestResultSchema>;
+
+/** The seed's stability buckets: clean 100, warnings 50, crashed 0. */
+export const STABILITY_VERDICTS = ["clean", "warnings", "crashed"] as const;
+export const StabilitySchema = z.strictObject({
+  verdict: z.enum(STABILITY_VERDICTS),
+  evidence: z.array(z.string().max(500)).max(100),
+});
+export type Stability = z.infer<typeof StabilitySchema>;
+
+/** A required or optional deliverable and whether the submission contains it. */
+export const DeliverableFoundSchema = z.strictObject({
+  name: z.string().max(256),
+  required: z.boolean(),
+  present: z.boolean(),
+  bytes: z.int().min(0),
+  path: z.string().max(256).nullable().describe("path relative to the submission root"),
+});
+export type DeliverableFound = z.infer<typeof DeliverableFoundSchema>;
+
+/** The limits a run was actually held to (the lowest of config, challenge and request). */
+export const RunLimitsSchema = z.strictObject({
+  testTimeoutMs: z.int().min(1),
+  memoryMb: z.int().min(1),
+  cpuSeconds: z.int().min(1),
+  maxProcesses: z.int().min(1),
+  maxOpenFiles: z.int().min(1),
+  maxFileSizeMb: z.int().min(1),
+  maxOutputBytes: z.int().min(1),
+  runWallMs: z.int().min(1),
+});
+export type RunLimits = z.infer<typeof RunLimitsSchema>;
+
+/** Why a run could not happen: never the submission's fault, so never a score. */
+export const InfrastructureErrorSchema = z.strictObject({
+  reason: z.enum(["sandbox-unavailable", "bundle-invalid", "prepare-failed", "internal"]),
+  message: z.string().max(2000),
+});
+export type InfrastructureError = z.infer<typeof InfrastructureErrorSchema>;
+
+/** The full report of one run. */
+export const RunReportSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  runId: z.string().min(1).max(100),
+  challengeId: z.string().min(1).max(64),
+  bundleSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  submissionSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  runtime: z.strictObject({ name: RuntimeSchema, version: z.string().max(64) }),
+  limits: RunLimitsSchema,
+  staticTests: z.array(StaticTestResultSchema),
+  adversarialTests: z.array(AdversarialTestResultSchema),
+  stability: StabilitySchema,
+  integrity: z.array(IntegrityEvidenceSchema),
+  exploits: z.array(ExploitEvidenceSchema),
+  scan: ScanReportSchema,
+  deliverables: z.array(DeliverableFoundSchema),
+  timings: z.strictObject({
+    startedAt: z.iso.datetime(),
+    unpackMs: z.number().min(0),
+    prepareMs: z.number().min(0),
+    testsMs: z.number().min(0),
+    scanMs: z.number().min(0),
+    totalMs: z.number().min(0),
+  }),
+  notes: z
+    .array(z.string().max(500))
+    .max(100)
+    .describe("observations that are not evidence, e.g. removed dependency folders"),
+  infrastructure: InfrastructureErrorSchema.nullable(),
+});
+export type RunReport = z.infer<typeof RunReportSchema>;
