@@ -1,0 +1,35 @@
+/**
+ * @module judges
+ * Judges for code quality, deliverables and agent-run components: one interface, real
+ * adapters (OpenAI-compatible HTTP, the Workers AI binding) and a deterministic offline
+ * panel. Submitted text is always data, never instructions. Runs on Workers and Node alike.
+ */
+export * from "./task.ts";
+export { findInjectionLines, stripInjectionLines } from "./injection.ts";
+export { buildMessages, createNonce, PROMPT_CHAR_BUDGET, type ChatMessage } from "./prompt.ts";
+export { parseVerdict, verdictJsonSchema, type Verdict } from "./verdict.ts";
+export {
+  createModelJudge,
+  type Judge,
+  type JudgeError,
+  type JudgeResult,
+  type ModelJudgeOptions,
+} from "./judge.ts";
+export { createOpenAiJudge, type OpenAiJudgeOptions } from "./openai.ts";
+export { createWorkersAiJudge, type AiBinding, type WorkersAiJudgeOptions } from "./workers-ai.ts";
+export { measureCode, isSourcePath, type CodeMetrics } from "./analysis.ts";
+export {
+  classifyDeliverable,
+  computeCodePenalties,
+  createOfflineJudge,
+  createOfflinePanel,
+  measureDeliverable,
+  OFFLINE_LENSES,
+} from "./offline.ts";
+export {
+  runPanel,
+  toCodeQualityInput,
+  toDeliverableInput,
+  toScoreInput,
+  type PanelOutcome,
+} from "./panel.ts";

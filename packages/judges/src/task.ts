@@ -1,0 +1,113 @@
+/**
+ * @module judges/task
+ * What a judge is asked to grade, and the seed's rubrics in words. Pure data and types.
+ */
+import type { CodeQualityDimension, DeliverableDimension } from "@bouts/scoring";
+
+/** One file of the submission, as text. */
+export interface SourceFile {
+  path: string;
+  content: string;
+}
+
+/** The challenge, as judges see it: never its hidden tests. */
+export interface ChallengeBrief {
+  id: string;
+  title: string;
+  summary: string;
+}
+
+/** One grading task. */
+export type JudgeTask =
+  | { kind: "code-quality"; challenge: ChallengeBrief; files: SourceFile[] }
+  | {
+      kind: "deliverable";
+      challenge: ChallengeBrief;
+      deliverable: { name: string; content: string };
+      files: SourceFile[];
+    }
+  | { kind: "process" | "strategy" | "recovery"; challenge: ChallengeBrief; traceSummary: string };
+
+export type JudgeTaskKind = JudgeTask["kind"];
+
+/** A judge's answer. Rubric tasks carry dimensions, trace tasks a single score. */
+export interface Judgement {
+  judge: string;
+  /** "model" for an LLM behind an adapter, "offline" for the deterministic analyzer. */
+  source: "model" | "offline";
+  task: JudgeTaskKind;
+  dimensions: Record<string, number> | null;
+  score: number | null;
+  rationale: string;
+  /** The judge reported, or our pre-scan found, text that tries to instruct the judge. */
+  injectionSuspected: boolean;
+}
+
+/** The code-quality rubric's criteria (scoring-engine-design, Component 3). */
+export const CODE_QUALITY_CRITERIA: Record<CodeQualityDimension, readonly string[]> = {
+  readability: [
+    "Variable and function names are meaningful and reveal intent",
+    "Consistent formatting and style throughout",
+    "Comments explain WHY, not WHAT (not over-commented)",
+    "Logical file and module organization",
+    "Control flow is clear — no nested ternaries 5 levels deep",
+  ],
+  architecture: [
+    "Appropriate abstraction level — not over-engineered, not under-engineered",
+    "Separation of concerns — HTTP layer doesn't contain business logic",
+    "DRY — no significant copy-paste duplication",
+    "Design patterns used where they fit, not forced",
+    "Components can be tested in isolation (testability)",
+  ],
+  robustness: [
+    "Input validation is present and thorough",
+    "Errors are handled explicitly — not swallowed, not re-thrown as-is",
+    "Null/undefined safety — no unchecked property access on possibly-null values",
+    "Type safety (if TypeScript: no 'any' without justification)",
+    "Resources cleaned up — connections closed, listeners removed, timers cleared",
+  ],
+  idiomaticity: [
+    "Framework features used correctly — not fighting the framework",
+    "Follows community conventions for the language and framework",
+    "Modern syntax used — not using deprecated patterns unnecessarily",
+    "Async/await, promises, callbacks used appropriately for the context",
+    "Dependencies used wisely — not reinventing what a library already does",
+  ],
+};
+
+/** The style-agnostic guidance judges are given. */
+export const STYLE_GUIDANCE = [
+  "Do not penalize functional vs. imperative style, class-based vs. module-based organization, idiomatic verbosity, or unusual patterns that are well explained.",
+  "Do penalize a style used inconsistently, abstraction that serves the author's taste but not the reader, and 'clever' code that needs unusual knowledge to understand.",
+];
+
+/** The deliverable rubric (scoring-engine-design, Component 4). */
+export const DELIVERABLE_CRITERIA: Record<DeliverableDimension, string> = {
+  accuracy:
+    "Does the explanation match reality? Does the stated root cause actually explain the observed symptoms?",
+  clarity:
+    "Would a junior developer understand this explanation? No jargon without definition. No assumed context.",
+  completeness:
+    "Are all required deliverables present and non-trivial? Not just 'the bug was here' but why it existed and how to prevent recurrence.",
+  actionability:
+    "Do recommendations include specific steps, owners, and timelines? 'Add null check before line 47, add test case for null input in payments.test.js' is actionable.",
+};
+
+/** Our rubrics for the agent-run components judged from the trace (docs/judges.md). */
+export const TRACE_CRITERIA: Record<"process" | "strategy" | "recovery", readonly string[]> = {
+  process: [
+    "Reads the problem and the code before changing it; forms and tests hypotheses",
+    "Runs the tests early and often; verifies each change",
+    "Keeps changes small and coherent; does not thrash",
+  ],
+  strategy: [
+    "Chooses an approach that fits the problem and the constraints",
+    "Prioritizes the highest-value work; pivots when evidence says so, not at random",
+    "Plans for hidden requirements and edge cases, not just the visible tests",
+  ],
+  recovery: [
+    "Notices failures quickly and diagnoses their cause",
+    "Recovers from dead ends without repeating the same failed action",
+    "Leaves the work in a consistent state after a failure",
+  ],
+};
