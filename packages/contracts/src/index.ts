@@ -8,3 +8,4 @@ export * from "./scan-report.ts";
 export * from "./scoring.ts";
 export * from "./run-report.ts";
 export * from "./challenge-bundle.ts";
+export * from "./problem.ts";

@@ -1,0 +1,11 @@
+/**
+ * drizzle-kit configuration: the D1 schema in packages/db generates flat SQL migrations in
+ * /migrations, which wrangler applies (`wrangler d1 migrations apply`). Offline: no driver.
+ */
+import { defineConfig } from "drizzle-kit";
+
+export default defineConfig({
+  dialect: "sqlite",
+  schema: "./packages/db/src/schema.ts",
+  out: "./migrations",
+});

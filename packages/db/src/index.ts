@@ -1,0 +1,21 @@
+/**
+ * @module db
+ * The platform's D1 access: the drizzle schema and plain query functions that take the
+ * database first (`findApiKey(db, id)`). No repository classes, no clock: callers pass `now`.
+ */
+import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
+import * as schema from "./schema.ts";
+
+export * from "./schema.ts";
+export * from "./queries/principals.ts";
+export * from "./queries/challenges.ts";
+export * from "./queries/submissions.ts";
+export * from "./queries/idempotency.ts";
+
+/** The typed database handle every query function takes first (`$client` is the raw D1). */
+export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
+
+/** Wraps a D1 binding in the typed drizzle handle. */
+export function createDb(d1: D1Database): Db {
+  return drizzle(d1, { schema });
+}

@@ -1,0 +1,38 @@
+/**
+ * @module ingest/config
+ * The Worker's vars (wrangler.toml [vars], .dev.vars), parsed once per request with a
+ * schema. Invariant: a bad value is a deployment error, reported as such, never a guess.
+ */
+import { z } from "zod";
+
+const ConfigSchema = z.object({
+  RUNNER_URL: z.string().default(""),
+  MAX_ARCHIVE_BYTES: z.coerce.number().int().positive(),
+  MAX_TRACE_BYTES: z.coerce.number().int().positive(),
+  MAX_CLAIMS_BYTES: z.coerce.number().int().positive(),
+  MAX_BUNDLE_BYTES: z.coerce.number().int().positive(),
+  IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(86_400),
+});
+
+/** The ingest settings, typed. */
+export type IngestConfig = {
+  runnerUrl: string;
+  maxArchiveBytes: number;
+  maxTraceBytes: number;
+  maxClaimsBytes: number;
+  maxBundleBytes: number;
+  idempotencyTtlMs: number;
+};
+
+/** Reads the settings from the Worker's env; throws on a misconfigured deployment. */
+export function readConfig(env: Env): IngestConfig {
+  const v = ConfigSchema.parse(env);
+  return {
+    runnerUrl: v.RUNNER_URL.replace(/\/+$/, ""),
+    maxArchiveBytes: v.MAX_ARCHIVE_BYTES,
+    maxTraceBytes: v.MAX_TRACE_BYTES,
+    maxClaimsBytes: v.MAX_CLAIMS_BYTES,
+    maxBundleBytes: v.MAX_BUNDLE_BYTES,
+    idempotencyTtlMs: v.IDEMPOTENCY_TTL_SECONDS * 1000,
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * @module ingest/errors
+ * Domain errors of the ingest API and their one mapping to HTTP (`application/problem+json`).
+ * Invariants: `toProblem` is an exhaustive switch with no default, so a new reason fails to
+ * compile until it is mapped; nothing here leaks another agent's data or a hidden test.
+ */
+import {
+  buildProblem,
+  PROBLEM_CONTENT_TYPE,
+  type Problem,
+  type ProblemFieldError,
+} from "@bouts/contracts";
+
+/** Every expected failure of the ingest API, tagged by `reason`. */
+export type IngestError =
+  | { reason: "unauthenticated"; detail: string }
+  | { reason: "forbidden"; detail: string }
+  | { reason: "not-found"; resource: string }
+  | { reason: "invalid"; problem: Problem }
+  | { reason: "unprocessable"; detail: string; errors?: ProblemFieldError[] }
+  | { reason: "weight-rule"; rule: string; detail: string }
+  | { reason: "conflict"; detail: string }
+  | { reason: "length-required" }
+  | { reason: "payload-too-large"; what: string; limit: number }
+  | { reason: "unsupported-media-type"; detail: string }
+  | { reason: "rate-limited"; retryAfter: number; detail: string }
+  | { reason: "quota-exhausted"; retryAfter: number; detail: string }
+  | { reason: "idempotency-mismatch" }
+  | { reason: "idempotency-in-flight"; retryAfter: number }
+  | { reason: "qa-failed"; detail: string; errors: ProblemFieldError[] }
+  | { reason: "unavailable"; service: string; retryAfter: number };
+
+/** Thrown to abort a request with a domain error; `app.onError` renders it. */
+export class IngestHttpError extends Error {
+  override readonly name = "IngestHttpError";
+  readonly error: IngestError;
+  constructor(error: IngestError) {
+    super(error.reason);
+    this.error = error;
+  }
+}
+
+/** Aborts the current request with `error`. */
+export function fail(error: IngestError): never {
+  throw new IngestHttpError(error);
+}
+
+/** The problem document and extra headers for a domain error. */
+export function toProblem(e: IngestError): { problem: Problem; headers: Record<string, string> } {
+  switch (e.reason) {
+    case "unauthenticated":
+      return {
+        problem: buildProblem(401, e.reason, "Unauthorized", e.detail),
+        headers: { "WWW-Authenticate": 'Bearer realm="bouts"' },
+      };
+    case "forbidden":
+      return { problem: buildProblem(403, e.reason, "Forbidden", e.detail), headers: {} };
+    case "not-found":
+      return {
+        problem: buildProblem(404, e.reason, "Not found", `No such ${e.resource}.`),
+        headers: {},
+      };
+    case "invalid":
+      return { problem: e.problem, headers: {} };
+    case "unprocessable":
+      return {
+        problem: buildProblem(422, e.reason, "Unprocessable request", e.detail, {
+          ...(e.errors ? { errors: e.errors } : {}),
+        }),
+        headers: {},
+      };
+    case "weight-rule":
+      return {
+        problem: buildProblem(422, e.reason, "Custom weights break a rule", e.detail, {
+          rule: e.rule,
+        }),
+        headers: {},
+      };
+    case "conflict":
+      return { problem: buildProblem(409, e.reason, "Conflict", e.detail), headers: {} };
+    case "length-required":
+      return {
+        problem: buildProblem(
+          411,
+          e.reason,
+          "Length required",
+          "Send a Content-Length header with the upload.",
+        ),
+        headers: {},
+      };
+    case "payload-too-large":
+      return {
+        problem: buildProblem(
+          413,
+          e.reason,
+          "Payload too large",
+          `The ${e.what} exceeds the limit of ${e.limit} bytes.`,
+        ),
+        headers: {},
+      };
+    case "unsupported-media-type":
+      return {
+        problem: buildProblem(415, e.reason, "Unsupported media type", e.detail),
+        headers: {},
+      };
+    case "rate-limited":
+      return {
+        problem: buildProblem(429, e.reason, "Too many requests", e.detail),
+        headers: { "Retry-After": String(e.retryAfter) },
+      };
+    case "quota-exhausted":
+      return {
+        problem: buildProblem(429, e.reason, "Quota exhausted", e.detail),
+        headers: { "Retry-After": String(e.retryAfter) },
+      };
+    case "idempotency-mismatch":
+      return {
+        problem: buildProblem(
+          422,
+          e.reason,
+          "Idempotency key reused",
+          "This Idempotency-Key was already used with a different request body; use a new key.",
+        ),
+        headers: {},
+      };
+    case "idempotency-in-flight":
+      return {
+        problem: buildProblem(
+          409,
+          e.reason,
+          "Request in progress",
+          "A request with this Idempotency-Key is still being processed; retry shortly.",
+        ),
+        headers: { "Retry-After": String(e.retryAfter) },
+      };
+    case "qa-failed":
+      return {
+        problem: buildProblem(422, e.reason, "Challenge QA failed", e.detail, {
+          errors: e.errors,
+        }),
+        headers: {},
+      };
+    case "unavailable":
+      return {
+        problem: buildProblem(
+          503,
+          e.reason,
+          "Service unavailable",
+          `The ${e.service} is unavailable; nothing was stored. Retry later.`,
+        ),
+        headers: { "Retry-After": String(e.retryAfter) },
+      };
+  }
+}
+
+/** Renders a problem document as a response. */
+export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, ...headers },
+  });
+}
+
+/** Renders a domain error as a response. */
+export function errorResponse(e: IngestError): Response {
+  const { problem, headers } = toProblem(e);
+  return problemResponse(problem, headers);
+}

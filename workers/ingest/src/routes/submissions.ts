@@ -1,0 +1,436 @@
+/**
+ * @module ingest/routes/submissions
+ * Submitting and reading submissions. Invariants: cheap checks (rate limit, media type,
+ * challenge state, quota, size, archive signature, claims schema) run before anything is
+ * stored; the write order R2 → D1 batch → queue → D1 (docs/storage-schema.md) undoes every
+ * earlier step when a later one fails; another agent's submission answers 404, like a
+ * missing one.
+ */
+import { createRoute, type z } from "@hono/zod-openapi";
+import {
+  claimIdempotencyKey,
+  countAgentSubmissions,
+  createDb,
+  deleteReceivedSubmission,
+  findEntry,
+  findLastSubmissionAt,
+  findSubmission,
+  insertSubmission,
+  listAgentSubmissions,
+  markSubmissionQueued,
+  releaseIdempotencyKey,
+  type ChallengeRow,
+  type Db,
+  type NewSubmission,
+} from "@bouts/db";
+import { problemFromZodError } from "@bouts/contracts";
+import { visibleChallenge } from "../access.ts";
+import { agentIdOf, requireAgent } from "../auth.ts";
+import { parseStoredLimits } from "../challenge-config.ts";
+import { readConfig, type IngestConfig } from "../config.ts";
+import { fail } from "../errors.ts";
+import { sha256Hex } from "../keys.ts";
+import type { SubmissionMessage } from "../messages.ts";
+import { BEARER, createRouter, json, problems } from "../openapi.ts";
+import {
+  ClaimsSchema,
+  IdParamSchema,
+  SubmissionListSchema,
+  SubmissionSchema,
+  SUBMIT_BODY_DOC,
+} from "../schemas.ts";
+import { ensureObject, releaseObjectQuietly, type StoredObject } from "../storage.ts";
+import { archiveContentType, readBodyLimited, sniffArchive, type ArchiveType } from "../uploads.ts";
+import { submissionToWire } from "../views.ts";
+
+export const submissionRoutes = createRouter();
+
+const tags = ["submissions"];
+const MULTIPART_OVERHEAD = 64 * 1024;
+const IDEMPOTENCY_LEASE_MS = 60_000;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const PARTS = new Set(["archive", "claims", "trace"]);
+
+/** The parsed, checked parts of a submission, not yet stored. */
+type SubmissionParts = {
+  archive: StoredObject & { sha256: string; type: ArchiveType };
+  trace: (StoredObject & { sha256: string }) | null;
+  claimsJson: string | null;
+};
+
+/** Refuses the submission early when the challenge's state or quota already forbids it. */
+async function checkCanSubmit(db: Db, agentId: string, ch: ChallengeRow, now: number) {
+  if (ch.status !== "published") {
+    fail({ reason: "conflict", detail: "The challenge is closed to new submissions." });
+  }
+  if (!(await findEntry(db, agentId, ch.id))) {
+    fail({ reason: "conflict", detail: "Enter the challenge before submitting to it." });
+  }
+  if ((await countAgentSubmissions(db, agentId, ch.id)) >= ch.maxIterations) quotaExhausted(ch);
+  const { cooldownSeconds } = parseStoredLimits(ch.limits);
+  if (cooldownSeconds > 0) {
+    const last = await findLastSubmissionAt(db, agentId, ch.id);
+    const wait = last === null ? 0 : last + cooldownSeconds * 1000 - now;
+    if (wait > 0) {
+      fail({
+        reason: "rate-limited",
+        retryAfter: Math.ceil(wait / 1000),
+        detail: `This challenge allows one submission every ${cooldownSeconds} s.`,
+      });
+    }
+  }
+}
+
+function quotaExhausted(ch: ChallengeRow): never {
+  fail({
+    reason: "quota-exhausted",
+    // The quota does not reset while the challenge runs: a day is an honest upper bound.
+    retryAfter: 86_400,
+    detail: `This challenge allows ${ch.maxIterations} submissions per agent; all are used.`,
+  });
+}
+
+/** Reads and checks the multipart body; nothing is stored yet. */
+async function parseSubmission(
+  request: Request,
+  cfg: IngestConfig,
+  ch: ChallengeRow,
+): Promise<SubmissionParts> {
+  const contentType = request.headers.get("Content-Type") ?? "";
+  if (!/^multipart\/form-data;/i.test(contentType)) {
+    fail({
+      reason: "unsupported-media-type",
+      detail: "Send the submission as multipart/form-data with an `archive` file part.",
+    });
+  }
+  const archiveLimit = Math.min(
+    parseStoredLimits(ch.limits).maxArchiveBytes ?? cfg.maxArchiveBytes,
+    cfg.maxArchiveBytes,
+  );
+  const bodyLimit = archiveLimit + cfg.maxTraceBytes + cfg.maxClaimsBytes + MULTIPART_OVERHEAD;
+  const body = await readBodyLimited(request, bodyLimit, "submission body");
+  let form: FormData;
+  try {
+    form = await new Response(body, { headers: { "Content-Type": contentType } }).formData();
+  } catch {
+    invalid("body", "the multipart body could not be parsed");
+  }
+  for (const name of new Set(form.keys())) {
+    if (!PARTS.has(name))
+      invalid(name, "unknown part: only archive, claims and trace are accepted");
+    if (form.getAll(name).length > 1) invalid(name, "the part appears more than once");
+  }
+  const archive = form.get("archive");
+  if (!(archive instanceof File)) invalid("archive", "a file part named archive is required");
+  if (archive.size > archiveLimit) {
+    fail({ reason: "payload-too-large", what: "archive", limit: archiveLimit });
+  }
+  const archiveBytes = new Uint8Array(await archive.arrayBuffer());
+  const type = sniffArchive(archiveBytes);
+  if (!type) {
+    fail({
+      reason: "unsupported-media-type",
+      detail: "The archive is neither .tar.gz (gzip) nor .zip by its signature.",
+    });
+  }
+  const archiveSha = await sha256Hex(archiveBytes);
+
+  let claimsJson: string | null = null;
+  const claims = form.get("claims");
+  if (claims !== null) {
+    const text = typeof claims === "string" ? claims : await claims.text();
+    if (new TextEncoder().encode(text).byteLength > cfg.maxClaimsBytes) {
+      fail({ reason: "payload-too-large", what: "claims part", limit: cfg.maxClaimsBytes });
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      invalid("claims", "the claims part is not valid JSON");
+    }
+    const parsed = ClaimsSchema.safeParse(raw);
+    if (!parsed.success) {
+      fail({ reason: "invalid", problem: problemFromZodError(parsed.error, "claims") });
+    }
+    claimsJson = JSON.stringify(parsed.data);
+  }
+
+  let trace: SubmissionParts["trace"] = null;
+  const traceFile = form.get("trace");
+  if (traceFile !== null) {
+    if (!(traceFile instanceof File)) invalid("trace", "the trace must be a file part");
+    if (traceFile.size > cfg.maxTraceBytes) {
+      fail({ reason: "payload-too-large", what: "trace", limit: cfg.maxTraceBytes });
+    }
+    if (traceFile.size === 0) invalid("trace", "the trace is empty");
+    const bytes = new Uint8Array(await traceFile.arrayBuffer());
+    const sha256 = await sha256Hex(bytes);
+    trace = { key: `traces/${sha256}`, bytes, sha256, contentType: "application/octet-stream" };
+  }
+  return {
+    archive: {
+      key: `artifacts/${archiveSha}`,
+      bytes: archiveBytes,
+      sha256: archiveSha,
+      type,
+      contentType: archiveContentType(type),
+    },
+    trace,
+    claimsJson,
+  };
+}
+
+function invalid(path: string, message: string): never {
+  fail({
+    reason: "invalid",
+    problem: {
+      type: "urn:bouts:problem:validation",
+      title: "Invalid request",
+      status: 400,
+      detail: `Invalid submission: ${path}: ${message}`,
+      errors: [{ path, message }],
+    },
+  });
+}
+
+type SubmissionView = z.infer<typeof SubmissionSchema>;
+
+/** Headers of a replayed idempotent answer. */
+function replayHeaders(view: SubmissionView): Record<string, string> {
+  return { "Idempotent-Replayed": "true", Location: view.url };
+}
+
+submissionRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/challenges/{id}/submissions",
+    tags,
+    summary: "Submit a solution archive (202; scored asynchronously)",
+    description:
+      "multipart/form-data with `archive` (.tar.gz or .zip), optional `claims` (JSON array " +
+      "of confidence claims) and optional `trace` (telemetry). With `Idempotency-Key`, a " +
+      "retry with the same body replays the first answer for at least 24 hours.",
+    security: BEARER,
+    middleware: [requireAgent] as const,
+    request: {
+      params: IdParamSchema,
+      body: { required: true, content: { "multipart/form-data": { schema: SUBMIT_BODY_DOC } } },
+    },
+    responses: {
+      202: {
+        ...json(SubmissionSchema, "Accepted: stored and queued for scoring"),
+        headers: { Location: { schema: { type: "string" }, description: "the submission's URL" } },
+      },
+      ...problems(403, 404, 409, 413, 415, 422, 503),
+    },
+  }),
+  async (c) => {
+    const principal = c.var.principal;
+    const agentId = agentIdOf(principal);
+    const cfg = readConfig(c.env);
+    const db = createDb(c.env.DB);
+    const idemKey = c.req.header("Idempotency-Key") ?? null;
+    if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) {
+      invalid("Idempotency-Key", "1 to 255 printable ASCII characters");
+    }
+    const { success } = await c.env.SUBMIT_RATE_LIMIT.limit({ key: principal.keyId });
+    if (!success) {
+      fail({
+        reason: "rate-limited",
+        retryAfter: 60,
+        detail: "Too many submissions for this key.",
+      });
+    }
+    const ch = await visibleChallenge(db, principal, c.req.valid("param").id);
+    const now = Date.now();
+    await checkCanSubmit(db, agentId, ch, now);
+    const parts = await parseSubmission(c.req.raw, cfg, ch);
+
+    // ─── Idempotency: claim the key, or replay / refuse ───
+    if (idemKey !== null) {
+      const requestHash = await sha256Hex(
+        JSON.stringify([
+          ch.id,
+          parts.archive.sha256,
+          parts.trace?.sha256 ?? null,
+          parts.claimsJson,
+        ]),
+      );
+      const claim = await claimIdempotencyKey(db, {
+        agentId,
+        key: idemKey,
+        requestHash,
+        createdAt: now,
+        leaseUntil: now + IDEMPOTENCY_LEASE_MS,
+        expiresAt: now + cfg.idempotencyTtlMs,
+      });
+      if (claim.kind === "existing") {
+        const r = claim.record;
+        if (r.requestHash !== requestHash) fail({ reason: "idempotency-mismatch" });
+        if (r.state === "done" && r.responseBody !== null) {
+          const view = JSON.parse(r.responseBody) as SubmissionView;
+          return c.json(view, 202, replayHeaders(view));
+        }
+        // In flight; if its submission already committed, answer with that submission.
+        const linked = r.submissionId ? await findSubmission(db, r.submissionId) : undefined;
+        if (linked && r.leaseUntil < now) {
+          const view = submissionToWire(linked, new URL(c.req.url).origin);
+          return c.json(view, 202, replayHeaders(view));
+        }
+        fail({
+          reason: "idempotency-in-flight",
+          retryAfter: Math.max(1, Math.ceil((r.leaseUntil - now) / 1000)),
+        });
+      }
+    }
+    const link = idemKey === null ? null : { agentId, key: idemKey };
+    const objects = parts.trace ? [parts.archive, parts.trace] : [parts.archive];
+    const undo = async (submissionId: string | null) => {
+      if (submissionId) await deleteReceivedSubmission(db, submissionId).catch(logUndo);
+      for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
+      if (link) await releaseIdempotencyKey(db, link.agentId, link.key).catch(logUndo);
+    };
+
+    // ─── 1. R2: content-addressed objects ───
+    try {
+      for (const o of objects) await ensureObject(c.env.ARTIFACTS, o);
+    } catch (err) {
+      console.error("R2 put failed", err);
+      await undo(null);
+      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
+    }
+
+    // ─── 2. D1 batch: the row, its iteration and the idempotency link ───
+    const row: NewSubmission = {
+      id: crypto.randomUUID(),
+      agentId,
+      challengeId: ch.id,
+      artifactSha256: parts.archive.sha256,
+      artifactKey: parts.archive.key,
+      artifactSize: parts.archive.bytes.byteLength,
+      artifactType: parts.archive.type,
+      claims: parts.claimsJson,
+      traceKey: parts.trace?.key ?? null,
+      traceSha256: parts.trace?.sha256 ?? null,
+      receivedAt: now,
+    };
+    const cooldownSeconds = parseStoredLimits(ch.limits).cooldownSeconds;
+    let inserted: boolean;
+    try {
+      inserted = await insertSubmission(
+        db,
+        row,
+        {
+          maxIterations: ch.maxIterations,
+          cooldownSince: cooldownSeconds > 0 ? now - cooldownSeconds * 1000 + 1 : null,
+        },
+        link,
+      );
+    } catch (err) {
+      console.error("D1 submission insert failed", err);
+      await undo(null);
+      fail({ reason: "unavailable", service: "database", retryAfter: 30 });
+    }
+    if (!inserted) {
+      // A guard failed under concurrency: find which, after undoing the objects.
+      await undo(null);
+      const fresh = await visibleChallenge(db, principal, ch.id);
+      await checkCanSubmit(db, agentId, fresh, now);
+      quotaExhausted(fresh);
+    }
+    try {
+      // A concurrent undo of identical bytes may have removed the object before our commit.
+      for (const o of objects) await ensureObject(c.env.ARTIFACTS, o);
+
+      // ─── 3. Queue: ids only ───
+      const message: SubmissionMessage = {
+        v: 1,
+        submissionId: row.id,
+        challengeId: ch.id,
+        agentId,
+      };
+      await c.env.SUBMISSIONS.send(message, { contentType: "json" });
+    } catch (err) {
+      console.error("enqueue failed", err);
+      await undo(row.id);
+      fail({ reason: "unavailable", service: "submission queue", retryAfter: 30 });
+    }
+
+    // ─── 4. D1: queued, and the idempotent answer ───
+    const queuedAt = Date.now();
+    const view = submissionToWire(
+      {
+        ...row,
+        iteration: 0,
+        status: "queued",
+        failureReason: null,
+        queuedAt,
+        runningAt: null,
+        scoredAt: null,
+        failedAt: null,
+      },
+      new URL(c.req.url).origin,
+    );
+    const stored = await findSubmission(db, row.id);
+    view.iteration = stored?.iteration ?? view.iteration;
+    const body = JSON.stringify(view);
+    try {
+      await markSubmissionQueued(
+        db,
+        row.id,
+        queuedAt,
+        link ? { ...link, status: 202, body } : null,
+      );
+    } catch (err) {
+      // The message is out: the consumer accepts a row still marked received, and a retry
+      // with the same key finds the linked submission once the lease ends.
+      console.error("could not mark submission queued", err);
+    }
+    return c.json(view, 202, { Location: view.url });
+  },
+);
+
+function logUndo(err: unknown) {
+  console.error("undo step failed", err);
+}
+
+submissionRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/submissions/{id}",
+    tags,
+    summary: "Read one of your submissions: status, timestamps, failure reason",
+    security: BEARER,
+    middleware: [requireAgent] as const,
+    request: { params: IdParamSchema },
+    responses: { 200: json(SubmissionSchema, "The submission"), ...problems(403, 404) },
+  }),
+  async (c) => {
+    const agentId = agentIdOf(c.var.principal);
+    const s = await findSubmission(createDb(c.env.DB), c.req.valid("param").id);
+    // Another agent's submission is indistinguishable from a missing one.
+    if (!s || s.agentId !== agentId) fail({ reason: "not-found", resource: "submission" });
+    return c.json(submissionToWire(s, new URL(c.req.url).origin), 200);
+  },
+);
+
+submissionRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/challenges/{id}/submissions",
+    tags,
+    summary: "List your submissions on a challenge, newest first",
+    security: BEARER,
+    middleware: [requireAgent] as const,
+    request: { params: IdParamSchema },
+    responses: { 200: json(SubmissionListSchema, "Your submissions"), ...problems(403, 404) },
+  }),
+  async (c) => {
+    const agentId = agentIdOf(c.var.principal);
+    const db = createDb(c.env.DB);
+    const ch = await visibleChallenge(db, c.var.principal, c.req.valid("param").id);
+    const rows = await listAgentSubmissions(db, agentId, ch.id);
+    const origin = new URL(c.req.url).origin;
+    return c.json({ submissions: rows.map((s) => submissionToWire(s, origin)) }, 200);
+  },
+);

@@ -1,0 +1,66 @@
+/**
+ * @module ingest/runner-client
+ * The ingest role's client of the runner's challenge QA (`POST /v1/challenges/qa`, see
+ * docs/runner.md). Transport: RUNNER_URL when set (wrangler dev with a local runner process,
+ * and tests), else the RUNNER Container binding (production). Invariant: a runner that is
+ * missing, down or answers garbage is "unavailable" (503), never a passed QA.
+ */
+import { getContainer } from "@cloudflare/containers";
+import { z } from "zod";
+
+/** The part of the runner's QA report the platform relies on; the rest is kept verbatim. */
+const QaReportSchema = z.looseObject({
+  passed: z.boolean(),
+  problems: z
+    .array(z.looseObject({ message: z.string() }))
+    .optional()
+    .describe("what made QA fail"),
+});
+
+/** The QA verdict and the full report to store with the challenge. */
+export type QaResult = { passed: boolean; problems: string[]; report: unknown };
+
+/** Why QA could not be run at all. */
+export type QaError = { reason: "runner-unavailable"; detail: string };
+
+/** Sends a bundle to the runner's challenge QA and reads its verdict. */
+export async function runChallengeQa(
+  env: Env,
+  runnerUrl: string,
+  bundle: Uint8Array,
+): Promise<{ ok: true; value: QaResult } | { ok: false; error: QaError }> {
+  const request = new Request(`${runnerUrl || "http://runner"}/v1/challenges/qa`, {
+    method: "POST",
+    headers: { "Content-Type": "application/gzip" },
+    body: bundle,
+  });
+  let response: Response;
+  try {
+    if (runnerUrl) response = await fetch(request);
+    else if (env.RUNNER) response = await getContainer(env.RUNNER, "challenge-qa").fetch(request);
+    else return unavailable("no RUNNER_URL and no RUNNER container are configured");
+  } catch (err) {
+    return unavailable(`the runner could not be reached: ${String(err)}`);
+  }
+  if (response.status >= 500) return unavailable(`the runner answered ${response.status}`);
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    return unavailable("the runner's QA answer is not JSON");
+  }
+  const parsed = QaReportSchema.safeParse(body);
+  if (!parsed.success) return unavailable("the runner's QA answer has no verdict");
+  return {
+    ok: true,
+    value: {
+      passed: parsed.data.passed,
+      problems: (parsed.data.problems ?? []).map((p) => p.message),
+      report: body,
+    },
+  };
+}
+
+function unavailable(detail: string): { ok: false; error: QaError } {
+  return { ok: false, error: { reason: "runner-unavailable", detail } };
+}

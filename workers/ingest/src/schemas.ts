@@ -1,0 +1,241 @@
+/**
+ * @module ingest/schemas
+ * Wire schemas of the ingest API (bodies, params, responses), registered in the OpenAPI
+ * document. Invariants: every request body is a strict object, so unknown fields (a score,
+ * a status, an owner, a limit the caller may not set) are refused, never ignored; responses
+ * carry no secret except a key shown once at creation, and never a hidden test.
+ */
+import { z } from "@hono/zod-openapi";
+import {
+  AgentWeightsSchema,
+  ConfidenceClaimSchema,
+  FamilySchema,
+  ProblemSchema,
+  ProfileSchema,
+} from "@bouts/contracts";
+
+// ─── Shared ───
+
+/** Ids in paths: uuids or slugs, never anything that could escape a key prefix. */
+export const IdParamSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/, "an id or slug")
+    .openapi({ param: { name: "id", in: "path" }, example: "fizzbuzz-api" }),
+});
+
+const Timestamp = z.iso.datetime().openapi({ example: "2026-11-30T08:00:00.000Z" });
+
+/** The error document every failure returns. */
+export const ProblemDocSchema = ProblemSchema.openapi("Problem");
+
+// ─── Agents and keys ───
+
+export const CreateAgentBodySchema = z
+  .strictObject({ name: z.string().trim().min(1).max(100) })
+  .openapi("CreateAgentBody");
+
+export const IssueKeyBodySchema = z
+  .strictObject({ label: z.string().trim().min(1).max(100).optional() })
+  .openapi("IssueKeyBody");
+
+export const AgentSchema = z
+  .object({ id: z.string(), name: z.string(), operatorId: z.string(), createdAt: Timestamp })
+  .openapi("Agent");
+
+export const KeyInfoSchema = z
+  .object({
+    id: z.string(),
+    role: z.enum(["agent", "operator"]),
+    label: z.string().nullable(),
+    createdAt: Timestamp,
+    revokedAt: Timestamp.nullable(),
+  })
+  .openapi("ApiKey");
+
+export const IssuedKeySchema = KeyInfoSchema.extend({
+  key: z.string().openapi({
+    description: "The secret API key. Shown once: only its hash is stored.",
+    example: "bouts_0123456789abcdef01234567_<43 characters>",
+  }),
+}).openapi("IssuedApiKey");
+
+export const CreatedAgentSchema = z
+  .object({ agent: AgentSchema, key: IssuedKeySchema })
+  .openapi("CreatedAgent");
+
+// ─── Challenges ───
+
+/** Limits an operator sets on a challenge, beyond the bundle's run limits. */
+export const ChallengeLimitsBodySchema = z
+  .strictObject({
+    maxArchiveBytes: z
+      .int()
+      .min(1024)
+      .max(100 * 1024 * 1024)
+      .optional()
+      .describe("upper bound on a submission archive; the platform limit still applies"),
+    cooldownSeconds: z
+      .int()
+      .min(0)
+      .max(86_400)
+      .default(0)
+      .describe("minimum time between two submissions of one agent"),
+    tokenBudget: z
+      .int()
+      .min(1)
+      .max(1_000_000_000)
+      .optional()
+      .describe("the agent's token budget, used by the Efficiency component"),
+  })
+  .openapi("ChallengeLimits");
+export type ChallengeLimitsBody = z.infer<typeof ChallengeLimitsBodySchema>;
+
+const ChallengeFields = {
+  title: z.string().trim().min(1).max(200),
+  description: z.string().max(20_000),
+  profile: ProfileSchema,
+  family: FamilySchema,
+  customWeights: AgentWeightsSchema.nullable().describe(
+    "agent-run weights overriding the family's; checked by the engine's validator",
+  ),
+  rankingMode: z.enum(["latest", "best"]),
+  maxIterations: z.int().min(1).max(1000),
+  limits: ChallengeLimitsBodySchema,
+};
+
+export const CreateChallengeBodySchema = z
+  .strictObject({
+    slug: z.string().regex(/^[a-z0-9][a-z0-9-]{1,63}$/, "kebab-case slug"),
+    title: ChallengeFields.title,
+    description: ChallengeFields.description.default(""),
+    profile: ChallengeFields.profile,
+    family: ChallengeFields.family.default("default"),
+    customWeights: ChallengeFields.customWeights.default(null),
+    rankingMode: ChallengeFields.rankingMode.default("latest"),
+    maxIterations: ChallengeFields.maxIterations,
+    limits: ChallengeFields.limits.prefault({}),
+  })
+  .openapi("CreateChallengeBody");
+export type CreateChallengeBody = z.infer<typeof CreateChallengeBodySchema>;
+
+export const UpdateChallengeBodySchema = z
+  .strictObject({
+    title: ChallengeFields.title.optional(),
+    description: ChallengeFields.description.optional(),
+    profile: ChallengeFields.profile.optional(),
+    family: ChallengeFields.family.optional(),
+    customWeights: ChallengeFields.customWeights.optional(),
+    rankingMode: ChallengeFields.rankingMode.optional(),
+    maxIterations: ChallengeFields.maxIterations.optional(),
+    limits: ChallengeFields.limits.optional(),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: "change at least one field" })
+  .openapi("UpdateChallengeBody");
+export type UpdateChallengeBody = z.infer<typeof UpdateChallengeBodySchema>;
+
+const DeliverableViewSchema = z.object({
+  path: z.string(),
+  description: z.string(),
+  required: z.boolean(),
+});
+
+export const ChallengeSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    title: z.string(),
+    description: z.string(),
+    status: z.enum(["draft", "published", "closed"]),
+    profile: z.string(),
+    family: z.string(),
+    customWeights: AgentWeightsSchema.nullable(),
+    rankingMode: z.enum(["latest", "best"]),
+    maxIterations: z.int(),
+    limits: z.object({
+      maxArchiveBytes: z.int(),
+      cooldownSeconds: z.int(),
+      tokenBudget: z.int().nullable(),
+    }),
+    runtime: z.string().nullable().describe("from the bundle's manifest"),
+    deliverables: z.array(DeliverableViewSchema).describe("written deliverables to include"),
+    createdAt: Timestamp,
+    publishedAt: Timestamp.nullable(),
+    closedAt: Timestamp.nullable(),
+    bundle: z
+      .object({
+        sha256: z.string(),
+        staticTests: z.int(),
+        adversarialTests: z.int(),
+        qa: z.enum(["passed", "failed", "not-run"]),
+        qaReport: z.unknown().nullable(),
+      })
+      .nullable()
+      .optional()
+      .describe("operators only: the bundle and its QA; never the hidden tests themselves"),
+  })
+  .openapi("Challenge");
+
+export const ChallengeListSchema = z
+  .object({ challenges: z.array(ChallengeSchema) })
+  .openapi("ChallengeList");
+
+export const EntrySchema = z
+  .object({ challengeId: z.string(), agentId: z.string(), enteredAt: Timestamp })
+  .openapi("Entry");
+
+// ─── Submissions ───
+
+/** The `claims` part of a submission: structured confidence claims. */
+export const ClaimsSchema = z.array(ConfidenceClaimSchema).max(100);
+
+export const SubmissionSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    challengeId: z.string(),
+    iteration: z.int(),
+    status: z.enum(["received", "queued", "running", "scored", "failed"]),
+    failureReason: z.string().nullable(),
+    artifact: z.object({
+      sha256: z.string(),
+      bytes: z.int(),
+      type: z.enum(["tar.gz", "zip"]),
+    }),
+    trace: z.object({ sha256: z.string() }).nullable(),
+    claims: z.int().describe("number of structured confidence claims"),
+    timestamps: z.object({
+      received: Timestamp,
+      queued: Timestamp.nullable(),
+      running: Timestamp.nullable(),
+      scored: Timestamp.nullable(),
+      failed: Timestamp.nullable(),
+    }),
+  })
+  .openapi("Submission");
+
+export const SubmissionListSchema = z
+  .object({ submissions: z.array(SubmissionSchema) })
+  .openapi("SubmissionList");
+
+/** Documentation of the multipart submit body (parsed by hand: size checks come first). */
+export const SUBMIT_BODY_DOC: {
+  type: "object";
+  required: string[];
+  properties: Record<string, { type: "string"; format?: string; description: string }>;
+} = {
+  type: "object",
+  required: ["archive"],
+  properties: {
+    archive: {
+      type: "string",
+      format: "binary",
+      description: "the solution: code and written deliverables, as .tar.gz or .zip",
+    },
+    claims: {
+      type: "string",
+      description: "JSON array of confidence claims: { id, statement, confidence, tests? }",
+    },
+    trace: { type: "string", format: "binary", description: "optional telemetry trace" },
+  },
+};

@@ -1,0 +1,70 @@
+/**
+ * @module ingest/uploads
+ * Cheap edge checks on uploads before anything is stored: declared and actual size, media
+ * type and archive signature (gzip 1f 8b, zip PK\x03\x04). Invariant: a body is never read
+ * past its limit, so an oversized upload costs at most `limit` bytes of memory.
+ */
+import { fail } from "./errors.ts";
+
+/** The archive formats accepted for submissions and bundles. */
+export type ArchiveType = "tar.gz" | "zip";
+
+/**
+ * Reads a request body into memory, refusing it (413) as soon as it passes `limit` bytes,
+ * and before reading at all when Content-Length already says so.
+ */
+export async function readBodyLimited(
+  request: Request,
+  limit: number,
+  what: string,
+): Promise<Uint8Array> {
+  const declared = request.headers.get("Content-Length");
+  if (declared !== null) {
+    const n = Number(declared);
+    if (!Number.isSafeInteger(n) || n < 0) {
+      fail({ reason: "unsupported-media-type", detail: "Content-Length is not a byte count." });
+    }
+    if (n > limit) fail({ reason: "payload-too-large", what, limit });
+  }
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      fail({ reason: "payload-too-large", what, limit });
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/** The archive type a file's first bytes announce, or null for anything else. */
+export function sniffArchive(bytes: Uint8Array): ArchiveType | null {
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return "tar.gz";
+  if (
+    bytes.length >= 4 &&
+    bytes[0] === 0x50 &&
+    bytes[1] === 0x4b &&
+    bytes[2] === 0x03 &&
+    bytes[3] === 0x04
+  ) {
+    return "zip";
+  }
+  return null;
+}
+
+/** The media type recorded with an archive in R2. */
+export function archiveContentType(type: ArchiveType): string {
+  return type === "zip" ? "application/zip" : "application/gzip";
+}

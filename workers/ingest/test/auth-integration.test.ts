@@ -1,0 +1,161 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { createDb, revokeApiKey } from "@bouts/db";
+import { call, callJson, createAgent, expectProblem, seedOperator } from "./helpers.ts";
+
+describe("authentication", () => {
+  it("serves health, the OpenAPI document and the docs without a key", async () => {
+    expect((await call("/healthz")).status).toBe(200);
+    expect((await call("/openapi.json")).status).toBe(200);
+    expect((await call("/docs")).status).toBe(200);
+  });
+
+  it("answers 401 problem+json without a key", async () => {
+    const res = await call("/v1/challenges");
+    const body = await expectProblem(res, 401);
+    expect(res.headers.get("WWW-Authenticate")).toContain("Bearer");
+    expect(body.detail).toMatch(/API key/);
+  });
+
+  it.each([
+    ["a malformed key", "not-a-key"],
+    ["an unknown key id", `bouts_${"a".repeat(24)}_${"b".repeat(43)}`],
+  ])("answers 401 for %s", async (_label, token) => {
+    await expectProblem(await call("/v1/challenges", { token }), 401);
+  });
+
+  it("answers 401 for a known key id with the wrong secret", async () => {
+    const op = await seedOperator();
+    const forged = op.token.replace(/_[^_]+$/, `_${"x".repeat(43)}`);
+    await expectProblem(await call("/v1/challenges", { token: forged }), 401);
+  });
+
+  it("answers 401 for a non-bearer scheme", async () => {
+    const op = await seedOperator();
+    const res = await call("/v1/challenges", { headers: { Authorization: `Basic ${op.token}` } });
+    await expectProblem(res, 401);
+  });
+
+  it("answers 401 once a key is revoked", async () => {
+    const op = await seedOperator();
+    const agent = await createAgent(op.token);
+    expect((await call("/v1/challenges", { token: agent.token })).status).toBe(200);
+    const res = await call(`/v1/keys/${agent.keyId}`, { method: "DELETE", token: op.token });
+    expect(res.status).toBe(200);
+    expect((await res.json<{ revokedAt: string | null }>()).revokedAt).not.toBeNull();
+    await expectProblem(await call("/v1/challenges", { token: agent.token }), 401);
+  });
+
+  it("rate-limits requests per key with 429 and Retry-After", async () => {
+    const op = await seedOperator();
+    const limit = vi.spyOn(env.API_RATE_LIMIT, "limit").mockResolvedValue({ success: false });
+    try {
+      const res = await call("/v1/challenges", { token: op.token });
+      await expectProblem(res, 429);
+      expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+      expect(limit).toHaveBeenCalledWith({ key: op.token.split("_")[1] });
+    } finally {
+      limit.mockRestore();
+    }
+  });
+});
+
+describe("authorization", () => {
+  it("refuses operator routes to an agent key with 403", async () => {
+    const op = await seedOperator();
+    const agent = await createAgent(op.token);
+    for (const [path, method, body] of [
+      ["/v1/agents", "POST", { name: "x" }],
+      ["/v1/agents", "GET", undefined],
+      [
+        "/v1/challenges",
+        "POST",
+        { slug: "abc", title: "t", profile: "engineering", maxIterations: 1 },
+      ],
+      [`/v1/agents/${agent.id}/keys`, "POST", {}],
+      [`/v1/keys/${agent.keyId}`, "DELETE", undefined],
+    ] as const) {
+      const res =
+        body === undefined
+          ? await call(path, { method, token: agent.token })
+          : await callJson(path, method, body, agent.token);
+      await expectProblem(res, 403);
+    }
+  });
+
+  it("refuses agent routes to an operator key with 403", async () => {
+    const op = await seedOperator();
+    await expectProblem(await call("/v1/submissions/x", { token: op.token }), 403);
+  });
+
+  it("hides another operator's agents and keys as 404", async () => {
+    const a = await seedOperator("a");
+    const b = await seedOperator("b");
+    const agent = await createAgent(a.token);
+    await expectProblem(await call(`/v1/agents/${agent.id}/keys`, { token: b.token }), 404);
+    await expectProblem(
+      await call(`/v1/keys/${agent.keyId}`, { method: "DELETE", token: b.token }),
+      404,
+    );
+    const list = await call("/v1/agents", { token: b.token });
+    expect((await list.json<{ agents: unknown[] }>()).agents).toEqual([]);
+  });
+});
+
+describe("keys", () => {
+  it("shows a new key once and lists keys without secrets or hashes", async () => {
+    const op = await seedOperator();
+    const agent = await createAgent(op.token);
+    const issued = await callJson(`/v1/agents/${agent.id}/keys`, "POST", { label: "ci" }, op.token);
+    expect(issued.status).toBe(201);
+    const key = await issued.json<{ id: string; key: string; label: string }>();
+    expect(key.label).toBe("ci");
+    expect((await call("/v1/challenges", { token: key.key })).status).toBe(200);
+    const list = await call(`/v1/agents/${agent.id}/keys`, { token: op.token });
+    const text = await list.text();
+    expect(text).not.toContain(key.key.split("_")[2]);
+    expect(text).not.toContain("secretHash");
+    expect((JSON.parse(text) as { keys: unknown[] }).keys).toHaveLength(2);
+  });
+
+  it("stores only a hash of the secret", async () => {
+    const op = await seedOperator();
+    const agent = await createAgent(op.token);
+    const secret = agent.token.split("_")[2] ?? "";
+    const rows = await env.DB.prepare("SELECT * FROM api_keys").all();
+    expect(JSON.stringify(rows.results)).not.toContain(secret);
+  });
+
+  it("answers 409 when revoking a key twice", async () => {
+    const op = await seedOperator();
+    const agent = await createAgent(op.token);
+    await revokeApiKey(createDb(env.DB), agent.keyId, Date.now());
+    await expectProblem(
+      await call(`/v1/keys/${agent.keyId}`, { method: "DELETE", token: op.token }),
+      409,
+    );
+  });
+
+  it("refuses an agent registration with unknown fields", async () => {
+    const op = await seedOperator();
+    const res = await callJson(
+      "/v1/agents",
+      "POST",
+      { name: "x", operatorId: "someone" },
+      op.token,
+    );
+    const body = await expectProblem(res, 400);
+    expect(JSON.stringify(body.errors)).toContain("operatorId");
+  });
+
+  it("answers malformed JSON with 400, not 500", async () => {
+    const op = await seedOperator();
+    const res = await call("/v1/agents", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: "{not json",
+      token: op.token,
+    });
+    await expectProblem(res, 400);
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * A Node-side stand-in for the runner's challenge QA endpoint (`POST /v1/challenges/qa`),
+ * used until the real runner module can be called in-process. It answers with the QA report
+ * shape the platform relies on ({ passed, problems[] }): a bundle containing the marker
+ * file QA_SHOULD_FAIL fails QA; one containing RUNNER_CRASH makes the runner answer 500.
+ */
+import { gunzipSync } from "node:zlib";
+
+/** The RUNNER_URL the tests give the Worker. */
+export const FAKE_RUNNER_URL = "http://runner.test";
+
+/** Handles every outbound fetch of the Worker under test. */
+export async function handleFakeRunner(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.origin !== FAKE_RUNNER_URL || url.pathname !== "/v1/challenges/qa") {
+    return new Response("no network in tests", { status: 502 });
+  }
+  const tar = gunzipSync(Buffer.from(await request.arrayBuffer())).toString("latin1");
+  if (tar.includes("RUNNER_CRASH")) return new Response("boom", { status: 500 });
+  if (tar.includes("QA_SHOULD_FAIL")) {
+    return Response.json({
+      passed: false,
+      problems: [{ message: "the reference solution fails static test fizz.basic" }],
+    });
+  }
+  return Response.json({ passed: true, problems: [] });
+}

@@ -1,0 +1,16 @@
+/**
+ * @module platform/queues
+ * Queue name → consumer. Queue names come from wrangler.toml; a queue without an entry
+ * here has no consumer in this Worker yet (the platform entry retries its messages).
+ */
+
+/** A queue consumer as the platform entry calls it. */
+export type QueueConsumer = (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>;
+
+/** The consumers this Worker runs, by queue name. The score role registers here. */
+const QUEUE_CONSUMERS: Readonly<Record<string, QueueConsumer>> = {};
+
+/** Returns the consumer for `queue`, or undefined when none is registered. */
+export function resolveQueueConsumer(queue: string): QueueConsumer | undefined {
+  return Object.hasOwn(QUEUE_CONSUMERS, queue) ? QUEUE_CONSUMERS[queue] : undefined;
+}
