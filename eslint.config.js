@@ -42,7 +42,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ["packages/scoring/src/**/*.ts", "packages/contracts/src/**/*.ts"],
+    files: [
+      "packages/scoring/src/**/*.ts",
+      "packages/contracts/src/**/*.ts",
+      "packages/telemetry/src/**/*.ts",
+    ],
     ignores: ["**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", PLATFORM_IMPORTS] },
   },

@@ -1,0 +1,49 @@
+/**
+ * @module telemetry
+ * Agent-run telemetry (issue 9): the `bouts.trace/v1` trace format and its parsers (our
+ * JSONL, OpenTelemetry GenAI spans), and deterministic extraction of what the scoring engine
+ * needs — efficiency signals, integrity and exploit evidence, calibration claims — plus a
+ * bounded summary for the judges. Pure: no I/O, no clock, no platform APIs.
+ */
+export * from "./trace.ts";
+export { formatTraceError, type TraceError, type TraceLimitName } from "./errors.ts";
+export { parseTrace, type ParseTraceOptions } from "./parse-trace.ts";
+export { OTEL_MODEL_OPERATIONS, OTEL_TOOL_OPERATION } from "./parse-otel.ts";
+export {
+  extractEfficiency,
+  type EfficiencyEvidence,
+  type EfficiencyExtraction,
+  type ExtractEfficiencyOptions,
+  type RepeatItem,
+  type WasteItem,
+  type WasteRule,
+} from "./efficiency.ts";
+export {
+  DEFAULT_NETWORK_TOOLS,
+  DEFAULT_TEST_SETUP_PATHS,
+  extractTraceEvidence,
+  parsePatch,
+  type TraceEvidence,
+  type TraceEvidenceOptions,
+  type TraceObservation,
+} from "./evidence.ts";
+export {
+  extractConfidenceStatements,
+  extractTraceClaims,
+  resolveClaims,
+  resolveStatedConfidence,
+  type ClaimSources,
+  type ExtractClaimsOptions,
+  type ResolvedClaims,
+  type TestOutcomeLike,
+  type TestOutcomes,
+  type UnresolvedClaim,
+} from "./calibration.ts";
+export {
+  summarizeTrace,
+  type Capped,
+  type SummarizeOptions,
+  type TracePhase,
+  type TraceSummary,
+} from "./summary.ts";
+export { digestText, globToRegExp, normalizePath } from "./text.ts";
