@@ -5,7 +5,7 @@ Isolated mode (-I) keeps the workspace off sys.path until the harness appends it
 submission file cannot shadow the standard library or pytest. The configuration is the
 challenge's pristine ini (-c), conftest files are only read from the pristine tests folder
 (--confcutdir), and plugin autoloading is off. Output capture is off and pytest's terminal
-reporter is disabled, so everything on stdout was printed by the code under test. An audit hook, which cannot be removed once
+reporter writes to /dev/null, so everything on stdout was printed by the code under test. An audit hook, which cannot be removed once
 added, records blocked network attempts and environment or /proc probing.
 """
 
@@ -65,6 +65,15 @@ def main():
     sys.path.append("/work")
 
     class Reporter:
+        @pytest.hookimpl(trylast=True)
+        def pytest_configure(self, config):
+            # pytest's own progress lines go nowhere, so stdout holds only what tested code printed.
+            tr = config.pluginmanager.get_plugin("terminalreporter")
+            if tr is not None:
+                from _pytest.config import create_terminal_writer
+
+                tr._tw = create_terminal_writer(config, open(os.devnull, "w"))
+
         def pytest_runtest_logreport(self, report):
             if report.when == "call" or report.outcome != "passed":
                 status = "passed" if report.passed else "failed"
@@ -72,7 +81,8 @@ def main():
                 if report.skipped:
                     message = "test was skipped"
                 elif report.failed:
-                    message = str(report.longrepr)[-1000:]
+                    crash = getattr(report.longrepr, "reprcrash", None)
+                    message = (crash.message if crash else str(report.longrepr))[-1000:]
                 emit(
                     {
                         "k": "result",
@@ -100,7 +110,6 @@ def main():
             "--rootdir=/work",
             "--confcutdir=/work/tests",
             "-p", "no:cacheprovider",
-            "-p", "no:terminal",
             "--capture=no",
             "-W", "default",
             nodeid,

@@ -59,6 +59,10 @@ const TEST_RELEVANT_PACKAGE_KEYS = [
   "main",
 ];
 
+/** Files that configure test runners; the harness never reads a submission's copy. */
+const TEST_CONFIG_NAMES =
+  /^(conftest\.py|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|sitecustomize\.py|usercustomize\.py|(vitest|jest|vite)\.config\.[cm]?[jt]s|\.mocharc\..*|\.taprc|\.env)$/;
+
 /** Lists regular files under `dir` (relative paths), never descending into links. */
 export function listFiles(dir: string, prefix = ""): string[] {
   const out: string[] = [];
@@ -206,6 +210,14 @@ export async function buildWorkspace(
     rmSync(target, { recursive: true, force: true });
     mkdirSync(path.dirname(target), { recursive: true });
     cpSync(path.join(harnessDir, rel), target);
+  }
+  const ignoredConfig = listFiles(submissionDir).filter((f) =>
+    TEST_CONFIG_NAMES.test(path.posix.basename(f)),
+  );
+  if (ignoredConfig.length > 0) {
+    notes.push(
+      `test configuration in the submission was not used: ${ignoredConfig.slice(0, 10).join(", ")}`,
+    );
   }
   mkdirSync(path.join(workDir, "node_modules"), { recursive: true });
   return ok({

@@ -1,0 +1,34 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { deepMerge } from "../merge.mjs";
+
+test("does not pollute Object.prototype via __proto__", () => {
+  const out = deepMerge({}, JSON.parse('{"__proto__": {"polluted": "yes"}, "a": 1}'));
+  assert.equal({}.polluted, undefined);
+  assert.equal(Object.getPrototypeOf(out), Object.prototype);
+  assert.equal(out.a, 1);
+});
+
+test("does not pollute via constructor.prototype", () => {
+  deepMerge({}, JSON.parse('{"constructor": {"prototype": {"hacked": true}}}'));
+  assert.equal({}.hacked, undefined);
+});
+
+test("throws on circular sources instead of overflowing the stack", () => {
+  const a = { x: {} };
+  a.x.self = a;
+  const b = { x: {} };
+  b.x.self = b;
+  assert.throws(() => deepMerge(a, b), TypeError);
+});
+
+test("merges 5000-level deep input without crashing", () => {
+  let deep = {};
+  const root = deep;
+  for (let i = 0; i < 5000; i++) deep = deep.next = {};
+  deep.leaf = true;
+  const out = deepMerge({}, root);
+  let cur = out;
+  for (let i = 0; i < 5000; i++) cur = cur.next;
+  assert.equal(cur.leaf, true);
+});
