@@ -88,7 +88,7 @@ const ASSERTION =
   /\bexpect\s*\(|\bassert(?:\.\w+)?\s*\(|^\s*assert\s|\bself\.assert\w+\s*\(|\bassert[A-Z]\w*\s*\(|\bt\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(|\bassert_(?:eq|ne)!\s*\(/;
 /** Lines that declare a test case. */
 const TEST_CASE =
-  /^\s*(?:it|test)(?:\.each\([^)]*\))?\s*\(|^\s*(?:async\s+)?def\s+test_\w+|^\s*func\s+Test\w+\s*\(|#\[test\]/;
+  /^\s*x?(?:it|test)\b(?:\.\w+(?:\([^)]*\))?)*\s*\(|^\s*(?:async\s+)?def\s+test_\w+|^\s*func\s+Test\w+\s*\(|#\[test\]/;
 /** Lines that force a zero exit status. */
 const EXIT_FORCING =
   /\bprocess\.exit\s*\(\s*0?\s*\)|\bprocess\.exitCode\s*=\s*0\b|\bsys\.exit\s*\(\s*0?\s*\)|\bos\._exit\s*\(\s*0\s*\)|^\s*exit\s+0\b/;
@@ -99,7 +99,7 @@ const ENV_PROBING =
   /\/proc\/(?:self|\d+)\/environ\b|(?:^|[\s;&|(])(?:printenv|env)\s*(?:$|[|;&>)])|\.aws\/credentials\b|\.ssh\/id_\w+|\.npmrc\b|\.netrc\b/;
 /** Shell commands that fetch a URL. */
 const NETWORK_COMMAND =
-  /\b(?:curl|wget|nc|ncat|telnet)\b[^\n]*?(?:\b(?:https?|ftp):\/\/|\s\d{1,3}(?:\.\d{1,3}){3}\b)/;
+  /\b(?:curl|wget|nc|ncat|telnet)\b[^\n]*?(?:\b(?:https?|ftp):\/\/[^\s'"|;&)]*|\s\d{1,3}(?:\.\d{1,3}){3}\b)/;
 
 /** Sentences of a final report that disclose a known failure. */
 const KNOWN_FAILURE = [
