@@ -1,0 +1,165 @@
+/**
+ * @module webhooks/events
+ * The event payloads, as zod schemas, and their builders. Envelope per the Standard Webhooks
+ * convention: `{ type, timestamp, data }`. Pure: `now` is an argument.
+ *
+ * Invariants:
+ * - Every object schema is strict, so a builder refuses any field it does not know — a payload
+ *   can carry only its recipient's own data, never another agent's identity or a secret.
+ * - The serialized body is produced once ({@link serializeEvent}) and that exact string is
+ *   signed, sent and logged.
+ */
+import { BANDS } from "@bouts/scoring";
+import { z } from "zod";
+import { err, ok, type Result } from "./result.ts";
+
+/** Every event type an endpoint can subscribe to. */
+export const EVENT_TYPES = [
+  "submission.scored",
+  "submission.failed",
+  "leaderboard.overtaken",
+  "webhook.test",
+] as const;
+export const EventTypeSchema = z.enum(EVENT_TYPES);
+export type EventType = z.infer<typeof EventTypeSchema>;
+
+const Id = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/);
+const Rank = z.int().min(1);
+const Rounded = z.int().min(0).max(100);
+// Links to our own API: https in production, http://localhost in local development.
+const LinkUrl = z.url({ protocol: /^https?$/ });
+const BandKeySchema = z.enum(BANDS.map((b) => b.key) as [BandKeyTuple[0], ...BandKeyTuple]);
+type BandKeyTuple = (typeof BANDS)[number]["key"][];
+
+/** A score as published: rounded half-up, and the exact unrounded decimal text. */
+export const WebhookScoreSchema = z.strictObject({
+  rounded: Rounded,
+  /** Exact decimal, e.g. "82.075" (never a float artefact like "82.07499999"). */
+  unrounded: z.string().regex(/^(100|\d{1,2})(\.\d+)?$/),
+});
+
+// ─── Data of each event ───
+
+export const SubmissionScoredDataSchema = z.strictObject({
+  submissionId: Id,
+  challengeId: Id,
+  score: WebhookScoreSchema,
+  band: z.strictObject({ key: BandKeySchema, label: z.string().min(1).max(40) }),
+  /** The agent's rank on the challenge leaderboard after this score; null if unranked. */
+  rank: Rank.nullable(),
+  breakdownUrl: LinkUrl,
+});
+
+export const SubmissionFailedDataSchema = z.strictObject({
+  submissionId: Id,
+  challengeId: Id,
+  reason: z.strictObject({
+    /** A stable kebab-case code, e.g. "run-timeout". */
+    code: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/),
+    message: z.string().min(1).max(1000),
+  }),
+  submissionUrl: LinkUrl,
+});
+
+export const LeaderboardOvertakenDataSchema = z
+  .strictObject({
+    challengeId: Id,
+    previousRank: Rank,
+    newRank: Rank,
+    yourScore: z.strictObject({ rounded: Rounded }),
+    /** The public rounded score that now ranks above yours; the other agent is not named. */
+    overtakingScore: z.strictObject({ rounded: Rounded }),
+    leaderboardUrl: LinkUrl,
+  })
+  .refine((d) => d.newRank > d.previousRank, {
+    message: "newRank must be worse (greater) than previousRank",
+    path: ["newRank"],
+  });
+
+export const WebhookTestDataSchema = z.strictObject({
+  endpointId: Id,
+  message: z.string().min(1).max(200),
+});
+
+// ─── Envelope ───
+
+const envelope = <T extends EventType, D extends z.ZodType>(type: T, data: D) =>
+  z.strictObject({ type: z.literal(type), timestamp: z.iso.datetime(), data });
+
+/** Any webhook event, discriminated by `type`. */
+export const WebhookEventSchema = z.discriminatedUnion("type", [
+  envelope("submission.scored", SubmissionScoredDataSchema),
+  envelope("submission.failed", SubmissionFailedDataSchema),
+  envelope("leaderboard.overtaken", LeaderboardOvertakenDataSchema),
+  envelope("webhook.test", WebhookTestDataSchema),
+]);
+export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
+export type SubmissionScoredData = z.infer<typeof SubmissionScoredDataSchema>;
+export type SubmissionFailedData = z.infer<typeof SubmissionFailedDataSchema>;
+export type LeaderboardOvertakenData = z.infer<typeof LeaderboardOvertakenDataSchema>;
+export type WebhookTestData = z.infer<typeof WebhookTestDataSchema>;
+/** The `data` of event type `T`. */
+export type EventData<T extends EventType> = Extract<WebhookEvent, { type: T }>["data"];
+
+/** Why an event could not be built: the fields that failed, as zod reported them. */
+export type EventError = {
+  reason: "invalid-event";
+  type: string;
+  issues: { path: string; message: string }[];
+};
+
+// ─── Builders ───
+
+/**
+ * Builds an event of `type` stamped with `now`, validating `data` against its strict schema.
+ * @example
+ * buildEvent("webhook.test", { endpointId: "ep_1", message: "hello" }, new Date())
+ */
+export function buildEvent<T extends EventType>(
+  type: T,
+  data: EventData<T>,
+  now: Date,
+): Result<Extract<WebhookEvent, { type: T }>, EventError> {
+  return parseWebhookEvent({ type, timestamp: now.toISOString(), data }) as Result<
+    Extract<WebhookEvent, { type: T }>,
+    EventError
+  >;
+}
+
+/** Builds `submission.scored` for the submitting agent. */
+export const buildSubmissionScoredEvent = (data: SubmissionScoredData, now: Date) =>
+  buildEvent("submission.scored", data, now);
+
+/** Builds `submission.failed` for the submitting agent. */
+export const buildSubmissionFailedEvent = (data: SubmissionFailedData, now: Date) =>
+  buildEvent("submission.failed", data, now);
+
+/** Builds `leaderboard.overtaken` for the agent whose rank dropped. */
+export const buildLeaderboardOvertakenEvent = (data: LeaderboardOvertakenData, now: Date) =>
+  buildEvent("leaderboard.overtaken", data, now);
+
+/** Builds the `webhook.test` event sent by "send a test event". */
+export const buildWebhookTestEvent = (endpointId: string, now: Date) =>
+  buildEvent(
+    "webhook.test",
+    { endpointId, message: "Test event from Bouts: your endpoint is reachable." },
+    now,
+  );
+
+/** Parses an untrusted value (e.g. a JSON-decoded body) as a webhook event. */
+export function parseWebhookEvent(value: unknown): Result<WebhookEvent, EventError> {
+  const parsed = WebhookEventSchema.safeParse(value);
+  if (parsed.success) return ok(parsed.data);
+  const type =
+    typeof value === "object" && value !== null && "type" in value ? String(value.type) : "";
+  return err({
+    reason: "invalid-event",
+    type,
+    issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+  });
+}
+
+/** Serializes an event to the body string that is signed and sent (compact JSON). */
+export function serializeEvent(event: WebhookEvent): string {
+  return JSON.stringify(event);
+}

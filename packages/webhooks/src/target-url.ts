@@ -1,0 +1,196 @@
+/**
+ * @module webhooks/target-url
+ * Validates the URL an agent registers as a webhook target (SSRF defence by syntax). Pure.
+ *
+ * Invariants:
+ * - Parsing is WHATWG `URL`, the parser `fetch` itself uses, and the value returned is the
+ *   serialized `href`: store and fetch exactly that string, so what was checked is what is
+ *   fetched.
+ * - Production rules: `https:`, port 443, no credentials, and a host that is a public DNS name
+ *   or a canonical public IP literal. A name is checked as text only; what it resolves to is
+ *   not (see docs/webhooks.md, "DNS rebinding").
+ * - `allowLoopback` (local development only) additionally admits http(s) to 127.0.0.1, [::1]
+ *   and localhost on any port; it never admits private or link-local targets.
+ */
+import {
+  classifyIpv4,
+  classifyIpv6,
+  parseIpv4,
+  parseIpv6,
+  type AddressClass,
+} from "./ip-address.ts";
+import { err, ok, type Result } from "./result.ts";
+
+/** Longest target URL accepted. */
+export const MAX_TARGET_URL_LENGTH = 2048;
+
+/** Options of {@link validateTargetUrl}. */
+export interface TargetUrlOptions {
+  /** Local development only: also allow http(s)://127.0.0.1|[::1]|localhost on any port. */
+  allowLoopback?: boolean;
+}
+
+/** A target URL that passed validation. */
+export interface ValidTargetUrl {
+  /** The normalized URL to store and to fetch. */
+  url: string;
+  /** True when admitted only through `allowLoopback`. */
+  loopback: boolean;
+}
+
+/** The rule a rejected URL broke. Address classes come from {@link AddressClass}. */
+export type TargetUrlRule =
+  | "too-long"
+  | "forbidden-character"
+  | "invalid-url"
+  | "scheme"
+  | "port"
+  | "credentials"
+  | "numeric-host-form"
+  | "trailing-dot"
+  | "invalid-hostname"
+  | "single-label-host"
+  | "special-use-name"
+  | Exclude<AddressClass, "public">;
+
+/** Why a target URL was refused: the rule, and a sentence to show the agent. */
+export interface TargetUrlError {
+  reason: TargetUrlRule;
+  message: string;
+}
+
+// Names that resolve to the platform's own metadata services.
+const METADATA_NAMES = new Set([
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+]);
+
+// TLDs that are never public: RFC 6761/6762/7686/8375 special-use names, ICANN's .internal,
+// and the common private-network suffixes.
+const SPECIAL_USE_TLDS = new Set([
+  "local",
+  "localdomain",
+  "internal",
+  "intranet",
+  "lan",
+  "home",
+  "corp",
+  "private",
+  "test",
+  "example",
+  "invalid",
+  "onion",
+  "arpa",
+  "alt",
+]);
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * Validates a webhook target URL. On success returns the normalized URL to store and fetch;
+ * on failure names the rule broken.
+ * @example
+ * validateTargetUrl("https://hooks.example.org/bouts")        // ok
+ * validateTargetUrl("https://0x7f.1/")                         // numeric-host-form
+ * validateTargetUrl("http://127.0.0.1:8787/", { allowLoopback: true }) // ok, loopback
+ */
+export function validateTargetUrl(
+  input: string,
+  options: TargetUrlOptions = {},
+): Result<ValidTargetUrl, TargetUrlError> {
+  if (input.length > MAX_TARGET_URL_LENGTH)
+    return fail("too-long", `longer than ${MAX_TARGET_URL_LENGTH} characters`);
+  // WHATWG parsing silently drops tabs/newlines and reads "\" as "/": refuse them rather
+  // than validate a string that differs from what was typed.
+  if ([...input].some((c) => c <= " " || c === "\u007f" || c === "\\"))
+    return fail("forbidden-character", "contains whitespace, a control character or a backslash");
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return fail("invalid-url", "not an absolute URL");
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    return fail("scheme", `scheme ${url.protocol} is not allowed; use https:`);
+  const authority = /^https?:\/\/([^/?#]*)/i.exec(input)?.[1];
+  if (!authority) return fail("invalid-url", "expected scheme://host");
+  if (authority.includes("@") || url.username !== "" || url.password !== "")
+    return fail("credentials", "credentials in the URL are not allowed; use the signature");
+  const rawHost = authority.startsWith("[")
+    ? authority.slice(0, authority.indexOf("]") + 1)
+    : authority.replace(/:[^:]*$/, "");
+  const host = url.hostname;
+
+  const cls = classifyHost(host, rawHost);
+  if (!cls.ok) return cls;
+  if (options.allowLoopback && LOOPBACK_HOSTS.has(host))
+    return ok({ url: url.href, loopback: true });
+  if (cls.value !== "public") return fail(cls.value, addressMessage(cls.value));
+  if (url.protocol !== "https:") return fail("scheme", "only https: targets are allowed");
+  if (url.port !== "") return fail("port", `port ${url.port} is not allowed; use 443`);
+  return ok({ url: url.href, loopback: false });
+}
+
+function classifyHost(host: string, rawHost: string): Result<AddressClass, TargetUrlError> {
+  if (host.startsWith("[")) {
+    const groups = parseIpv6(host.slice(1, -1));
+    if (!groups) return fail("invalid-hostname", "not a valid IPv6 literal");
+    return ok(classifyIpv6(groups));
+  }
+  const v4 = parseIpv4(host);
+  if (v4 !== null) {
+    // WHATWG turns "2130706433", "0177.0.0.1", "0x7f.1", "127.1" and "127。0。0。1" into
+    // "127.0.0.1". Other parsers (proxies, logs, the agent's own tools) disagree on those
+    // forms, so only the canonical dotted quad is accepted, even with allowLoopback.
+    if (rawHost.toLowerCase() !== host)
+      return fail("numeric-host-form", `"${rawHost}" is read as ${host}; write a dotted quad`);
+    return ok(classifyIpv4(v4));
+  }
+  if (host.endsWith(".")) return fail("trailing-dot", "remove the trailing dot from the host");
+  if (METADATA_NAMES.has(host)) return ok("metadata");
+  if (host === "localhost" || host.endsWith(".localhost")) return ok("loopback");
+  const labels = host.split(".");
+  if (host.length > 253 || !labels.every((l) => LABEL.test(l)))
+    return fail("invalid-hostname", "the host is not a valid DNS name");
+  if (labels.length < 2) return fail("single-label-host", "use a fully qualified public DNS name");
+  const tld = labels[labels.length - 1]!;
+  if (/^\d+$/.test(tld)) return fail("numeric-host-form", "the top-level label is numeric");
+  if (SPECIAL_USE_TLDS.has(tld))
+    return fail("special-use-name", `.${tld} names are not public; use a public DNS name`);
+  return ok("public");
+}
+
+function addressMessage(cls: Exclude<AddressClass, "public">): string {
+  switch (cls) {
+    case "loopback":
+      return "loopback hosts are not allowed (local development switch is off)";
+    case "private":
+      return "private-network addresses are not allowed";
+    case "link-local":
+      return "link-local addresses are not allowed";
+    case "cgnat":
+      return "carrier-grade NAT addresses (100.64.0.0/10) are not allowed";
+    case "metadata":
+      return "cloud metadata endpoints are not allowed";
+    case "unspecified":
+      return "the unspecified address is not allowed";
+    case "multicast":
+      return "multicast addresses are not allowed";
+    case "broadcast":
+      return "the broadcast address is not allowed";
+    case "reserved":
+      return "reserved or documentation addresses are not allowed";
+    case "ipv4-mapped":
+      return "IPv4-mapped IPv6 addresses are not allowed; use the IPv4 address";
+    case "ipv4-embedded":
+      return "IPv6 addresses that embed an IPv4 address (NAT64, 6to4, Teredo) are not allowed";
+  }
+}
+
+function fail(reason: TargetUrlRule, message: string): { ok: false; error: TargetUrlError } {
+  return err({ reason, message });
+}
