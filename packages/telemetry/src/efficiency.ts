@@ -95,16 +95,18 @@ function editStates(e: EditEvent): {
 /**
  * Reverted edits: for each edit E_j on a path, the earliest edit E_i (i ≤ j) on the same
  * path whose content-before equals E_j's content-after; E_i…E_j are then a net no-op and
- * every one of them is unproductive. Returns seq → the seq of the edit that closed the span.
+ * every one of them is unproductive. Returns seq → the span's first and closing edits.
  */
-export function findRevertedEdits(edits: readonly EditEvent[]): Map<number, number> {
+export function findRevertedEdits(
+  edits: readonly EditEvent[],
+): Map<number, { opener: number; closer: number }> {
   const byPath = new Map<string, EditEvent[]>();
   for (const e of edits) {
     const list = byPath.get(e.path) ?? [];
     list.push(e);
     byPath.set(e.path, list);
   }
-  const reverted = new Map<number, number>();
+  const reverted = new Map<number, { opener: number; closer: number }>();
   for (const list of byPath.values()) {
     for (let j = 0; j < list.length; j++) {
       const closing = list[j] as EditEvent;
@@ -112,9 +114,10 @@ export function findRevertedEdits(edits: readonly EditEvent[]): Map<number, numb
       if (after === undefined) continue;
       for (let i = 0; i <= j; i++) {
         if (editStates(list[i] as EditEvent).before !== after) continue;
+        const opener = (list[i] as EditEvent).seq;
         for (let k = i; k <= j; k++) {
           const seq = (list[k] as EditEvent).seq;
-          if (!reverted.has(seq)) reverted.set(seq, closing.seq);
+          if (!reverted.has(seq)) reverted.set(seq, { opener, closer: closing.seq });
         }
         break;
       }
@@ -156,15 +159,17 @@ export function extractEfficiency(
     if (a.type === "edit") {
       // An edit changes the world: identical actions before and after it are not repeats.
       lastByKey.clear();
-      const closer = reverted.get(a.seq);
-      if (closer !== undefined)
+      const span = reverted.get(a.seq);
+      if (span !== undefined)
         unproductive.push({
           seq: a.seq,
           rule: "reverted-edit",
           detail:
-            closer === a.seq
-              ? `${describeAction(a)} left the file as it was`
-              : `${describeAction(a)} undone by seq ${closer}`,
+            span.closer !== a.seq
+              ? `${describeAction(a)} undone by seq ${span.closer}`
+              : span.opener !== a.seq
+                ? `${describeAction(a)} undoes seq ${span.opener}`
+                : `${describeAction(a)} left the file as it was`,
         });
       continue;
     }

@@ -170,19 +170,25 @@ export function summarizeTrace(trace: Trace, options: SummarizeOptions = {}): Tr
   const reverted = findRevertedEdits(edits);
   const spans = new Map<string, { fromSeq: number; toSeq: number; path: string; n: number }>();
   for (const e of edits) {
-    const closer = reverted.get(e.seq);
-    if (closer === undefined) continue;
-    const key = `${e.path}\u0000${closer}`;
-    const span = spans.get(key) ?? { fromSeq: e.seq, toSeq: closer, path: e.path, n: 0 };
-    span.n++;
-    spans.set(key, span);
+    const span = reverted.get(e.seq);
+    if (span === undefined) continue;
+    const key = `${e.path}\u0000${span.opener}`;
+    const entry = spans.get(key) ?? {
+      fromSeq: span.opener,
+      toSeq: span.closer,
+      path: e.path,
+      n: 0,
+    };
+    entry.toSeq = Math.max(entry.toSeq, span.closer);
+    entry.n++;
+    spans.set(key, entry);
   }
   const pivots = [...spans.values()]
     .sort((x, y) => x.fromSeq - y.fromSeq || x.toSeq - y.toSeq)
     .map((s) => ({
       fromSeq: s.fromSeq,
       toSeq: s.toSeq,
-      what: `${s.n} edit(s) to ${quote(s.path, 100)} undone by ${range(s.toSeq, s.toSeq)}`,
+      what: `${s.n} edit(s) to ${quote(s.path, 100)} ended where they started (abandoned)`,
     }));
 
   const summary: Omit<TraceSummary, "text"> = {

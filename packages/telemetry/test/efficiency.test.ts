@@ -53,6 +53,7 @@ describe("extractEfficiency", () => {
       r.evidence.unproductive.filter((u) => u.rule === "reverted-edit").map((u) => u.seq),
     ).toEqual([1, 2, 4]);
     expect(r.evidence.unproductive[0]?.detail).toBe("create scratch.ts undone by seq 4");
+    expect(r.evidence.unproductive[2]?.detail).toBe("delete scratch.ts undoes seq 1");
   });
 
   it("detects a revert by content digests, and a no-op edit", () => {
