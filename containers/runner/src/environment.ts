@@ -6,7 +6,7 @@
  * which the service never does by default).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import type { RunnerConfig } from "./config.ts";
 import type { RunnerEnvironment } from "./job.ts";
@@ -56,6 +56,8 @@ export async function createRunnerEnvironment(
     });
   }
   mkdirSync(config.WORK_DIR, { recursive: true, mode: 0o755 });
+  // The sandbox's unprivileged uid must traverse the work dir to reach its read-only mounts.
+  chmodSync(config.WORK_DIR, 0o755);
   const scratch = path.join(config.WORK_DIR, "self-test");
   mkdirSync(scratch, { recursive: true, mode: 0o755 });
   const cgroups = detectCgroups();

@@ -224,13 +224,27 @@ function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promis
     let outputLimited = false;
     let infoSeen = "";
     let finished = false;
-    const killTree = () => {
+    let sandboxPid: number | null = null;
+    const killGroup = () => {
       if (child.pid === undefined) return;
       try {
         process.kill(-child.pid, "SIGKILL");
       } catch {
         // group already gone
       }
+    };
+    // Killing the sandbox's first process tears down its whole pid namespace, and bwrap (still
+    // alive) reaps it, so nothing is orphaned. The process-group kill is the fallback for a
+    // sandbox that has not started yet or does not go away.
+    const killTree = () => {
+      if (sandboxPid !== null) {
+        try {
+          process.kill(sandboxPid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+        setTimeout(killGroup, 1000).unref();
+      } else killGroup();
     };
     const onOverflow = () => {
       outputLimited = true;
@@ -250,7 +264,10 @@ function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promis
       const before = /"child-pid"\s*:\s*(\d+)/.test(infoSeen);
       if (infoSeen.length < 4096) infoSeen += c.toString("utf8");
       const m = /"child-pid"\s*:\s*(\d+)/.exec(infoSeen);
-      if (!before && m) spec.onStarted?.(Number(m[1]));
+      if (!before && m) {
+        sandboxPid = Number(m[1]);
+        spec.onStarted?.(sandboxPid);
+      }
     });
     infoS.on("error", () => undefined);
     child.stdin?.on("error", () => undefined);
@@ -266,7 +283,7 @@ function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promis
       finished = true;
       clearTimeout(timer);
       clearTimeout(hardStop);
-      killTree();
+      killGroup();
       const started = /"child-pid"\s*:\s*\d+/.test(infoSeen);
       resolve({
         started,
@@ -284,7 +301,8 @@ function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promis
     };
     child.on("error", (e) => finish(null, null, `spawn failed: ${e.message}`));
     child.on("exit", (code, signal) => {
-      killTree();
+      // bwrap has exited, and its namespace with it; sweep the group for pre-sandbox stragglers.
+      killGroup();
       hardStop = setTimeout(() => finish(code, signal), 2000);
       child.on("close", () => finish(code, signal));
     });

@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { parseRunnerConfig } from "../src/config.ts";
+
+describe("runner config", () => {
+  it("fills every key from its default", () => {
+    const r = parseRunnerConfig({});
+    expect(r.ok && r.value.PORT).toBe(8080);
+    expect(r.ok && r.value.TEST_TIMEOUT_MS).toBe(10_000);
+  });
+  it("ignores variables without the RUNNER_ prefix", () => {
+    expect(parseRunnerConfig({ PORT: "nope" }).ok).toBe(true);
+  });
+  it("names every bad key", () => {
+    const r = parseRunnerConfig({
+      RUNNER_PORT: "eighty",
+      RUNNER_TEST_TIMEOUT_MS: "60000",
+      RUNNER_TYPO: "1",
+    });
+    expect(r.ok).toBe(false);
+    const issues = r.ok ? [] : r.error.issues.join("\n");
+    expect(issues).toContain("RUNNER_PORT");
+    expect(issues).toContain("RUNNER_TEST_TIMEOUT_MS");
+    expect(issues).toContain("RUNNER_TYPO: unknown variable");
+  });
+  it("refuses a relative work dir", () => {
+    expect(parseRunnerConfig({ RUNNER_WORK_DIR: "tmp" }).ok).toBe(false);
+  });
+});

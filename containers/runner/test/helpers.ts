@@ -1,0 +1,52 @@
+/**
+ * Test helpers: a runner environment in a temporary work dir, and prepared fixture challenges.
+ * Untrusted code in these tests only ever runs through the sandbox.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import {
+  packChallengeDir,
+  prepareChallenge,
+  type PreparedChallenge,
+} from "../src/challenge/bundle.ts";
+import { parseRunnerConfig, type RunnerConfig } from "../src/config.ts";
+import { createRunnerEnvironment } from "../src/environment.ts";
+import { resolveUnpackLimits, type RunnerEnvironment } from "../src/job.ts";
+
+export const FIXTURES = path.join(import.meta.dirname, "fixtures");
+export const EXPLOITS = path.join(import.meta.dirname, "exploits");
+export const CHALLENGES = path.resolve(import.meta.dirname, "../../../challenges");
+
+/** A config with a private work dir and the given overrides. */
+export function buildTestConfig(overrides: Record<string, string> = {}): RunnerConfig {
+  const workDir = mkdtempSync(path.join(tmpdir(), "bouts-runner-test-"));
+  const r = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, ...overrides });
+  if (!r.ok) throw new Error(r.error.issues.join("; "));
+  return r.value;
+}
+
+/** Creates an environment (with the self-test unless turned off). */
+export async function createTestEnvironment(
+  overrides: Record<string, string> = {},
+): Promise<RunnerEnvironment> {
+  const config = buildTestConfig(overrides);
+  const env = await createRunnerEnvironment(config);
+  if (!env.ok) throw new Error(`runner environment failed: ${JSON.stringify(env.error)}`);
+  return env.value.environment;
+}
+
+/** Packs and prepares a challenge folder. */
+export async function prepareDir(
+  environment: RunnerEnvironment,
+  dir: string,
+): Promise<PreparedChallenge> {
+  const bytes = await packChallengeDir(dir);
+  const r = await prepareChallenge(bytes, {
+    workDir: environment.config.WORK_DIR,
+    unpackLimits: resolveUnpackLimits(environment.config),
+    pythonToolsVenv: environment.config.PYTHON_TOOLS,
+  });
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  return r.value;
+}
