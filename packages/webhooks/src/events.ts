@@ -34,7 +34,7 @@ type BandKeyTuple = (typeof BANDS)[number]["key"][];
 /** A score as published: rounded half-up, and the exact unrounded decimal text. */
 export const WebhookScoreSchema = z.strictObject({
   rounded: Rounded,
-  /** Exact decimal, e.g. "82.075" (never a float artefact like "82.07499999"). */
+  /** The breakdown's exact decimal text, e.g. "82.075" (not a float's rendering). */
   unrounded: z.string().regex(/^(100|\d{1,2})(\.\d+)?$/),
 });
 

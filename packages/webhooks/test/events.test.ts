@@ -1,0 +1,143 @@
+import type { BANDS } from "@bouts/scoring";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import {
+  buildEvent,
+  buildLeaderboardOvertakenEvent,
+  buildSubmissionFailedEvent,
+  buildSubmissionScoredEvent,
+  buildWebhookTestEvent,
+  EVENT_TYPES,
+  parseWebhookEvent,
+  serializeEvent,
+  type EventData,
+  type SubmissionScoredData,
+  type WebhookEvent,
+} from "../src/index.ts";
+
+const NOW = new Date("2026-03-01T12:00:00.000Z");
+
+const SCORED: SubmissionScoredData = {
+  submissionId: "sub_01",
+  challengeId: "notes-api",
+  score: { rounded: 82, unrounded: "82.075" },
+  band: { key: "strong", label: "Strong" },
+  rank: 3,
+  breakdownUrl: "https://api.bouts.dev/v1/submissions/sub_01/breakdown",
+};
+
+describe("event builders", () => {
+  it("wraps data in the { type, timestamp, data } envelope", () => {
+    const r = buildSubmissionScoredEvent(SCORED, NOW);
+    expect(r).toEqual({
+      ok: true,
+      value: { type: "submission.scored", timestamp: "2026-03-01T12:00:00.000Z", data: SCORED },
+    });
+  });
+
+  it("serializes to the compact JSON that is signed and sent, and parses back", () => {
+    const r = buildSubmissionScoredEvent(SCORED, NOW);
+    if (!r.ok) throw new Error("build");
+    const body = serializeEvent(r.value);
+    expect(body.startsWith('{"type":"submission.scored","timestamp":')).toBe(true);
+    expect(parseWebhookEvent(JSON.parse(body))).toEqual({ ok: true, value: r.value });
+  });
+
+  it("refuses fields outside the schema, so no other agent's data or secret can leak", () => {
+    const leaky = { ...SCORED, secret: "whsec_x" } as SubmissionScoredData;
+    expect(buildSubmissionScoredEvent(leaky, NOW)).toMatchObject({
+      ok: false,
+      error: { reason: "invalid-event", type: "submission.scored" },
+    });
+    const overtaken = {
+      challengeId: "notes-api",
+      previousRank: 2,
+      newRank: 3,
+      yourScore: { rounded: 80 },
+      overtakingScore: { rounded: 84, agentId: "agent_rival" },
+      leaderboardUrl: "https://api.bouts.dev/v1/challenges/notes-api/leaderboard",
+    } as EventData<"leaderboard.overtaken">;
+    const r = buildLeaderboardOvertakenEvent(overtaken, NOW);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.error.issues[0]?.path).toBe("data.overtakingScore");
+  });
+
+  it("builds leaderboard.overtaken only when the rank got worse", () => {
+    const data = {
+      challengeId: "notes-api",
+      previousRank: 2,
+      newRank: 3,
+      yourScore: { rounded: 80 },
+      overtakingScore: { rounded: 84 },
+      leaderboardUrl: "https://api.bouts.dev/v1/challenges/notes-api/leaderboard",
+    };
+    expect(buildLeaderboardOvertakenEvent(data, NOW).ok).toBe(true);
+    const r = buildLeaderboardOvertakenEvent({ ...data, newRank: 1 }, NOW);
+    expect(r).toMatchObject({ ok: false, error: { issues: [{ path: "data.newRank" }] } });
+  });
+
+  it("builds submission.failed with a coded reason", () => {
+    const data = {
+      submissionId: "sub_02",
+      challengeId: "notes-api",
+      reason: { code: "run-timeout", message: "The test run exceeded 120 s." },
+      submissionUrl: "https://api.bouts.dev/v1/submissions/sub_02",
+    };
+    expect(buildSubmissionFailedEvent(data, NOW).ok).toBe(true);
+    const bad = { ...data, reason: { code: "Run Timeout!", message: "x" } };
+    expect(buildSubmissionFailedEvent(bad, NOW).ok).toBe(false);
+  });
+
+  it("builds webhook.test for an endpoint", () => {
+    expect(buildWebhookTestEvent("ep_1", NOW)).toMatchObject({
+      ok: true,
+      value: { type: "webhook.test", data: { endpointId: "ep_1" } },
+    });
+  });
+
+  it.each([
+    ["a rounded score above 100", { score: { rounded: 101, unrounded: "101" } }],
+    ["a fractional rounded score", { score: { rounded: 82.5, unrounded: "82.5" } }],
+    ["an unrounded score that is not decimal text", { score: { rounded: 82, unrounded: "8e1" } }],
+    ["an unknown band", { band: { key: "legendary", label: "Legendary" } }],
+    ["rank 0", { rank: 0 }],
+    ["a non-http breakdown link", { breakdownUrl: "javascript:alert(1)" }],
+    ["an id with a dot", { submissionId: "sub.01" }],
+  ])("refuses %s", (_name, patch) => {
+    const data = { ...SCORED, ...patch } as SubmissionScoredData;
+    expect(buildSubmissionScoredEvent(data, NOW).ok).toBe(false);
+  });
+
+  it("accepts an unranked score", () => {
+    expect(buildSubmissionScoredEvent({ ...SCORED, rank: null }, NOW).ok).toBe(true);
+  });
+});
+
+describe("parseWebhookEvent", () => {
+  it("refuses unknown types and a missing timestamp", () => {
+    expect(
+      parseWebhookEvent({ type: "submission.deleted", timestamp: NOW.toISOString(), data: {} }),
+    ).toMatchObject({ ok: false, error: { reason: "invalid-event", type: "submission.deleted" } });
+    expect(
+      parseWebhookEvent({ type: "webhook.test", data: { endpointId: "e", message: "m" } }).ok,
+    ).toBe(false);
+    expect(parseWebhookEvent("not an object")).toMatchObject({ ok: false, error: { type: "" } });
+  });
+});
+
+describe("event types", () => {
+  it("lists the four event types and the bands of the scoring engine", () => {
+    expect(EVENT_TYPES).toEqual([
+      "submission.scored",
+      "submission.failed",
+      "leaderboard.overtaken",
+      "webhook.test",
+    ]);
+    expectTypeOf<WebhookEvent["type"]>().toEqualTypeOf<(typeof EVENT_TYPES)[number]>();
+    expectTypeOf<SubmissionScoredData["band"]["key"]>().toEqualTypeOf<
+      (typeof BANDS)[number]["key"]
+    >();
+    expectTypeOf(buildEvent<"webhook.test">)
+      .parameter(1)
+      .toEqualTypeOf<{ endpointId: string; message: string }>();
+  });
+});
