@@ -39,7 +39,7 @@ export function parseTrace(
       limit: "maxBytes",
       max: limits.maxBytes,
       actual: bytes,
-      detail: `trace is ${text.length > limits.maxBytes ? "over " : ""}${bytes} bytes, the limit is ${limits.maxBytes}`,
+      detail: `trace is ${text.length > limits.maxBytes ? "at least " : ""}${bytes} bytes, the limit is ${limits.maxBytes}`,
     });
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   if (body.trim() === "") return err({ reason: "empty", detail: "the trace is empty" });
