@@ -7,7 +7,7 @@
  * at most once per signal. Definitions with worked examples: docs/telemetry.md. Pure.
  */
 import type { EfficiencyInput } from "@bouts/scoring";
-import { clip } from "./text.ts";
+import { clip, normalizePath } from "./text.ts";
 import {
   isAction,
   type EditEvent,
@@ -102,9 +102,10 @@ export function findRevertedEdits(
 ): Map<number, { opener: number; closer: number }> {
   const byPath = new Map<string, EditEvent[]>();
   for (const e of edits) {
-    const list = byPath.get(e.path) ?? [];
+    const path = normalizePath(e.path);
+    const list = byPath.get(path) ?? [];
     list.push(e);
-    byPath.set(e.path, list);
+    byPath.set(path, list);
   }
   const reverted = new Map<number, { opener: number; closer: number }>();
   for (const list of byPath.values()) {

@@ -7,7 +7,7 @@
  * judge reads it as data; deterministic. Pure.
  */
 import { findRevertedEdits } from "./efficiency.ts";
-import { clip, quote } from "./text.ts";
+import { clip, normalizePath, quote } from "./text.ts";
 import { isAction, type EditEvent, type Trace } from "./trace.ts";
 
 /** A run of consecutive actions of one kind. */
@@ -105,7 +105,7 @@ export function summarizeTrace(trace: Trace, options: SummarizeOptions = {}): Tr
     toolCalls: toolCalls.length,
     failedToolCalls: toolCalls.filter((t) => t.outcome === "error").length,
     edits: edits.length,
-    filesEdited: new Set(edits.map((e) => e.path)).size,
+    filesEdited: new Set(edits.map((e) => normalizePath(e.path))).size,
     testRuns: testRuns.length,
     failingTestRuns: testRuns.filter((t) => t.outcome === "error" || t.failed > 0).length,
     messages: trace.events.length - actions.length,

@@ -70,6 +70,13 @@ describe("extractEfficiency", () => {
     expect(r.evidence.unproductive[3]?.detail).toBe("modify b.ts left the file as it was");
   });
 
+  it("matches a revert across spellings of the same path", () => {
+    const r = extractEfficiency(
+      buildTrace([edit(1, "./src/x.ts", "create"), edit(2, "src//x.ts", "delete")]),
+    );
+    expect(seqs(r.evidence.unproductive)).toEqual([1, 2]);
+  });
+
   it("does not call edits without digests reverted", () => {
     const r = extractEfficiency(buildTrace([edit(1, "a.ts"), edit(2, "a.ts"), edit(3, "a.ts")]));
     expect(r.evidence.unproductive).toEqual([]);

@@ -3,6 +3,7 @@
  * that keep the rules conservative, and the citations they produce.
  */
 import { computeExploits, computeIntegrity } from "@bouts/scoring";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { extractTraceEvidence, type TraceEvidenceOptions, type TraceEvent } from "../src/index.ts";
 import { buildTrace, edit, message, tool } from "./build.ts";
@@ -252,5 +253,62 @@ describe("extractTraceEvidence — output", () => {
     const exploits = computeExploits(r.exploits);
     expect(integrity.ok && integrity.value.points.text).toBe("-10");
     expect(exploits.ok && exploits.value.points.text).toBe("-25");
+  });
+});
+
+describe("extractTraceEvidence — properties", () => {
+  const arbEvent = (seq: number): fc.Arbitrary<TraceEvent> =>
+    fc.oneof(
+      fc
+        .record({
+          path: fc.constantFrom("tests/a.test.ts", "hidden/tests/h.ts", "src/a.ts", "conftest.py"),
+          kind: fc.constantFrom("create", "modify", "delete"),
+          patch: fc.option(
+            fc.array(
+              fc.constantFrom("+it.skip('x', f)", "-expect(a).toBe(1)", "+process.exit(0)", "+ok"),
+              { maxLength: 6 },
+            ),
+            { nil: undefined },
+          ),
+        })
+        .map(({ path, kind, patch }) =>
+          edit(seq, path, kind, patch ? { patch: diff(...patch) } : {}),
+        ),
+      fc
+        .record({
+          name: fc.constantFrom("bash", "web_fetch", "read_file"),
+          args: fc.constantFrom("ls", "curl https://x.test", "cat hidden/tests/h.ts", "env"),
+        })
+        .map(({ name, args }) => tool(seq, name, args)),
+      fc
+        .constantFrom(
+          "All tests pass.",
+          "The retry test still fails.",
+          "Not supported yet: X is not handled.",
+        )
+        .map((text) => message(seq, "assistant", { final: true, text })),
+    );
+  const arbEvents = fc
+    .integer({ min: 0, max: 30 })
+    .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => arbEvent(i + 1))));
+
+  it("cites every observation, within 500 characters, the same way every time", () => {
+    fc.assert(
+      fc.property(arbEvents, (events) => {
+        const r = run(events);
+        expect(run(structuredClone(events))).toEqual(r);
+        const items = [...r.integrity, ...r.exploits];
+        expect(new Set(items.map((i) => i.trigger)).size).toBe(items.length);
+        for (const item of items) {
+          expect(item.citation.length).toBeGreaterThan(0);
+          expect(item.citation.length).toBeLessThanOrEqual(500);
+          expect(item.count).toBe(r.observations.filter((o) => o.trigger === item.trigger).length);
+        }
+        const seqs = new Set(events.map((e) => e.seq));
+        for (const o of r.observations) expect(seqs.has(o.seq)).toBe(true);
+        expect(computeIntegrity(r.integrity).ok && computeExploits(r.exploits).ok).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
