@@ -1,0 +1,77 @@
+/**
+ * Every Semgrep rule's own positive and negative cases (`semgrep --test` over scan-rules), and
+ * every rule's CWE placed in the seed's severity table.
+ */
+import { execFile } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { resolveSemgrepBin, SEMGREP_RULES_DIR } from "../../src/scan/semgrep.ts";
+import { CWE_SEVERITY } from "../../src/scan/severity.ts";
+
+const run = promisify(execFile);
+
+const ruleFiles = ["javascript", "python"].flatMap((lang) =>
+  readdirSync(path.join(SEMGREP_RULES_DIR, lang))
+    .filter((f) => f.endsWith(".yaml"))
+    .map((f) => path.join(SEMGREP_RULES_DIR, lang, f)),
+);
+
+describe("semgrep rules", () => {
+  it("every rule has a CWE the severity table places", () => {
+    expect(ruleFiles.length).toBeGreaterThanOrEqual(26);
+    for (const file of ruleFiles) {
+      const text = readFileSync(file, "utf8");
+      const ids = [...text.matchAll(/^\s+- id: (\S+)$/gm)].map((m) => m[1]);
+      const cwes = [...text.matchAll(/^\s+cwe: "(CWE-\d+)"$/gm)].map((m) => m[1]!);
+      expect(ids.length, file).toBeGreaterThan(0);
+      expect(cwes.length, file).toBe(ids.length);
+      for (const cwe of cwes) expect(CWE_SEVERITY[cwe], `${file}: ${cwe}`).toBeDefined();
+    }
+  });
+
+  it("covers every class the seed names in both languages", () => {
+    const classes = (lang: string) =>
+      readdirSync(path.join(SEMGREP_RULES_DIR, lang))
+        .filter((f) => f.endsWith(".yaml"))
+        .map((f) => f.slice(0, -5))
+        .sort();
+    const expected = [
+      "auth-bypass",
+      "command-injection",
+      "error-details-exposure",
+      "hardcoded-credentials",
+      "insecure-deserialization",
+      "insecure-randomness",
+      "missing-csrf",
+      "missing-security-headers",
+      "path-traversal",
+      "sql-injection",
+      "verbose-logging",
+      "weak-password-hashing",
+      "xss",
+    ];
+    expect(classes("javascript")).toEqual(expected);
+    expect(classes("python")).toEqual(expected);
+  });
+
+  it("pass their own positive and negative test cases (semgrep --test)", async () => {
+    const { stdout } = await run(
+      resolveSemgrepBin(),
+      ["--test", "--metrics=off", "--json", SEMGREP_RULES_DIR],
+      {
+        env: { ...process.env, SEMGREP_ENABLE_VERSION_CHECK: "0", SEMGREP_SEND_METRICS: "off" },
+        maxBuffer: 64 * 2 ** 20,
+      },
+    ).catch((e: { stdout?: string; stderr?: string }) => {
+      throw new Error(`semgrep --test failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+    });
+    const report = JSON.parse(stdout) as {
+      results: Record<string, { checks: Record<string, { passed: boolean }> }>;
+    };
+    const checks = Object.values(report.results).flatMap((r) => Object.entries(r.checks));
+    expect(checks.length).toBeGreaterThanOrEqual(41);
+    expect(checks.filter(([, c]) => !c.passed).map(([id]) => id)).toEqual([]);
+  }, 180_000);
+});
