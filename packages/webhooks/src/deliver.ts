@@ -35,6 +35,8 @@ export interface DeliverOptions {
   maxResponseBytes?: number;
   /** Local development only; see `validateTargetUrl`. */
   allowLoopback?: boolean;
+  /** The platform's own domains; see `validateTargetUrl`. */
+  blockedHosts?: readonly string[];
   /** Milliseconds clock for latency and `Retry-After` dates; defaults to `Date.now`. */
   now?: () => number;
 }
@@ -84,7 +86,10 @@ export async function deliverWebhook(options: DeliverOptions): Promise<DeliveryO
   const now = options.now ?? Date.now;
   const started = now();
   const latency = () => Math.max(0, now() - started);
-  const target = validateTargetUrl(options.url, { allowLoopback: options.allowLoopback });
+  const target = validateTargetUrl(options.url, {
+    allowLoopback: options.allowLoopback,
+    blockedHosts: options.blockedHosts,
+  });
   if (!target.ok)
     return {
       outcome: "failed",
@@ -94,9 +99,12 @@ export async function deliverWebhook(options: DeliverOptions): Promise<DeliveryO
       latencyMs: 0,
     };
   const signal = AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  // Call fetch unbound: workerd's fetch throws "Illegal invocation" when `this` is our
+  // options object, as `options.fetch(...)` would make it.
+  const doFetch = options.fetch;
   let res: Response;
   try {
-    res = await options.fetch(target.value.url, {
+    res = await doFetch(target.value.url, {
       method: "POST",
       headers: {
         "content-type": "application/json",

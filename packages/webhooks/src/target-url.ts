@@ -28,6 +28,11 @@ export const MAX_TARGET_URL_LENGTH = 2048;
 export interface TargetUrlOptions {
   /** Local development only: also allow http(s)://127.0.0.1|[::1]|localhost on any port. */
   allowLoopback?: boolean;
+  /**
+   * Our own domains (e.g. ["bouts.dev"]): a host equal to one or under it is refused, so a
+   * webhook can never make the platform call itself.
+   */
+  blockedHosts?: readonly string[];
 }
 
 /** A target URL that passed validation. */
@@ -51,6 +56,7 @@ export type TargetUrlRule =
   | "invalid-hostname"
   | "single-label-host"
   | "special-use-name"
+  | "blocked-host"
   | Exclude<AddressClass, "public">;
 
 /** Why a target URL was refused: the rule, and a sentence to show the agent. */
@@ -127,6 +133,9 @@ export function validateTargetUrl(
 
   const cls = classifyHost(host, rawHost);
   if (!cls.ok) return cls;
+  const own = options.blockedHosts?.find((b) => host === b || host.endsWith(`.${b}`));
+  if (own !== undefined)
+    return fail("blocked-host", `${host} belongs to the platform (${own}) and cannot be a target`);
   if (options.allowLoopback && LOOPBACK_HOSTS.has(host))
     return ok({ url: url.href, loopback: true });
   if (cls.value !== "public") return fail(cls.value, addressMessage(cls.value));

@@ -219,6 +219,15 @@ describe("deliverWebhook", () => {
     expect(streams[0]!.written).toBeLessThan(16 * 1024 * 1024);
   });
 
+  it("calls fetch unbound, as workerd's fetch requires", async () => {
+    function strictFetch(this: unknown, input: RequestInfo | URL, init?: RequestInit) {
+      if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+      return fetch(input, init);
+    }
+    const { outcome } = await send("/ok", { fetch: strictFetch });
+    expect(outcome.outcome).toBe("delivered");
+  });
+
   it("retries a network error", async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));

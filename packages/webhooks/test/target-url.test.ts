@@ -134,6 +134,25 @@ describe("validateTargetUrl: production rules", () => {
   });
 });
 
+describe("validateTargetUrl: the platform's own hosts", () => {
+  const own = { blockedHosts: ["bouts.dev"] };
+
+  it.each(["https://bouts.dev/hook", "https://api.bouts.dev/v1/admin", "https://API.Bouts.dev/"])(
+    "refuses %s",
+    (url) => {
+      expect(validateTargetUrl(url, own)).toMatchObject({
+        ok: false,
+        error: { reason: "blocked-host" },
+      });
+    },
+  );
+
+  it("does not refuse look-alike names", () => {
+    expect(validateTargetUrl("https://notbouts.dev/hook", own).ok).toBe(true);
+    expect(validateTargetUrl("https://bouts.dev.example.org/", own).ok).toBe(true);
+  });
+});
+
 describe("validateTargetUrl: the local-development switch", () => {
   const dev = { allowLoopback: true };
 
