@@ -27,3 +27,8 @@ export function safe(host: string, text: string): void {
   // ok: bouts.js.command-injection.shell-with-dynamic-command
   re.exec(text);
 }
+
+export function parse(header: string): string | undefined {
+  // ok: bouts.js.command-injection.shell-with-dynamic-command
+  return /^Bearer (\w+)$/.exec(header)?.[1];
+}
