@@ -7,6 +7,7 @@ import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as schema from "./schema.ts";
 
 export * from "./schema.ts";
+export * from "./keys.ts";
 export * from "./queries/principals.ts";
 export * from "./queries/challenges.ts";
 export * from "./queries/submissions.ts";

@@ -5,15 +5,14 @@
  * amount of hashing work; operator routes answer 403 to an agent key.
  */
 import { createMiddleware } from "hono/factory";
-import { createDb, findApiKey } from "@bouts/db";
+import { createDb, findApiKey, parseApiKey, verifySecret } from "@bouts/db";
 import { fail } from "./errors.ts";
-import { parseApiKey, verifySecret } from "./keys.ts";
 import type { IngestEnv, Principal } from "./types.ts";
 
 // A hash no secret produces, so unknown key ids cost the same comparison as real ones.
 const DUMMY_HASH = "0".repeat(64);
 
-/** Resolves the caller's key into `c.var.principal`, or answers 401; rate-limits per key. */
+/** Resolves the caller's key into `c.var.principal`, or answers 401. */
 export const authenticate = createMiddleware<IngestEnv>(async (c, next) => {
   const header = c.req.header("Authorization") ?? "";
   const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
@@ -27,10 +26,6 @@ export const authenticate = createMiddleware<IngestEnv>(async (c, next) => {
   }
   const principal = toPrincipal(row.id, row.role, row.agentId, row.operatorId);
   if (!principal) fail({ reason: "unauthenticated", detail: "The API key has no owner." });
-  const { success } = await c.env.API_RATE_LIMIT.limit({ key: row.id });
-  if (!success) {
-    fail({ reason: "rate-limited", retryAfter: 60, detail: "Too many requests for this API key." });
-  }
   c.set("principal", principal);
   await next();
 });
@@ -45,6 +40,27 @@ function toPrincipal(
   if (role === "operator" && operatorId) return { role: "operator", operatorId, keyId };
   return null;
 }
+
+const SUBMIT_ROUTE = /^\/v1\/challenges\/[^/]+\/submissions\/?$/;
+
+/**
+ * Rate-limits per key, after authentication (so nobody can spend another key's budget):
+ * submissions count against SUBMIT_RATE_LIMIT, every other call against API_RATE_LIMIT. One
+ * limiter call per request.
+ */
+export const limitRate = createMiddleware<IngestEnv>(async (c, next) => {
+  const submit = c.req.method === "POST" && SUBMIT_ROUTE.test(c.req.path);
+  const limiter = submit ? c.env.SUBMIT_RATE_LIMIT : c.env.API_RATE_LIMIT;
+  const { success } = await limiter.limit({ key: c.var.principal.keyId });
+  if (!success) {
+    fail({
+      reason: "rate-limited",
+      retryAfter: 60,
+      detail: submit ? "Too many submissions for this key." : "Too many requests for this key.",
+    });
+  }
+  await next();
+});
 
 /** Only operator keys pass; agent keys get 403. */
 export const requireOperator = createMiddleware<IngestEnv>(async (c, next) => {

@@ -9,7 +9,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { swaggerUI } from "@hono/swagger-ui";
 import { HTTPException } from "hono/http-exception";
 import { buildProblem } from "@bouts/contracts";
-import { authenticate } from "./auth.ts";
+import { authenticate, limitRate } from "./auth.ts";
 import { errorResponse, IngestHttpError, problemResponse } from "./errors.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { challengeRoutes } from "./routes/challenges.ts";
@@ -25,7 +25,7 @@ export function createIngestApp() {
 
   app.get("/healthz", (c) => c.json({ ok: true }));
 
-  app.use("/v1/*", authenticate);
+  app.use("/v1/*", authenticate, limitRate);
   app.route("/v1", agentRoutes);
   app.route("/v1", challengeRoutes);
   app.route("/v1", submissionRoutes);

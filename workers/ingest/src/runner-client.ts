@@ -8,13 +8,13 @@
 import { getContainer } from "@cloudflare/containers";
 import { z } from "zod";
 
-/** The part of the runner's QA report the platform relies on; the rest is kept verbatim. */
+/**
+ * The part of the runner's QA report (containers/runner/src/challenge/qa.ts `QaReport`) the
+ * platform relies on; the rest (per-test verdicts, cleaned manifest) is stored verbatim.
+ */
 const QaReportSchema = z.looseObject({
-  passed: z.boolean(),
-  problems: z
-    .array(z.looseObject({ message: z.string() }))
-    .optional()
-    .describe("what made QA fail"),
+  publishable: z.boolean(),
+  problems: z.array(z.string()).describe("what made QA fail"),
 });
 
 /** The QA verdict and the full report to store with the challenge. */
@@ -54,8 +54,8 @@ export async function runChallengeQa(
   return {
     ok: true,
     value: {
-      passed: parsed.data.passed,
-      problems: (parsed.data.problems ?? []).map((p) => p.message),
+      passed: parsed.data.publishable,
+      problems: parsed.data.problems,
       report: body,
     },
   };

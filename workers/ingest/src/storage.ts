@@ -12,10 +12,15 @@ import { isObjectReferenced, type Db } from "@bouts/db";
 /** An object to store: its key, bytes and media type. */
 export type StoredObject = { key: string; bytes: Uint8Array; contentType: string };
 
+/** Stores the object; identical bytes under the same key make this a harmless overwrite. */
+export async function putObject(bucket: R2Bucket, o: StoredObject): Promise<void> {
+  await bucket.put(o.key, o.bytes, { httpMetadata: { contentType: o.contentType } });
+}
+
 /** Stores the object unless identical bytes are already there (the key is their hash). */
 export async function ensureObject(bucket: R2Bucket, o: StoredObject): Promise<void> {
   if (await bucket.head(o.key)) return;
-  await bucket.put(o.key, o.bytes, { httpMetadata: { contentType: o.contentType } });
+  await putObject(bucket, o);
 }
 
 /** Undo of `ensureObject` for a request that failed: removes the object if nothing uses it. */

@@ -1,8 +1,8 @@
 /**
  * A Node-side stand-in for the runner's challenge QA endpoint (`POST /v1/challenges/qa`),
- * used until the real runner module can be called in-process. It answers with the QA report
- * shape the platform relies on ({ passed, problems[] }): a bundle containing the marker
- * file QA_SHOULD_FAIL fails QA; one containing RUNNER_CRASH makes the runner answer 500.
+ * used until the runner's HTTP server exists. It answers with the runner's QaReport shape
+ * (containers/runner/src/challenge/qa.ts): a bundle containing the marker file
+ * QA_SHOULD_FAIL is not publishable; one containing RUNNER_CRASH makes the runner answer 500.
  */
 import { gunzipSync } from "node:zlib";
 
@@ -18,10 +18,19 @@ export async function handleFakeRunner(request: Request): Promise<Response> {
   const tar = gunzipSync(Buffer.from(await request.arrayBuffer())).toString("latin1");
   if (tar.includes("RUNNER_CRASH")) return new Response("boom", { status: 500 });
   if (tar.includes("QA_SHOULD_FAIL")) {
-    return Response.json({
-      passed: false,
-      problems: [{ message: "the reference solution fails static test fizz.basic" }],
-    });
+    return Response.json(qaReport(false, ["the reference solution fails static test fizz.basic"]));
   }
-  return Response.json({ passed: true, problems: [] });
+  return Response.json(qaReport(true, []));
+}
+
+function qaReport(publishable: boolean, problems: string[]) {
+  return {
+    challengeId: "fake",
+    repeats: 3,
+    publishable,
+    tests: [],
+    removed: [],
+    problems,
+    cleanedManifest: null,
+  };
 }

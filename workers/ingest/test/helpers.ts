@@ -5,8 +5,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { createDb, insertApiKey, insertOperator } from "@bouts/db";
-import { mintApiKey } from "../src/keys.ts";
+import { createDb, insertApiKey, insertOperator, mintApiKey } from "@bouts/db";
 
 export const ORIGIN = "http://ingest.test";
 

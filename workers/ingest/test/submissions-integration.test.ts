@@ -11,7 +11,7 @@ import {
   tarGz,
   zipLike,
 } from "./helpers.ts";
-import { sha256Hex } from "../src/keys.ts";
+import { sha256Hex } from "@bouts/db";
 
 type SubmissionView = {
   id: string;

@@ -58,20 +58,6 @@ export async function claimIdempotencyKey(
   return { kind: "existing", record };
 }
 
-/** Records the answer of a finished request so that retries replay it. */
-export async function completeIdempotencyKey(
-  db: Db,
-  agentId: string,
-  key: string,
-  status: number,
-  body: string,
-): Promise<void> {
-  await db
-    .update(idempotencyKeys)
-    .set({ state: "done", responseStatus: status, responseBody: body })
-    .where(and(eq(idempotencyKeys.agentId, agentId), eq(idempotencyKeys.key, key)));
-}
-
 /** Releases a claim whose request failed before creating anything, so a retry may proceed. */
 export async function releaseIdempotencyKey(db: Db, agentId: string, key: string): Promise<void> {
   await db

@@ -59,11 +59,6 @@ export async function findAgent(db: Db, id: string): Promise<AgentRow | undefine
   return db.select().from(agents).where(eq(agents.id, id)).get();
 }
 
-/** Finds an operator by id. */
-export async function findOperator(db: Db, id: string): Promise<OperatorRow | undefined> {
-  return db.select().from(operators).where(eq(operators.id, id)).get();
-}
-
 /** Lists the agents an operator registered, newest first. */
 export async function listOperatorAgents(db: Db, operatorId: string): Promise<AgentRow[]> {
   return db

@@ -11,6 +11,7 @@ import {
   challenges,
   idempotencyKeys,
   submissions,
+  type ChallengeRow,
   type SubmissionRow,
   type SubmissionStatus,
 } from "../schema.ts";
@@ -33,14 +34,15 @@ export type IdempotencyLink = { agentId: string; key: string };
 
 /**
  * Inserts the submission with its iteration (max + 1) if the guards hold, and links the
- * idempotency record to it, in one D1 batch (one transaction). Returns whether it inserted.
+ * idempotency record to it, in one D1 batch (one transaction). Returns the iteration it
+ * was given, or null when a guard refused it.
  */
 export async function insertSubmission(
   db: Db,
   row: NewSubmission,
   guard: SubmissionGuard,
   link: IdempotencyLink | null,
-): Promise<boolean> {
+): Promise<number | null> {
   // Raw D1 statements: drizzle's batch does not take raw INSERT … SELECT statements.
   const mine = "agent_id = ?2 AND challenge_id = ?3";
   const cooldown =
@@ -56,7 +58,8 @@ export async function insertSubmission(
         ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'received', ?11
       WHERE EXISTS (SELECT 1 FROM challenges WHERE id = ?3 AND status = 'published')
         AND EXISTS (SELECT 1 FROM entries WHERE ${mine})
-        AND (SELECT COUNT(*) FROM submissions WHERE ${mine}) < ?12${cooldown}`,
+        AND (SELECT COUNT(*) FROM submissions WHERE ${mine}) < ?12${cooldown}
+      RETURNING iteration`,
     )
     .bind(
       row.id,
@@ -84,8 +87,42 @@ export async function insertSubmission(
         .bind(row.id, link.agentId, link.key),
     );
   }
-  const [res] = await db.$client.batch(statements);
-  return (res?.meta.changes ?? 0) > 0;
+  const [res] = await db.$client.batch<{ iteration: number }>(statements);
+  return res?.results[0]?.iteration ?? null;
+}
+
+/** What a submit needs to know about a challenge and the calling agent, read at once. */
+export type SubmitContext = {
+  challenge: ChallengeRow;
+  entered: boolean;
+  submissions: number;
+  lastSubmittedAt: number | null;
+};
+
+/** Reads a challenge (by id or slug) with the agent's entry and submission count, in one query. */
+export async function findSubmitContext(
+  db: Db,
+  idOrSlug: string,
+  agentId: string,
+): Promise<SubmitContext | undefined> {
+  const mine = sql`${submissions.agentId} = ${agentId} AND ${submissions.challengeId} = ${challenges.id}`;
+  const row = await db
+    .select({
+      challenge: challenges,
+      entered: sql<number>`EXISTS (SELECT 1 FROM entries WHERE entries.agent_id = ${agentId} AND entries.challenge_id = ${challenges.id})`,
+      count: sql<number>`(SELECT COUNT(*) FROM submissions WHERE ${mine})`,
+      last: sql<number | null>`(SELECT MAX(received_at) FROM submissions WHERE ${mine})`,
+    })
+    .from(challenges)
+    .where(or(eq(challenges.id, idOrSlug), eq(challenges.slug, idOrSlug)))
+    .get();
+  if (!row) return undefined;
+  return {
+    challenge: row.challenge,
+    entered: Boolean(row.entered),
+    submissions: row.count,
+    lastSubmittedAt: row.last,
+  };
 }
 
 /** Deletes a submission that was never enqueued (undo of a failed submit). */
@@ -112,34 +149,6 @@ export async function listAgentSubmissions(
     .where(and(eq(submissions.agentId, agentId), eq(submissions.challengeId, challengeId)))
     .orderBy(desc(submissions.iteration))
     .all();
-}
-
-/** Counts an agent's submissions on a challenge. */
-export async function countAgentSubmissions(
-  db: Db,
-  agentId: string,
-  challengeId: string,
-): Promise<number> {
-  const row = await db
-    .select({ n: sql<number>`COUNT(*)` })
-    .from(submissions)
-    .where(and(eq(submissions.agentId, agentId), eq(submissions.challengeId, challengeId)))
-    .get();
-  return row?.n ?? 0;
-}
-
-/** The latest submission time of an agent on a challenge, or null. */
-export async function findLastSubmissionAt(
-  db: Db,
-  agentId: string,
-  challengeId: string,
-): Promise<number | null> {
-  const row = await db
-    .select({ at: sql<number | null>`MAX(received_at)` })
-    .from(submissions)
-    .where(and(eq(submissions.agentId, agentId), eq(submissions.challengeId, challengeId)))
-    .get();
-  return row?.at ?? null;
 }
 
 /** Whether any submission or challenge still references this R2 key. */

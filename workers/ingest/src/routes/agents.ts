@@ -15,10 +15,10 @@ import {
   listOperatorAgents,
   revokeApiKey,
   type ApiKeyRow,
+  mintApiKey,
 } from "@bouts/db";
 import { operatorIdOf, requireOperator } from "../auth.ts";
 import { fail } from "../errors.ts";
-import { mintApiKey } from "../keys.ts";
 import { BEARER, createRouter, json, problems } from "../openapi.ts";
 import {
   AgentSchema,

@@ -18,6 +18,7 @@ import {
   type ChallengePatch,
   type ChallengeRow,
   type Db,
+  sha256Hex,
 } from "@bouts/db";
 import { visibleChallenge } from "../access.ts";
 import { agentIdOf, operatorIdOf, requireAgent, requireOperator } from "../auth.ts";
@@ -25,7 +26,6 @@ import { readBundleManifest } from "../bundle.ts";
 import { checkCustomWeights } from "../challenge-config.ts";
 import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
-import { sha256Hex } from "../keys.ts";
 import { BEARER, createRouter, json, problems } from "../openapi.ts";
 import { runChallengeQa } from "../runner-client.ts";
 import {

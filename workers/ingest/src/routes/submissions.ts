@@ -9,19 +9,19 @@
 import { createRoute, type z } from "@hono/zod-openapi";
 import {
   claimIdempotencyKey,
-  countAgentSubmissions,
   createDb,
   deleteReceivedSubmission,
-  findEntry,
-  findLastSubmissionAt,
   findSubmission,
+  findSubmitContext,
   insertSubmission,
   listAgentSubmissions,
   markSubmissionQueued,
   releaseIdempotencyKey,
+  sha256Hex,
   type ChallengeRow,
   type Db,
   type NewSubmission,
+  type SubmitContext,
 } from "@bouts/db";
 import { problemFromZodError } from "@bouts/contracts";
 import { visibleChallenge } from "../access.ts";
@@ -29,7 +29,6 @@ import { agentIdOf, requireAgent } from "../auth.ts";
 import { parseStoredLimits } from "../challenge-config.ts";
 import { readConfig, type IngestConfig } from "../config.ts";
 import { fail } from "../errors.ts";
-import { sha256Hex } from "../keys.ts";
 import type { SubmissionMessage } from "../messages.ts";
 import { BEARER, createRouter, json, problems } from "../openapi.ts";
 import {
@@ -39,7 +38,7 @@ import {
   SubmissionSchema,
   SUBMIT_BODY_DOC,
 } from "../schemas.ts";
-import { ensureObject, releaseObjectQuietly, type StoredObject } from "../storage.ts";
+import { ensureObject, putObject, releaseObjectQuietly, type StoredObject } from "../storage.ts";
 import { archiveContentType, readBodyLimited, sniffArchive, type ArchiveType } from "../uploads.ts";
 import { submissionToWire } from "../views.ts";
 
@@ -59,18 +58,18 @@ type SubmissionParts = {
 };
 
 /** Refuses the submission early when the challenge's state or quota already forbids it. */
-async function checkCanSubmit(db: Db, agentId: string, ch: ChallengeRow, now: number) {
+function checkCanSubmit(ctx: SubmitContext, now: number): void {
+  const ch = ctx.challenge;
   if (ch.status !== "published") {
     fail({ reason: "conflict", detail: "The challenge is closed to new submissions." });
   }
-  if (!(await findEntry(db, agentId, ch.id))) {
+  if (!ctx.entered) {
     fail({ reason: "conflict", detail: "Enter the challenge before submitting to it." });
   }
-  if ((await countAgentSubmissions(db, agentId, ch.id)) >= ch.maxIterations) quotaExhausted(ch);
+  if (ctx.submissions >= ch.maxIterations) quotaExhausted(ch);
   const { cooldownSeconds } = parseStoredLimits(ch.limits);
-  if (cooldownSeconds > 0) {
-    const last = await findLastSubmissionAt(db, agentId, ch.id);
-    const wait = last === null ? 0 : last + cooldownSeconds * 1000 - now;
+  if (cooldownSeconds > 0 && ctx.lastSubmittedAt !== null) {
+    const wait = ctx.lastSubmittedAt + cooldownSeconds * 1000 - now;
     if (wait > 0) {
       fail({
         reason: "rate-limited",
@@ -79,6 +78,15 @@ async function checkCanSubmit(db: Db, agentId: string, ch: ChallengeRow, now: nu
       });
     }
   }
+}
+
+/** Loads the submit context; a draft (or missing) challenge is a 404 to agents. */
+async function loadSubmitContext(db: Db, idOrSlug: string, agentId: string) {
+  const ctx = await findSubmitContext(db, idOrSlug, agentId);
+  if (!ctx || ctx.challenge.status === "draft") {
+    fail({ reason: "not-found", resource: "challenge" });
+  }
+  return ctx;
 }
 
 function quotaExhausted(ch: ChallengeRow): never {
@@ -195,6 +203,37 @@ function invalid(path: string, message: string): never {
 
 type SubmissionView = z.infer<typeof SubmissionSchema>;
 
+/** What makes two submit requests "the same body": the challenge and the parts' content. */
+function requestHashOf(challengeId: string, parts: SubmissionParts): Promise<string> {
+  return sha256Hex(
+    JSON.stringify([
+      challengeId,
+      parts.archive.sha256,
+      parts.trace?.sha256 ?? null,
+      parts.claimsJson,
+    ]),
+  );
+}
+
+/** Claims the idempotency key (or finds the earlier request's record). */
+async function claimKey(
+  db: Db,
+  link: { agentId: string; key: string },
+  requestHash: Promise<string>,
+  now: number,
+  cfg: IngestConfig,
+) {
+  const hash = await requestHash;
+  const claim = await claimIdempotencyKey(db, {
+    ...link,
+    requestHash: hash,
+    createdAt: now,
+    leaseUntil: now + IDEMPOTENCY_LEASE_MS,
+    expiresAt: now + cfg.idempotencyTtlMs,
+  });
+  return { ...claim, requestHash: hash };
+}
+
 /** Headers of a replayed idempotent answer. */
 function replayHeaders(view: SubmissionView): Record<string, string> {
   return { "Idempotent-Replayed": "true", Location: view.url };
@@ -233,56 +272,12 @@ submissionRoutes.openapi(
     if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) {
       invalid("Idempotency-Key", "1 to 255 printable ASCII characters");
     }
-    const { success } = await c.env.SUBMIT_RATE_LIMIT.limit({ key: principal.keyId });
-    if (!success) {
-      fail({
-        reason: "rate-limited",
-        retryAfter: 60,
-        detail: "Too many submissions for this key.",
-      });
-    }
-    const ch = await visibleChallenge(db, principal, c.req.valid("param").id);
+    const submitCtx = await loadSubmitContext(db, c.req.valid("param").id, agentId);
+    const ch = submitCtx.challenge;
     const now = Date.now();
-    await checkCanSubmit(db, agentId, ch, now);
+    checkCanSubmit(submitCtx, now);
     const parts = await parseSubmission(c.req.raw, cfg, ch);
 
-    // ─── Idempotency: claim the key, or replay / refuse ───
-    if (idemKey !== null) {
-      const requestHash = await sha256Hex(
-        JSON.stringify([
-          ch.id,
-          parts.archive.sha256,
-          parts.trace?.sha256 ?? null,
-          parts.claimsJson,
-        ]),
-      );
-      const claim = await claimIdempotencyKey(db, {
-        agentId,
-        key: idemKey,
-        requestHash,
-        createdAt: now,
-        leaseUntil: now + IDEMPOTENCY_LEASE_MS,
-        expiresAt: now + cfg.idempotencyTtlMs,
-      });
-      if (claim.kind === "existing") {
-        const r = claim.record;
-        if (r.requestHash !== requestHash) fail({ reason: "idempotency-mismatch" });
-        if (r.state === "done" && r.responseBody !== null) {
-          const view = JSON.parse(r.responseBody) as SubmissionView;
-          return c.json(view, 202, replayHeaders(view));
-        }
-        // In flight; if its submission already committed, answer with that submission.
-        const linked = r.submissionId ? await findSubmission(db, r.submissionId) : undefined;
-        if (linked && r.leaseUntil < now) {
-          const view = submissionToWire(linked, new URL(c.req.url).origin);
-          return c.json(view, 202, replayHeaders(view));
-        }
-        fail({
-          reason: "idempotency-in-flight",
-          retryAfter: Math.max(1, Math.ceil((r.leaseUntil - now) / 1000)),
-        });
-      }
-    }
     const link = idemKey === null ? null : { agentId, key: idemKey };
     const objects = parts.trace ? [parts.archive, parts.trace] : [parts.archive];
     const undo = async (submissionId: string | null) => {
@@ -291,11 +286,38 @@ submissionRoutes.openapi(
       if (link) await releaseIdempotencyKey(db, link.agentId, link.key).catch(logUndo);
     };
 
-    // ─── 1. R2: content-addressed objects ───
-    try {
-      for (const o of objects) await ensureObject(c.env.ARTIFACTS, o);
-    } catch (err) {
-      console.error("R2 put failed", err);
+    // ─── 1. R2 (content-addressed objects) alongside the idempotency claim ───
+    // Both are undone below if the other fails or the claim finds an earlier request.
+    const [claimed, stored] = await Promise.allSettled([
+      link ? claimKey(db, link, requestHashOf(ch.id, parts), now, cfg) : null,
+      Promise.all(objects.map((o) => putObject(c.env.ARTIFACTS, o))),
+    ]);
+    if (claimed.status === "rejected") {
+      for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
+      throw claimed.reason;
+    }
+    const claim = claimed.value;
+    if (claim && claim.kind === "existing") {
+      for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
+      const r = claim.record;
+      if (r.requestHash !== claim.requestHash) fail({ reason: "idempotency-mismatch" });
+      if (r.state === "done" && r.responseBody !== null) {
+        const view = JSON.parse(r.responseBody) as SubmissionView;
+        return c.json(view, 202, replayHeaders(view));
+      }
+      // In flight; if its submission already committed and its lease ran out, answer with it.
+      const linked = r.submissionId ? await findSubmission(db, r.submissionId) : undefined;
+      if (linked && r.leaseUntil < now) {
+        const view = submissionToWire(linked, new URL(c.req.url).origin);
+        return c.json(view, 202, replayHeaders(view));
+      }
+      fail({
+        reason: "idempotency-in-flight",
+        retryAfter: Math.max(1, Math.ceil((r.leaseUntil - now) / 1000)),
+      });
+    }
+    if (stored.status === "rejected") {
+      console.error("R2 put failed", stored.reason);
       await undo(null);
       fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
     }
@@ -315,9 +337,9 @@ submissionRoutes.openapi(
       receivedAt: now,
     };
     const cooldownSeconds = parseStoredLimits(ch.limits).cooldownSeconds;
-    let inserted: boolean;
+    let iteration: number | null;
     try {
-      inserted = await insertSubmission(
+      iteration = await insertSubmission(
         db,
         row,
         {
@@ -331,12 +353,12 @@ submissionRoutes.openapi(
       await undo(null);
       fail({ reason: "unavailable", service: "database", retryAfter: 30 });
     }
-    if (!inserted) {
-      // A guard failed under concurrency: find which, after undoing the objects.
+    if (iteration === null) {
+      // A guard failed under concurrency: find which, after undoing the objects and claim.
       await undo(null);
-      const fresh = await visibleChallenge(db, principal, ch.id);
-      await checkCanSubmit(db, agentId, fresh, now);
-      quotaExhausted(fresh);
+      const fresh = await loadSubmitContext(db, ch.id, agentId);
+      checkCanSubmit(fresh, now);
+      quotaExhausted(fresh.challenge);
     }
     try {
       // A concurrent undo of identical bytes may have removed the object before our commit.
@@ -361,7 +383,7 @@ submissionRoutes.openapi(
     const view = submissionToWire(
       {
         ...row,
-        iteration: 0,
+        iteration,
         status: "queued",
         failureReason: null,
         queuedAt,
@@ -371,8 +393,6 @@ submissionRoutes.openapi(
       },
       new URL(c.req.url).origin,
     );
-    const stored = await findSubmission(db, row.id);
-    view.iteration = stored?.iteration ?? view.iteration;
     const body = JSON.stringify(view);
     try {
       await markSubmissionQueued(

@@ -1,5 +1,5 @@
 /**
- * @module ingest/keys
+ * @module db/keys
  * API key material. A key reads `bouts_<keyId>_<secret>`: the id (public, the lookup handle)
  * and a 256-bit random secret. Invariants: the secret is shown once and only its SHA-256 is
  * stored; hashes are compared in constant time (crypto.subtle.timingSafeEqual).
@@ -28,7 +28,13 @@ export async function verifySecret(secret: string, expectedHash: string): Promis
   const actual = new TextEncoder().encode(await sha256Hex(secret));
   const expected = new TextEncoder().encode(expectedHash);
   if (actual.byteLength !== expected.byteLength) return false;
-  return crypto.subtle.timingSafeEqual(actual, expected);
+  const subtle = crypto.subtle as typeof crypto.subtle & {
+    timingSafeEqual?: (a: Uint8Array, b: Uint8Array) => boolean;
+  };
+  if (subtle.timingSafeEqual) return subtle.timingSafeEqual(actual, expected);
+  let diff = 0;
+  for (let i = 0; i < actual.byteLength; i++) diff |= (actual[i] ?? 0) ^ (expected[i] ?? 0);
+  return diff === 0;
 }
 
 /** SHA-256 of a string or bytes, as lower-case hex. */

@@ -1,0 +1,167 @@
+/**
+ * @module scripts/lib/local-platform
+ * Bringing the platform Worker up locally with no account and no network, shared by
+ * `npm start` and `npm run bench -- ingest`: D1 migrations, `wrangler dev` on loopback, and
+ * the local-only operator bootstrap. Invariants: every wrangler call runs with metrics,
+ * cf.json fetching and prompts off; every child is started in its own process group so it
+ * can be stopped with everything it spawned; the operator key is written with
+ * `wrangler d1 execute --local`, a path that exists only on this machine (there is no HTTP
+ * route that creates operators).
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { mintApiKey } from "@bouts/db/keys";
+
+/** Repository root. */
+export const ROOT = path.join(import.meta.dirname, "../..");
+/** The D1 database name in wrangler.toml. */
+export const DB_NAME = "bouts";
+
+/** Environment for wrangler: offline, quiet, non-interactive. */
+export function wranglerEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    CLOUDFLARE_CF_FETCH_ENABLED: "false",
+    CI: "true",
+    NO_COLOR: "1",
+  };
+}
+
+/** Runs a wrangler command to completion; throws with its output when it fails. */
+export function runWrangler(args: string[]): string {
+  const r = spawnSync("npx", ["wrangler", ...args], {
+    cwd: ROOT,
+    env: wranglerEnv(),
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (r.status !== 0) {
+    throw new Error(`wrangler ${args.slice(0, 3).join(" ")} failed:\n${r.stdout}\n${r.stderr}`);
+  }
+  return r.stdout;
+}
+
+/** Applies every D1 migration to the local database under `persistTo`. */
+export function applyMigrations(persistTo: string): void {
+  runWrangler(["d1", "migrations", "apply", DB_NAME, "--local", "--persist-to", persistTo]);
+}
+
+/** Executes SQL against the local database under `persistTo`. */
+export function executeSql(persistTo: string, sql: string): void {
+  runWrangler(["d1", "execute", DB_NAME, "--local", "--persist-to", persistTo, "--command", sql]);
+}
+
+/** Quotes a value as a SQL string literal. */
+export function sqlText(v: string): string {
+  return `'${v.replaceAll("'", "''")}'`;
+}
+
+/** Creates an operator and its key in the local database; returns the key (shown once). */
+export async function bootstrapOperator(
+  persistTo: string,
+  name: string,
+): Promise<{ id: string; key: string }> {
+  const id = crypto.randomUUID();
+  const key = await mintApiKey();
+  const now = Date.now();
+  executeSql(
+    persistTo,
+    `INSERT INTO operators (id, name, created_at) VALUES (${sqlText(id)}, ${sqlText(name)}, ${now});
+     INSERT INTO api_keys (id, role, agent_id, operator_id, secret_hash, label, created_at, revoked_at)
+     VALUES (${sqlText(key.id)}, 'operator', NULL, ${sqlText(id)}, ${sqlText(key.secretHash)},
+             'local bootstrap', ${now}, NULL);`,
+  );
+  return { id, key: key.token };
+}
+
+/** Starts a long-running child in its own process group, streaming its output with a prefix. */
+export function startChild(
+  label: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  quiet = false,
+): ChildProcess {
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: "pipe" });
+  const forward = (stream: NodeJS.ReadableStream | null, out: NodeJS.WriteStream) => {
+    stream?.on("data", (chunk: Buffer) => {
+      if (quiet) return;
+      for (const line of chunk.toString().split("\n"))
+        if (line.trim()) out.write(`[${label}] ${line}\n`);
+    });
+  };
+  forward(child.stdout, process.stdout);
+  forward(child.stderr, process.stderr);
+  return child;
+}
+
+/** Stops a child and everything it spawned (its process group). */
+export function stopChild(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGTERM");
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Starts `wrangler dev` for the root wrangler.toml on loopback. */
+export function startWorker(opts: {
+  port: number;
+  persistTo: string;
+  vars: Record<string, string>;
+  quiet?: boolean;
+}): ChildProcess {
+  const args = [
+    "wrangler",
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(opts.port),
+    "--inspector-port",
+    String(opts.port + 10_000),
+    "--persist-to",
+    opts.persistTo,
+    "--local",
+    "--show-interactive-dev-session=false",
+    ...Object.entries(opts.vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+  ];
+  return startChild("worker", "npx", args, wranglerEnv(), opts.quiet);
+}
+
+/** Polls `url` until it answers 200, or throws after `timeoutMs`. */
+export async function waitForHealth(
+  url: string,
+  timeoutMs: number,
+  child?: ChildProcess,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) {
+      throw new Error(`${url}: the process exited with code ${child.exitCode}`);
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      if (res.ok) return;
+    } catch {
+      // Not up yet.
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
+}
+
+/** Packs a directory into a .tar.gz (system tar), leaving out the named top-level entries. */
+export function packDirectory(dir: string, exclude: string[] = []): Uint8Array {
+  const entries = readdirSync(dir)
+    .filter((e) => !exclude.includes(e))
+    .sort();
+  const r = spawnSync("tar", ["-czf", "-", "-C", dir, ...entries], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (r.status !== 0) throw new Error(`tar failed for ${dir}: ${r.stderr.toString()}`);
+  return new Uint8Array(r.stdout);
+}

@@ -1,0 +1,253 @@
+/**
+ * `npm start`: the whole platform on this machine, with no account and no network. Runs
+ * setup, applies the D1 migrations, starts the runner (loopback) and the platform Worker
+ * (`wrangler dev`, loopback), seeds a demo operator, a demo agent and the example challenges
+ * (published when the runner's QA passes), writes the demo credentials to
+ * .dev/credentials.json (git-ignored) and stays in the foreground until Ctrl-C, then stops
+ * every child it started. Re-running reuses the local state and the saved credentials.
+ */
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import {
+  applyMigrations,
+  bootstrapOperator,
+  packDirectory,
+  ROOT,
+  startChild,
+  startWorker,
+  stopChild,
+  waitForHealth,
+} from "./lib/local-platform.ts";
+
+const PORT = Number(process.env.BOUTS_PORT ?? 8787);
+const RUNNER_PORT = Number(process.env.RUNNER_PORT ?? 8080);
+const PERSIST = path.join(ROOT, ".wrangler/state");
+const CREDENTIALS = path.join(ROOT, ".dev/credentials.json");
+const API = `http://127.0.0.1:${PORT}`;
+const RUNNER = `http://127.0.0.1:${RUNNER_PORT}`;
+const RUNNER_ENTRY = path.join(ROOT, "containers/runner/src/server.ts");
+/** Folders of an example challenge that are not part of its bundle. */
+const NOT_IN_BUNDLE = ["submissions", "README.md"];
+
+type Credentials = {
+  api: string;
+  docs: string;
+  runner: string | null;
+  operator: { id: string; key: string };
+  agent: { id: string; key: string };
+  challenges: { id: string; slug: string; status: string }[];
+};
+
+const children: ChildProcess[] = [];
+let stopping = false;
+
+function stopAll(code: number): never {
+  stopping = true;
+  for (const c of children.reverse()) stopChild(c);
+  process.exit(code);
+}
+
+process.on("SIGINT", () => stopAll(0));
+process.on("SIGTERM", () => stopAll(0));
+
+function log(message: string) {
+  console.log(`[start] ${message}`);
+}
+
+async function api<T>(
+  method: string,
+  route: string,
+  key: string,
+  body?: string | Uint8Array,
+  type?: string,
+) {
+  const res = await fetch(`${API}${route}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...(type ? { "Content-Type": type } : {}),
+    },
+    ...(body !== undefined ? { body } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+function readSavedCredentials(): Credentials | null {
+  if (!existsSync(CREDENTIALS)) return null;
+  try {
+    return JSON.parse(readFileSync(CREDENTIALS, "utf8")) as Credentials;
+  } catch {
+    return null;
+  }
+}
+
+/** The demo operator: the saved one if its key still works, else a fresh local bootstrap. */
+async function ensureOperator(saved: Credentials | null) {
+  if (saved && (await api("GET", "/v1/agents", saved.operator.key)).status === 200) {
+    return saved.operator;
+  }
+  log("bootstrapping the demo operator in the local D1 (wrangler d1 execute --local)");
+  return bootstrapOperator(PERSIST, "demo operator");
+}
+
+/** The demo agent: the saved one if its key still works, else registered through the API. */
+async function ensureAgent(saved: Credentials | null, operatorKey: string) {
+  if (saved && (await api("GET", "/v1/challenges", saved.agent.key)).status === 200) {
+    return saved.agent;
+  }
+  const res = await api<{ agent: { id: string }; key: { key: string } }>(
+    "POST",
+    "/v1/agents",
+    operatorKey,
+    JSON.stringify({ name: "demo agent" }),
+    "application/json",
+  );
+  if (res.status !== 201)
+    throw new Error(`registering the demo agent: ${JSON.stringify(res.body)}`);
+  return { id: res.body.agent.id, key: res.body.key.key };
+}
+
+type ChallengeView = { id: string; slug: string; status: string; bundle?: { qa: string } | null };
+
+/** Creates, uploads and publishes every example challenge in challenges/. */
+async function seedChallenges(operatorKey: string, runnerUp: boolean) {
+  const dir = path.join(ROOT, "challenges");
+  if (!existsSync(dir)) return [];
+  const seeded: ChallengeView[] = [];
+  for (const name of readdirSync(dir).sort()) {
+    const manifestPath = path.join(dir, name, "challenge.json");
+    if (!existsSync(manifestPath)) continue;
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as {
+      id: string;
+      title: string;
+    };
+    let ch = (await api<ChallengeView>("GET", `/v1/challenges/${manifest.id}`, operatorKey)).body;
+    if (!ch?.id) {
+      const created = await api<ChallengeView>(
+        "POST",
+        "/v1/challenges",
+        operatorKey,
+        JSON.stringify({
+          slug: manifest.id,
+          title: manifest.title,
+          description: `Example challenge from challenges/${name}.`,
+          profile: "engineering",
+          maxIterations: 10,
+        }),
+        "application/json",
+      );
+      if (created.status !== 201) {
+        log(`challenge ${name}: not created: ${JSON.stringify(created.body)}`);
+        continue;
+      }
+      ch = created.body;
+    }
+    if (ch.status === "draft") {
+      const bundle = packDirectory(path.join(dir, name), NOT_IN_BUNDLE);
+      const up = await api<ChallengeView>(
+        "PUT",
+        `/v1/challenges/${ch.id}/bundle`,
+        operatorKey,
+        bundle,
+        "application/gzip",
+      );
+      if (up.status !== 200) {
+        log(`challenge ${name}: bundle refused: ${JSON.stringify(up.body)}`);
+        seeded.push(ch);
+        continue;
+      }
+      if (runnerUp) {
+        log(`challenge ${name}: running the runner's challenge QA (this can take a while)`);
+        const pub = await api<ChallengeView & { detail?: string }>(
+          "POST",
+          `/v1/challenges/${ch.id}/publish`,
+          operatorKey,
+        );
+        if (pub.status === 200) ch = pub.body;
+        else log(`challenge ${name}: stays a draft: ${pub.body.detail ?? pub.status}`);
+      } else {
+        log(`challenge ${name}: stays a draft until the runner is available (QA gates publishing)`);
+      }
+    }
+    seeded.push(ch);
+  }
+  return seeded;
+}
+
+async function main() {
+  log("setup: bash scripts/setup.sh");
+  const setup = spawnSync("bash", ["scripts/setup.sh"], { cwd: ROOT, stdio: "inherit" });
+  if (setup.status !== 0) log("setup reported a problem; continuing (see above)");
+
+  log("applying D1 migrations (local)");
+  applyMigrations(PERSIST);
+
+  let runnerUp = false;
+  if (existsSync(RUNNER_ENTRY)) {
+    log(`starting the runner on ${RUNNER}`);
+    const runner = startChild("runner", "npm", ["run", "runner"], {
+      ...process.env,
+      RUNNER_HOST: "127.0.0.1",
+      RUNNER_PORT: String(RUNNER_PORT),
+    });
+    children.push(runner);
+    runner.on("exit", (code) => !stopping && log(`the runner exited (${code})`));
+    try {
+      await waitForHealth(`${RUNNER}/healthz`, 60_000, runner);
+      runnerUp = true;
+    } catch (err) {
+      log(`the runner is not healthy: ${String(err)}; challenges will stay drafts`);
+    }
+  } else {
+    log("containers/runner has no HTTP server yet; challenges will stay drafts");
+  }
+
+  log(`starting the platform Worker on ${API}`);
+  const worker = startWorker({
+    port: PORT,
+    persistTo: PERSIST,
+    vars: { RUNNER_URL: runnerUp ? RUNNER : "" },
+  });
+  children.push(worker);
+  worker.on("exit", (code) => {
+    if (stopping) return;
+    log(`the Worker exited (${code}); stopping`);
+    stopAll(1);
+  });
+  await waitForHealth(`${API}/healthz`, 120_000, worker);
+
+  const saved = readSavedCredentials();
+  const operator = await ensureOperator(saved);
+  const agent = await ensureAgent(saved, operator.key);
+  const challenges = await seedChallenges(operator.key, runnerUp);
+  const credentials: Credentials = {
+    api: API,
+    docs: `${API}/docs`,
+    runner: runnerUp ? RUNNER : null,
+    operator,
+    agent,
+    challenges: challenges.map((c) => ({ id: c.id, slug: c.slug, status: c.status })),
+  };
+  mkdirSync(path.dirname(CREDENTIALS), { recursive: true });
+  writeFileSync(CREDENTIALS, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
+
+  console.log(`
+  Bouts is running locally (loopback only; Ctrl-C stops everything).
+
+    API               ${API}/v1
+    interactive docs  ${API}/docs
+    OpenAPI 3.1       ${API}/openapi.json
+    runner            ${runnerUp ? RUNNER : "not running"}
+    demo credentials  ${path.relative(ROOT, CREDENTIALS)}  (operator and agent keys)
+    challenges        ${credentials.challenges.map((c) => `${c.slug} (${c.status})`).join(", ") || "none"}
+
+  Try:  curl -H "Authorization: Bearer $(node -p "require('./.dev/credentials.json').agent.key")" ${API}/v1/challenges
+`);
+}
+
+main().catch((err: unknown) => {
+  console.error("[start] failed:", err);
+  stopAll(1);
+});
