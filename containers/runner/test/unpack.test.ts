@@ -41,6 +41,15 @@ describe("unpacking a tar.gz", () => {
     expect(readFileSync(path.join(dest, "NOTES.md"), "utf8")).toBe("# notes\n");
   });
 
+  it("accepts the root folder entry that `tar czf x.tgz .` writes", async () => {
+    const { r, dest } = await unpackTar([
+      { name: "./", type: "5" },
+      { name: "./a.txt", data: "a" },
+    ]);
+    expect(r.ok).toBe(true);
+    expect(readFileSync(path.join(dest, "a.txt"), "utf8")).toBe("a");
+  });
+
   const refusals: [string, TarEntry[], string, string][] = [
     ["parent traversal", [{ name: "../evil.sh", data: "x" }], "unsafe-path", "../evil.sh"],
     ["nested traversal", [{ name: "a/../../evil", data: "x" }], "unsafe-path", "a/../../evil"],

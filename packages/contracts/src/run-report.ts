@@ -108,3 +108,17 @@ export const RunReportSchema = z.strictObject({
   infrastructure: InfrastructureErrorSchema.nullable(),
 });
 export type RunReport = z.infer<typeof RunReportSchema>;
+
+/**
+ * The `job` part of a run request to the runner (POST /v1/runs). Limits may only lower the
+ * runner's configured ceilings; a higher value is refused with a 4xx.
+ */
+export const RunJobRequestSchema = z.strictObject({
+  runId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional()
+    .describe("caller's id for the run (e.g. the submission id); generated when absent"),
+  limits: RunLimitsSchema.partial().optional(),
+});
+export type RunJobRequest = z.infer<typeof RunJobRequestSchema>;

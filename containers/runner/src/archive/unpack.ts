@@ -95,6 +95,8 @@ class Admission {
   /** Validates one entry name and returns its normalized relative path. */
   admit(raw: string, kind: Kind): Result<string, UnpackError> {
     this.entries += 1;
+    // `tar czf x.tgz .` stores the root itself as "./": a folder entry for what already exists.
+    if (kind === "dir" && /^(\.\/?)+$/.test(raw)) return ok("");
     if (this.entries > this.#limits.maxEntries) {
       return err({ reason: "too-many-entries", entry: raw, limit: this.#limits.maxEntries });
     }
@@ -228,7 +230,7 @@ function unpackTarGz(
         if (!admitted.ok) return fail(admitted.error);
         const rel = admitted.value;
         if (kind === "dir") {
-          mkdirSync(path.join(root, rel), { recursive: true, mode: 0o755 });
+          if (rel !== "") mkdirSync(path.join(root, rel), { recursive: true, mode: 0o755 });
           entry.resume();
           return;
         }
@@ -309,7 +311,7 @@ function unpackZip(
           if (!admitted.ok) return finish(admitted);
           const rel = admitted.value;
           if (kind === "dir") {
-            mkdirSync(path.join(root, rel), { recursive: true, mode: 0o755 });
+            if (rel !== "") mkdirSync(path.join(root, rel), { recursive: true, mode: 0o755 });
             zip.readEntry();
             return;
           }

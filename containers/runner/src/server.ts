@@ -1,0 +1,34 @@
+/**
+ * @module runner/server
+ * Entry point of the runner service (`npm run runner`, and the container's CMD). Parses the
+ * RUNNER_* environment (bad values exit 2), proves isolation with the self-test (a failure
+ * exits 1: the runner never serves without a working sandbox), then listens.
+ */
+import { serve } from "@hono/node-server";
+import { createRunnerApp } from "./app.ts";
+import { loadRunnerConfigOrExit } from "./config.ts";
+import { createRunnerEnvironment } from "./environment.ts";
+
+const config = loadRunnerConfigOrExit();
+const env = await createRunnerEnvironment(config);
+if (!env.ok) {
+  console.error(`runner: refusing to start: ${JSON.stringify(env.error)}`);
+  process.exit(1);
+}
+const { environment, selfTest } = env.value;
+if (selfTest)
+  console.log(
+    `runner: isolation self-test passed (${selfTest.checks.length} checks, ${selfTest.cgroups})`,
+  );
+const server = serve(
+  { fetch: createRunnerApp(environment, selfTest).fetch, port: config.PORT, hostname: config.HOST },
+  (info) => {
+    console.log(`runner: listening on http://${config.HOST}:${info.port}`);
+  },
+);
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    server.close();
+    process.exit(0);
+  });
+}

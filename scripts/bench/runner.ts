@@ -1,0 +1,140 @@
+/**
+ * `npm run bench -- runner [iterations]`: the cost of the sandbox and of whole suites.
+ * Prints, one per line as `name: value`:
+ *  - the median wall time of a bare interpreter spawn (absolute path, cleared environment) and of
+ *    the same command through the full sandbox launch chain (cgroups, rlimits, setpriv, bwrap),
+ *    and their ratio, for Node 22 and Python 3.11;
+ *  - the wall time of each example challenge's full suite against its reference solution.
+ * The sandbox path is the one runs use; no untrusted code runs here (only `-e 0` / `-c 0` and the
+ * challenges' own reference solutions, which still run sandboxed).
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import {
+  computeSha256,
+  packChallengeDir,
+  packDir,
+  prepareChallenge,
+} from "../../containers/runner/src/challenge/bundle.ts";
+import { parseRunnerConfig } from "../../containers/runner/src/config.ts";
+import { createRunnerEnvironment } from "../../containers/runner/src/environment.ts";
+import { resolveUnpackLimits, runJob } from "../../containers/runner/src/job.ts";
+import { runSandboxed } from "../../containers/runner/src/sandbox/sandbox.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Spawns `argv` with an empty environment and resolves with its wall time. */
+function timeBare(argv: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), { env: {} as NodeJS.ProcessEnv, stdio: "ignore" });
+    child.on("error", reject);
+    child.on("close", () => resolve(performance.now() - t0));
+  });
+}
+
+export default async function bench(args: string[]): Promise<void> {
+  const iterations = Number(args[0] ?? 21);
+  const workDir = mkdtempSync(path.join(tmpdir(), "bouts-bench-"));
+  const cfg = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, RUNNER_SELF_TEST: "off" });
+  if (!cfg.ok) throw new Error(cfg.error.issues.join("; "));
+  const env = await createRunnerEnvironment(cfg.value);
+  if (!env.ok) throw new Error(JSON.stringify(env.error));
+  const { environment } = env.value;
+  const { paths } = environment;
+  const scratch = path.join(workDir, "scratch");
+  mkdirSync(scratch, { mode: 0o755 });
+  const lease = await environment.uidPool.acquire();
+  const limits = {
+    memoryMb: 512,
+    cpuSeconds: 10,
+    maxProcesses: 64,
+    maxOpenFiles: 256,
+    maxFileSizeMb: 16,
+    maxOutputBytes: 65536,
+    wallMs: 10_000,
+    addressSpaceMb: environment.cgroups ? null : 4096,
+  };
+  const cases = [
+    {
+      name: "node",
+      bare: [paths.nodeBin, "-e", "0"],
+      sandboxed: ["/opt/bouts/bin/node", "-e", "0"],
+      mounts: [{ src: paths.nodeBin, dest: "/opt/bouts/bin/node" }],
+    },
+    {
+      name: "python",
+      bare: [paths.pythonBin, "-I", "-c", "0"],
+      sandboxed: [paths.pythonBin, "-I", "-c", "0"],
+      mounts: [],
+    },
+  ];
+  try {
+    for (const c of cases) {
+      const bare: number[] = [];
+      const boxed: number[] = [];
+      // Interleave the two so drift in machine load hits both alike; the first round warms caches.
+      for (let i = 0; i <= iterations; i += 1) {
+        const b = await timeBare(c.bare);
+        const o = await runSandboxed({
+          bwrapBin: environment.config.BWRAP_BIN,
+          hostUid: lease.uid,
+          argv: c.sandboxed,
+          env: { PATH: "/usr/bin:/bin", HOME: "/tmp" },
+          cwd: "/work",
+          readOnlyMounts: [{ src: scratch, dest: "/work" }, ...c.mounts],
+          limits,
+          cgroups: environment.cgroups,
+          name: `bench-${process.pid}-${c.name}-${i}`,
+        });
+        if (!o.started || o.exitCode !== 0)
+          throw new Error(`sandboxed ${c.name} failed: ${o.startError}${o.stderr}`);
+        if (i === 0) continue;
+        bare.push(b);
+        boxed.push(o.durationMs);
+      }
+      const mb = median(bare);
+      const ms = median(boxed);
+      console.log(`${c.name}_bare_spawn_median_ms: ${mb.toFixed(1)}`);
+      console.log(`${c.name}_sandboxed_spawn_median_ms: ${ms.toFixed(1)}`);
+      console.log(`${c.name}_sandbox_cost_ratio: ${(ms / mb).toFixed(2)}`);
+    }
+  } finally {
+    lease.release();
+  }
+  const challengesDir = path.join(ROOT, "challenges");
+  for (const id of readdirSync(challengesDir).sort()) {
+    const dir = path.join(challengesDir, id);
+    const bundle = await packChallengeDir(dir);
+    const prepared = await prepareChallenge(bundle, {
+      workDir,
+      unpackLimits: resolveUnpackLimits(environment.config),
+      pythonToolsVenv: environment.config.PYTHON_TOOLS,
+    });
+    if (!prepared.ok) throw new Error(JSON.stringify(prepared.error));
+    const submission = await packDir(path.join(dir, "reference"));
+    const t0 = performance.now();
+    const r = await runJob({
+      runId: `bench-${id}`,
+      challenge: prepared.value,
+      submission,
+      submissionSha256: computeSha256(submission),
+      requestedLimits: {},
+      environment,
+    });
+    const wall = performance.now() - t0;
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    const tests = r.value.staticTests.length + r.value.adversarialTests.length;
+    console.log(
+      `challenge_${id.replaceAll("-", "_")}_suite_wall_ms: ${Math.round(wall)} (${tests} tests, ${Math.round(r.value.timings.testsMs / tests)} ms/test, scan ${r.value.timings.scanMs} ms)`,
+    );
+  }
+}
