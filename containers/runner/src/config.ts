@@ -46,6 +46,10 @@ export const RunnerEnvSchema = z.object({
   MAX_ENTRIES: int(5000, 1, 1_000_000, "most entries in an archive"),
   MAX_DEPTH: int(20, 1, 256, "deepest path in an archive"),
   QA_REPEATS: int(3, 2, 20, "times challenge QA runs the reference suite"),
+  SEMGREP_BIN: z
+    .string()
+    .optional()
+    .describe("Semgrep binary; read by the security scanner (see docs/security-scanning.md)"),
   SELF_TEST: z
     .enum(["on", "off"])
     .default("on")
@@ -56,10 +60,14 @@ export type RunnerConfig = z.infer<typeof RunnerEnvSchema>;
 /** Why the environment could not be turned into a config. */
 export type ConfigError = { reason: "invalid-env"; issues: string[] };
 
-/** Parses `RUNNER_*` variables from `env` into a config, or lists every bad key. */
+/**
+ * Parses `RUNNER_*` variables from `env` into a config, or lists every bad key. Unknown
+ * `RUNNER_*` names (e.g. the platform's RUNNER_URL in a shared shell) are returned as warnings:
+ * a typo must be visible, but another component's variable must not stop the runner.
+ */
 export function parseRunnerConfig(
   env: Record<string, string | undefined>,
-): { ok: true; value: RunnerConfig } | { ok: false; error: ConfigError } {
+): { ok: true; value: RunnerConfig; warnings: string[] } | { ok: false; error: ConfigError } {
   const raw: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (k.startsWith("RUNNER_") && v !== undefined && v !== "") raw[k.slice(7)] = v;
@@ -67,15 +75,12 @@ export function parseRunnerConfig(
   const known = new Set(Object.keys(RunnerEnvSchema.shape));
   const unknown = Object.keys(raw).filter((k) => !known.has(k));
   const parsed = RunnerEnvSchema.safeParse(raw);
-  const issues = [
-    ...unknown.map((k) => `RUNNER_${k}: unknown variable`),
-    ...(parsed.success
-      ? []
-      : parsed.error.issues.map((i) => `RUNNER_${i.path.join(".")}: ${i.message}`)),
-  ];
-  if (!parsed.success || issues.length > 0)
+  const warnings = unknown.map((k) => `RUNNER_${k}: not a runner variable (ignored)`);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `RUNNER_${i.path.join(".")}: ${i.message}`);
     return { ok: false, error: { reason: "invalid-env", issues } };
-  return { ok: true, value: parsed.data };
+  }
+  return { ok: true, value: parsed.data, warnings };
 }
 
 /** Parses the process environment or exits with status 2 after naming every bad key. */
@@ -85,5 +90,6 @@ export function loadRunnerConfigOrExit(env: NodeJS.ProcessEnv = process.env): Ru
     for (const issue of r.error.issues) console.error(`runner config: ${issue}`);
     process.exit(2);
   }
+  for (const w of r.warnings) console.warn(`runner config: ${w}`);
   return r.value;
 }

@@ -14,13 +14,15 @@ describe("runner config", () => {
     const r = parseRunnerConfig({
       RUNNER_PORT: "eighty",
       RUNNER_TEST_TIMEOUT_MS: "60000",
-      RUNNER_TYPO: "1",
     });
     expect(r.ok).toBe(false);
     const issues = r.ok ? [] : r.error.issues.join("\n");
     expect(issues).toContain("RUNNER_PORT");
     expect(issues).toContain("RUNNER_TEST_TIMEOUT_MS");
-    expect(issues).toContain("RUNNER_TYPO: unknown variable");
+  });
+  it("warns about, but tolerates, another component's RUNNER_ variable", () => {
+    const r = parseRunnerConfig({ RUNNER_URL: "http://localhost:8080" });
+    expect(r.ok && r.warnings).toEqual(["RUNNER_URL: not a runner variable (ignored)"]);
   });
   it("refuses a relative work dir", () => {
     expect(parseRunnerConfig({ RUNNER_WORK_DIR: "tmp" }).ok).toBe(false);
