@@ -172,10 +172,8 @@ export class RankingIndex {
   loadSorted(sorted: readonly Standing[]): void {
     const slots = new Int32Array(sorted.length);
     sorted.forEach((standing, i) => {
-      if (this.#store.find(standing.agentId) >= 0) {
-        throw new TypeError(`duplicate agentId in bulk build: ${standing.agentId}`);
-      }
       const slot = this.#store.allocate(standing.agentId);
+      if (slot < 0) throw new TypeError(`duplicate agentId in bulk build: ${standing.agentId}`);
       this.#store.write(slot, standing);
       slots[i] = slot;
     });
@@ -185,7 +183,7 @@ export class RankingIndex {
   #collect(start: number, count: number): RankedStanding[] {
     const entries: RankedStanding[] = [];
     this.#tree.forEachFrom(start, count, (slot, position) => {
-      entries.push({ ...this.#store.read(slot), rank: position + 1 });
+      entries.push(this.#store.readRanked(slot, position + 1));
     });
     return entries;
   }

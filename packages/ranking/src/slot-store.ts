@@ -4,9 +4,9 @@
  * its agentId as bytes in one shared arena, and an open-addressing hash table agentId → slot.
  * No per-entry JS object or string survives in memory, which is what keeps a million agents
  * inside a Worker isolate. Invariants: a live slot's id bytes never change; the hash table's
- * load stays ≤ 1/2; `leafOf` is owned by the tree. Pure: no I/O, no clock.
+ * load stays ≤ 3/4; `leafOf` is owned by the tree. Pure: no I/O, no clock.
  */
-import type { Standing } from "./standing.ts";
+import type { RankedStanding, Standing } from "./standing.ts";
 
 const ESCAPE = 0xff;
 const EMPTY = 0;
@@ -19,21 +19,53 @@ function encodedLength(id: string): number {
   return length;
 }
 
-/** FNV-1a over UTF-16 code units. */
+/** FNV-1a over UTF-16 code units, then murmur3's finalizer: FNV's low bits alone cluster. */
 function hashString(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  return finalizeHash(h);
 }
 
-function growTo<T extends Uint8Array | Uint16Array | Int32Array | Uint32Array | Float64Array>(
-  old: T,
-  capacity: number,
-  make: (n: number) => T,
-): T {
-  const next = make(capacity);
-  next.set(old);
-  return next;
+function finalizeHash(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Bytes per slot across all columns. */
+const SLOT_BYTES = 8 + 8 + 4 + 4 + 4 + 2 + 1;
+
+/**
+ * All per-slot columns as views of one ArrayBuffer, widest first for alignment: one external
+ * allocation instead of seven (each large one can trigger a full GC of a big heap).
+ */
+function allocateColumns(capacity: number): {
+  timeToFinalMs: Float64Array;
+  submittedAt: Float64Array;
+  iterations: Uint32Array;
+  leafOf: Int32Array;
+  idStart: Int32Array;
+  idBytes: Uint16Array;
+  score: Uint8Array;
+} {
+  const buffer = new ArrayBuffer(capacity * SLOT_BYTES);
+  let offset = 0;
+  const take = <T>(make: (b: ArrayBuffer, at: number, n: number) => T, width: number): T => {
+    const view = make(buffer, offset, capacity);
+    offset += width * capacity;
+    return view;
+  };
+  const columns = {
+    timeToFinalMs: take((b, at, n) => new Float64Array(b, at, n), 8),
+    submittedAt: take((b, at, n) => new Float64Array(b, at, n), 8),
+    iterations: take((b, at, n) => new Uint32Array(b, at, n), 4),
+    leafOf: take((b, at, n) => new Int32Array(b, at, n), 4),
+    idStart: take((b, at, n) => new Int32Array(b, at, n), 4),
+    idBytes: take((b, at, n) => new Uint16Array(b, at, n), 2),
+    score: take((b, at, n) => new Uint8Array(b, at, n), 1),
+  };
+  columns.leafOf.fill(-1);
+  return columns;
 }
 
 /** The column store; slots are dense integers reused after release. */
@@ -58,13 +90,14 @@ export class SlotStore {
 
   constructor(capacity: number, arenaBytes: number) {
     this.capacity = Math.max(MIN_CAPACITY, capacity);
-    this.score = new Uint8Array(this.capacity);
-    this.iterations = new Uint32Array(this.capacity);
-    this.timeToFinalMs = new Float64Array(this.capacity);
-    this.submittedAt = new Float64Array(this.capacity);
-    this.leafOf = new Int32Array(this.capacity).fill(-1);
-    this.idStart = new Int32Array(this.capacity);
-    this.idBytes = new Uint16Array(this.capacity);
+    const columns = allocateColumns(this.capacity);
+    this.score = columns.score;
+    this.iterations = columns.iterations;
+    this.timeToFinalMs = columns.timeToFinalMs;
+    this.submittedAt = columns.submittedAt;
+    this.leafOf = columns.leafOf;
+    this.idStart = columns.idStart;
+    this.idBytes = columns.idBytes;
     this.arena = new Uint8Array(Math.max(MIN_CAPACITY, arenaBytes));
     this.table = new Int32Array(tableSizeFor(this.capacity));
   }
@@ -79,19 +112,21 @@ export class SlotStore {
     }
   }
 
-  /** Takes a free slot for a new id (the caller checked it is absent) and indexes it. */
+  /** Takes a free slot for `id` and indexes it, in one probe; -1 if the id already has a slot. */
   allocate(id: string): number {
+    if ((this.live + 1) * 4 > this.table.length * 3) this.#rehash(this.table.length * 2);
+    const mask = this.table.length - 1;
+    let b = hashString(id) & mask;
+    for (let entry = this.table[b]!; entry !== EMPTY; b = (b + 1) & mask, entry = this.table[b]!) {
+      if (this.compareId(entry - 1, id) === 0) return -1;
+    }
     let slot = this.#freeSlots.pop();
     if (slot === undefined) {
       if (this.#nextSlot === this.capacity) this.#growSlots(Math.ceil(this.capacity * 1.5));
       slot = this.#nextSlot++;
     }
-    if ((this.live + 1) * 2 > this.table.length) this.#rehash(this.table.length * 2);
     this.#writeId(slot, id);
     this.live++;
-    const mask = this.table.length - 1;
-    let b = hashString(id) & mask;
-    while (this.table[b] !== EMPTY) b = (b + 1) & mask;
     this.table[b] = slot + 1;
     return slot;
   }
@@ -172,6 +207,10 @@ export class SlotStore {
     const arena = this.arena;
     let p = this.idStart[slot]!;
     const end = p + this.idBytes[slot]!;
+    const bytes = arena.subarray(p, end);
+    // Common case, no escaped code unit: one flat string in one call.
+    if (!bytes.includes(ESCAPE))
+      return String.fromCharCode.apply(null, bytes as unknown as number[]);
     let id = "";
     while (p < end) {
       let c = arena[p++]!;
@@ -195,6 +234,18 @@ export class SlotStore {
     };
   }
 
+  /** Materializes the slot as a ranked standing. */
+  readRanked(slot: number, rank: number): RankedStanding {
+    return {
+      agentId: this.readId(slot),
+      score: this.score[slot]!,
+      iterations: this.iterations[slot]!,
+      timeToFinalMs: this.timeToFinalMs[slot]!,
+      submittedAt: this.submittedAt[slot]!,
+      rank,
+    };
+  }
+
   #hashSlot(slot: number): number {
     const arena = this.arena;
     let p = this.idStart[slot]!;
@@ -208,7 +259,7 @@ export class SlotStore {
       }
       h = Math.imul(h ^ c, 0x01000193);
     }
-    return h >>> 0;
+    return finalizeHash(h);
   }
 
   #writeId(slot: number, id: string): void {
@@ -256,15 +307,21 @@ export class SlotStore {
   }
 
   #growSlots(capacity: number): void {
-    this.score = growTo(this.score, capacity, (n) => new Uint8Array(n));
-    this.iterations = growTo(this.iterations, capacity, (n) => new Uint32Array(n));
-    this.timeToFinalMs = growTo(this.timeToFinalMs, capacity, (n) => new Float64Array(n));
-    this.submittedAt = growTo(this.submittedAt, capacity, (n) => new Float64Array(n));
-    const leafOf = new Int32Array(capacity).fill(-1);
-    leafOf.set(this.leafOf);
-    this.leafOf = leafOf;
-    this.idStart = growTo(this.idStart, capacity, (n) => new Int32Array(n));
-    this.idBytes = growTo(this.idBytes, capacity, (n) => new Uint16Array(n));
+    const columns = allocateColumns(capacity);
+    columns.score.set(this.score);
+    columns.iterations.set(this.iterations);
+    columns.timeToFinalMs.set(this.timeToFinalMs);
+    columns.submittedAt.set(this.submittedAt);
+    columns.leafOf.set(this.leafOf);
+    columns.idStart.set(this.idStart);
+    columns.idBytes.set(this.idBytes);
+    this.score = columns.score;
+    this.iterations = columns.iterations;
+    this.timeToFinalMs = columns.timeToFinalMs;
+    this.submittedAt = columns.submittedAt;
+    this.leafOf = columns.leafOf;
+    this.idStart = columns.idStart;
+    this.idBytes = columns.idBytes;
     this.capacity = capacity;
   }
 
@@ -280,10 +337,10 @@ export class SlotStore {
   }
 }
 
-/** Smallest power of two holding `capacity` ids at load ≤ 1/2. */
+/** Smallest power of two holding `capacity` ids at load ≤ 3/4. */
 function tableSizeFor(capacity: number): number {
   let size = MIN_CAPACITY;
-  while (size < capacity * 2) size *= 2;
+  while (size * 3 < capacity * 4) size *= 2;
   return size;
 }
 

@@ -1,0 +1,254 @@
+/**
+ * `npm run bench -- leaderboard [--sizes 10000,100000,1000000] [--seed 1]`
+ *
+ * Compares the leaderboard's in-memory ranking index (@bouts/ranking) with a plain SQLite board
+ * (node:sqlite, in memory, the same ordering columns indexed) at each board size: updates, rank
+ * look-ups and top-100 reads per second and per operation, their ratios, the index's memory and
+ * its rebuild-on-wake time. Prints one `name: value` per line. Deterministic data (seeded PRNG),
+ * bounded time: every measurement stops at an operation count or a time budget, whichever comes
+ * first, and prints how many operations it sampled (`*_ops`). Agent ids are 36-character
+ * UUID-shaped strings, the pessimistic case for memory.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { performance } from "node:perf_hooks";
+import v8 from "node:v8";
+import vm from "node:vm";
+import {
+  buildRankingIndex,
+  compareStandings,
+  type RankingIndex,
+  type Standing,
+} from "@bouts/ranking";
+
+const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
+
+// ─── Measurement helpers ───
+
+/**
+ * Memory method: the bench runs under tsx without --expose-gc, so it turns the flag on at run
+ * time (v8.setFlagsFromString) and takes `gc` from a fresh context. Index memory is the delta of
+ * heapUsed + external (typed-array backing stores count as external) between two forced full
+ * collections: before the build, with the input rows already alive, and after it, with the rows
+ * and the index alive. Temporary garbage of the build (the sorted copy) is collected first.
+ */
+function resolveGc(): () => void {
+  v8.setFlagsFromString("--expose-gc");
+  const gc = vm.runInNewContext("gc") as () => void;
+  return () => {
+    gc();
+    gc();
+  };
+}
+
+function measureLiveBytes(gc: () => void): number {
+  gc();
+  const { heapUsed, external } = process.memoryUsage();
+  return heapUsed + external;
+}
+
+interface Timing {
+  ops: number;
+  perSecond: number;
+  microseconds: number;
+}
+
+/** Runs `op(i)` for up to `maxOps` operations or `budgetMs`, checking the clock every `batch` ops. */
+function measureOps(
+  maxOps: number,
+  budgetMs: number,
+  batch: number,
+  op: (i: number) => void,
+): Timing {
+  const start = performance.now();
+  let ops = 0;
+  while (ops < maxOps) {
+    const end = Math.min(maxOps, ops + batch);
+    for (; ops < end; ops++) op(ops);
+    if (performance.now() - start > budgetMs) break;
+  }
+  const elapsed = performance.now() - start;
+  return { ops, perSecond: (ops / elapsed) * 1000, microseconds: (elapsed * 1000) / ops };
+}
+
+function print(name: string, value: number): void {
+  const rounded = Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(3));
+  console.log(`${name}: ${rounded}`);
+}
+
+function printTiming(prefix: string, what: string, t: Timing): void {
+  print(`${prefix}_${what}_per_s`, t.perSecond);
+  print(`${prefix}_${what}_us`, t.microseconds);
+  print(`${prefix}_${what}_ops`, t.ops);
+}
+
+// ─── Deterministic data ───
+
+function createRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HEX_DIGITS = "0123456789abcdef";
+
+/** A UUID-shaped id built as one flat string (as SQLite hands them out), not a rope of parts. */
+function buildAgentId(random: () => number): string {
+  const codes = new Array<number>(36);
+  for (let i = 0; i < 36; i++) {
+    codes[i] =
+      i === 8 || i === 13 || i === 18 || i === 23
+        ? 45
+        : HEX_DIGITS.charCodeAt(Math.floor(random() * 16));
+  }
+  return String.fromCharCode(...codes);
+}
+
+const EPOCH = 1_767_225_600_000; // 2026-01-01
+
+function buildStanding(agentId: string, random: () => number): Standing {
+  return {
+    agentId,
+    score: Math.floor(random() * 101),
+    iterations: 1 + Math.floor(random() * 10),
+    timeToFinalMs: Math.floor(random() * 3 * 3600_000),
+    submittedAt: EPOCH + Math.floor(random() * 30 * 86_400_000),
+  };
+}
+
+// ─── SQLite baseline ───
+
+interface SqliteBoard {
+  upsert(s: Standing): void;
+  rankOf(agentId: string): number;
+  top100(): unknown[];
+  close(): void;
+}
+
+/**
+ * The plain board: one row per agent, an index on the ordering key (score stored negated so
+ * that one ascending row-value comparison can use the index), rank by COUNT(*) of the rows
+ * before the agent's key, top-100 by ORDER BY … LIMIT 100, updates by upsert.
+ */
+function createSqliteBoard(rows: readonly Standing[]): { board: SqliteBoard; buildMs: number } {
+  const start = performance.now();
+  const db = new DatabaseSync(":memory:");
+  db.exec(`CREATE TABLE board (
+      agent_id TEXT PRIMARY KEY, score_desc INTEGER NOT NULL, iterations INTEGER NOT NULL,
+      time_ms INTEGER NOT NULL, submitted_at INTEGER NOT NULL);
+    CREATE INDEX board_rank ON board (score_desc, iterations, time_ms, submitted_at, agent_id);`);
+  const upsert =
+    db.prepare(`INSERT INTO board VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent_id) DO UPDATE SET
+      score_desc = excluded.score_desc, iterations = excluded.iterations, time_ms = excluded.time_ms,
+      submitted_at = excluded.submitted_at`);
+  const rank = db.prepare(`SELECT COUNT(*) + 1 AS rank FROM board
+      WHERE (score_desc, iterations, time_ms, submitted_at, agent_id) <
+        (SELECT score_desc, iterations, time_ms, submitted_at, agent_id FROM board WHERE agent_id = ?)`);
+  const top =
+    db.prepare(`SELECT agent_id, -score_desc AS score, iterations, time_ms, submitted_at FROM board
+      ORDER BY score_desc, iterations, time_ms, submitted_at, agent_id LIMIT 100`);
+  const write = (s: Standing): void => {
+    upsert.run(s.agentId, -s.score, s.iterations, s.timeToFinalMs, s.submittedAt);
+  };
+  db.exec("BEGIN");
+  for (const row of rows) write(row);
+  db.exec("COMMIT");
+  const buildMs = performance.now() - start;
+  return {
+    buildMs,
+    board: {
+      upsert: write,
+      rankOf: (agentId) => (rank.get(agentId) as { rank: number }).rank,
+      top100: () => top.all(),
+      close: () => db.close(),
+    },
+  };
+}
+
+// ─── One board size ───
+
+function runSize(n: number, seed: number, gc: () => void): void {
+  const random = createRandom(seed + n);
+  const rows: Standing[] = [];
+  for (let i = 0; i < n; i++) rows.push(buildStanding(buildAgentId(random), random));
+  const sortedRows = [...rows].sort(compareStandings);
+  const lookups = Array.from({ length: 1 << 16 }, () => rows[Math.floor(random() * n)]!.agentId);
+  const updates = Array.from({ length: 1 << 16 }, () => ({
+    ...buildStanding(rows[Math.floor(random() * n)]!.agentId, random),
+  }));
+  const mask = (1 << 16) - 1;
+  const prefix = `index_${n}`;
+
+  // Rebuild on wake: from rows in any order (sort + linear build) and from rows already in board
+  // order (what `SELECT … ORDER BY` hands the Durable Object: the sort is skipped).
+  // The holder lets the index be dropped for the collector between phases.
+  const holder: { index: RankingIndex | null } = { index: null };
+  const before = measureLiveBytes(gc);
+  let start = performance.now();
+  holder.index = buildRankingIndex(rows);
+  print(`${prefix}_build_ms`, performance.now() - start);
+  const memory = measureLiveBytes(gc) - before;
+  print(`${prefix}_memory_mb`, memory / 1e6);
+  print(`${prefix}_memory_bytes_per_agent`, memory / n);
+  holder.index = null;
+  gc();
+  start = performance.now();
+  const live = buildRankingIndex(sortedRows);
+  print(`${prefix}_build_sorted_ms`, performance.now() - start);
+
+  const rank = measureOps(500_000, 1500, 1024, (i) => live.rankOf(lookups[i & mask]!));
+  const update = measureOps(300_000, 1500, 1024, (i) => live.upsert(updates[i & mask]!));
+  const top = measureOps(50_000, 1500, 256, () => live.page({ limit: 100 }));
+  printTiming(prefix, "rank", rank);
+  printTiming(prefix, "update", update);
+  printTiming(prefix, "top100", top);
+  print(`${prefix}_memory_after_updates_mb`, (measureLiveBytes(gc) - before) / 1e6);
+
+  // The baseline; its COUNT(*) walks every row ranked above the agent, so it gets a time budget
+  // and samples far fewer look-ups at large sizes (see sqlite_*_rank_ops).
+  const sqlite = createSqliteBoard(rows);
+  print(`sqlite_${n}_build_ms`, sqlite.buildMs);
+  const sqlRank = measureOps(200_000, 2000, 1, (i) => sqlite.board.rankOf(lookups[i & mask]!));
+  const sqlUpdate = measureOps(300_000, 1500, 256, (i) => sqlite.board.upsert(updates[i & mask]!));
+  const sqlTop = measureOps(50_000, 1500, 16, () => sqlite.board.top100());
+  printTiming(`sqlite_${n}`, "rank", sqlRank);
+  printTiming(`sqlite_${n}`, "update", sqlUpdate);
+  printTiming(`sqlite_${n}`, "top100", sqlTop);
+  sqlite.board.close();
+
+  print(`rank_speedup_${n}`, sqlRank.microseconds / rank.microseconds);
+  print(`update_speedup_${n}`, sqlUpdate.microseconds / update.microseconds);
+  print(`top100_speedup_${n}`, sqlTop.microseconds / top.microseconds);
+}
+
+function parseArgs(args: string[]): { sizes: number[]; seed: number } {
+  let sizes = DEFAULT_SIZES;
+  let seed = 1;
+  for (let i = 0; i < args.length; i++) {
+    const value = args[i + 1] ?? "";
+    if (args[i] === "--sizes") {
+      sizes = value.split(",").map(Number);
+      i++;
+    } else if (args[i] === "--seed") {
+      seed = Number(value);
+      i++;
+    }
+  }
+  if (!sizes.every((n) => Number.isInteger(n) && n > 0) || !Number.isInteger(seed)) {
+    throw new Error("usage: npm run bench -- leaderboard [--sizes 10000,100000] [--seed 1]");
+  }
+  return { sizes, seed };
+}
+
+/** Runs the leaderboard benchmark at each size. */
+export default async function leaderboardBench(args: string[]): Promise<void> {
+  const { sizes, seed } = parseArgs(args);
+  const gc = resolveGc();
+  print("node_major", Number(process.versions.node.split(".")[0]));
+  for (const n of sizes) runSize(n, seed, gc);
+  await Promise.resolve();
+}
