@@ -1,9 +1,10 @@
 /**
  * @module ingest/runner-client
- * The ingest role's client of the runner's challenge QA (`POST /v1/challenges/qa`, see
- * docs/runner.md). Transport: RUNNER_URL when set (wrangler dev with a local runner process,
+ * The ingest role's client of the runner's challenge QA (`POST /v1/challenges/qa`, multipart
+ * with a `bundle` part; see docs/runner.md). Transport: RUNNER_URL when set (wrangler dev with a local runner process,
  * and tests), else the RUNNER Container binding (production). Invariant: a runner that is
- * missing, down or answers garbage is "unavailable" (503), never a passed QA.
+ * missing, down or answers garbage is "unavailable" (503), never a passed QA; a bundle the
+ * runner refuses (4xx) is a failed QA carrying the runner's detail.
  */
 import { getContainer } from "@cloudflare/containers";
 import { z } from "zod";
@@ -17,6 +18,9 @@ const QaReportSchema = z.looseObject({
   problems: z.array(z.string()).describe("what made QA fail"),
 });
 
+/** A problem document from the runner. */
+const RunnerProblemSchema = z.looseObject({ detail: z.string() });
+
 /** The QA verdict and the full report to store with the challenge. */
 export type QaResult = { passed: boolean; problems: string[]; report: unknown };
 
@@ -29,10 +33,11 @@ export async function runChallengeQa(
   runnerUrl: string,
   bundle: Uint8Array,
 ): Promise<{ ok: true; value: QaResult } | { ok: false; error: QaError }> {
+  const form = new FormData();
+  form.set("bundle", new File([bundle], "bundle.tar.gz", { type: "application/gzip" }));
   const request = new Request(`${runnerUrl || "http://runner"}/v1/challenges/qa`, {
     method: "POST",
-    headers: { "Content-Type": "application/gzip" },
-    body: bundle,
+    body: form,
   });
   let response: Response;
   try {
@@ -43,6 +48,12 @@ export async function runChallengeQa(
     return unavailable(`the runner could not be reached: ${String(err)}`);
   }
   if (response.status >= 500) return unavailable(`the runner answered ${response.status}`);
+  if (response.status >= 400) {
+    // The runner refused the bundle itself (e.g. a test file the manifest lists is missing).
+    const problem = RunnerProblemSchema.safeParse(await response.json().catch(() => null));
+    const detail = problem.success ? problem.data.detail : `the runner answered ${response.status}`;
+    return { ok: true, value: { passed: false, problems: [detail], report: problem.data ?? null } };
+  }
   let body: unknown;
   try {
     body = await response.json();

@@ -217,6 +217,15 @@ describe("bundles, QA and publishing", () => {
     expect(view.bundle?.qa).toBe("failed");
   });
 
+  it("treats a bundle the runner refuses as a failed QA (422) with the runner's detail", async () => {
+    const op = await seedOperator();
+    const ch = await draft(op.token, "pi-refused");
+    await upload(ch.id, op.token, await bundle("pi-refused", { RUNNER_REFUSES: "1" }));
+    const res = await call(`/v1/challenges/${ch.id}/publish`, { method: "POST", token: op.token });
+    const body = await expectProblem(res, 422);
+    expect(body.detail).toMatch(/missing\.test\.js/);
+  });
+
   it("answers 503 when the runner is down, and does not publish", async () => {
     const op = await seedOperator();
     const ch = await draft(op.token, "pi");
