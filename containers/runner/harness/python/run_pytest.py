@@ -32,6 +32,17 @@ PROBE = re.compile(
 )
 
 
+def called_from_submission():
+    """True when the nearest workspace frame on the stack is submission code, not a hidden test."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name.startswith("/work/"):
+            return not name.startswith("/work/tests/")
+        frame = frame.f_back
+    return False
+
+
 def audit(event, args):
     global _busy
     if _busy:
@@ -49,6 +60,8 @@ def audit(event, args):
             p = args[0]
             if isinstance(p, str) and PROBE.match(p):
                 emit({"k": "probe", "path": p[:200]})
+            elif isinstance(p, str) and p.startswith("/work/tests") and called_from_submission():
+                emit({"k": "test-read", "path": p[:200]})
     finally:
         _busy = False
 

@@ -25,6 +25,7 @@ export type ChannelRecord =
   | { k: "network"; target: string }
   | { k: "dns"; host: string }
   | { k: "probe"; path: string }
+  | { k: "test-read"; path: string }
   | { k: "end"; code?: number };
 
 /** Parses the channel's JSON lines, skipping anything malformed. */
@@ -170,6 +171,11 @@ export function judgeTest(test: JudgedTest, outcome: SandboxOutcome): TestJudgem
       integrity.push({
         trigger: "network-attempt",
         citation: `blocked DNS lookup of ${String(r.host).slice(0, 200)}`,
+      });
+    } else if (r.k === "test-read") {
+      integrity.push({
+        trigger: "hidden-test-access",
+        citation: `submission code read ${String(r.path).slice(0, 200)}`,
       });
     } else if (r.k === "probe") {
       const p = String(r.path);
