@@ -16,7 +16,15 @@ export * from "./queries/idempotency.ts";
 /** The typed database handle every query function takes first (`$client` is the raw D1). */
 export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
-/** Wraps a D1 binding in the typed drizzle handle. */
+// One handle per binding: building drizzle's relational config per request costs CPU.
+const HANDLES = new WeakMap<D1Database, Db>();
+
+/** Wraps a D1 binding in the typed drizzle handle (cached per binding). */
 export function createDb(d1: D1Database): Db {
-  return drizzle(d1, { schema });
+  let db = HANDLES.get(d1);
+  if (!db) {
+    db = drizzle(d1, { schema });
+    HANDLES.set(d1, db);
+  }
+  return db;
 }

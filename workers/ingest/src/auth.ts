@@ -41,26 +41,30 @@ function toPrincipal(
   return null;
 }
 
-const SUBMIT_ROUTE = /^\/v1\/challenges\/[^/]+\/submissions\/?$/;
-
 /**
- * Rate-limits per key, after authentication (so nobody can spend another key's budget):
- * submissions count against SUBMIT_RATE_LIMIT, every other call against API_RATE_LIMIT. One
- * limiter call per request.
+ * Rate-limits per key, after authentication (so nobody can spend another key's budget),
+ * against API_RATE_LIMIT. The submit route checks SUBMIT_RATE_LIMIT itself instead, in
+ * parallel with its first read and before it writes anything.
  */
 export const limitRate = createMiddleware<IngestEnv>(async (c, next) => {
-  const submit = c.req.method === "POST" && SUBMIT_ROUTE.test(c.req.path);
-  const limiter = submit ? c.env.SUBMIT_RATE_LIMIT : c.env.API_RATE_LIMIT;
-  const { success } = await limiter.limit({ key: c.var.principal.keyId });
-  if (!success) {
-    fail({
-      reason: "rate-limited",
-      retryAfter: 60,
-      detail: submit ? "Too many submissions for this key." : "Too many requests for this key.",
-    });
-  }
+  if (c.req.method === "POST" && SUBMIT_ROUTE.test(c.req.path)) return next();
+  await checkRateLimit(c.env.API_RATE_LIMIT, c.var.principal.keyId, "requests");
   await next();
 });
+
+const SUBMIT_ROUTE = /^\/v1\/challenges\/[^/]+\/submissions\/?$/;
+
+/** Answers 429 when `limiter` refuses another call for this key. */
+export async function checkRateLimit(
+  limiter: RateLimit,
+  keyId: string,
+  what: "requests" | "submissions",
+): Promise<void> {
+  const { success } = await limiter.limit({ key: keyId });
+  if (!success) {
+    fail({ reason: "rate-limited", retryAfter: 60, detail: `Too many ${what} for this key.` });
+  }
+}
 
 /** Only operator keys pass; agent keys get 403. */
 export const requireOperator = createMiddleware<IngestEnv>(async (c, next) => {

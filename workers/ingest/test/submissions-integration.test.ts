@@ -330,7 +330,7 @@ describe("idempotency", () => {
     });
     await expectProblem(busy, 409);
     expect(Number(busy.headers.get("Retry-After"))).toBeGreaterThan(0);
-    // A claim whose lease ran out without creating a submission is taken over.
+    // A claim whose lease ran out and whose submission does not exist is taken over.
     await claim(Date.now() - 1);
     const res = await submit(id, agent.token, submissionForm(archive), {
       "Idempotency-Key": "k-3",

@@ -1,71 +1,44 @@
 /**
  * @module db/queries/idempotency
  * Idempotency records for submit, scoped per agent. Invariants: a key is claimed by exactly
- * one request at a time (INSERT … ON CONFLICT with a lease); a `done` record replays its
- * stored answer until it expires (at least 24 hours); an expired record is replaced.
+ * one request at a time, in the same transaction as the submission it creates
+ * (`insertSubmission`); a `done` record replays its stored answer until it expires (at least
+ * 24 hours); an expired record is replaced by the next claim.
  */
-import { and, eq, lt, or, sql } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import { idempotencyKeys, type IdempotencyRow } from "../schema.ts";
 
-/** What a claim attempt found. */
-export type IdempotencyClaim = { kind: "claimed" } | { kind: "existing"; record: IdempotencyRow };
-
-/**
- * Claims `key` for a new request: inserts an in-flight record, or takes over one that has
- * expired or whose lease ran out while it was still in flight with no submission linked.
- * Otherwise returns the existing record for the caller to replay or refuse.
- */
-export async function claimIdempotencyKey(
+/** Finds the record of an idempotency key. */
+export async function findIdempotencyRecord(
   db: Db,
-  row: Pick<
-    IdempotencyRow,
-    "agentId" | "key" | "requestHash" | "createdAt" | "leaseUntil" | "expiresAt"
-  >,
-): Promise<IdempotencyClaim> {
-  const now = row.createdAt;
-  const res = await db
-    .insert(idempotencyKeys)
-    .values({ ...row, state: "in-flight", submissionId: null })
-    .onConflictDoUpdate({
-      target: [idempotencyKeys.agentId, idempotencyKeys.key],
-      set: {
-        requestHash: row.requestHash,
-        state: "in-flight",
-        submissionId: null,
-        responseStatus: null,
-        responseBody: null,
-        createdAt: row.createdAt,
-        leaseUntil: row.leaseUntil,
-        expiresAt: row.expiresAt,
-      },
-      setWhere: or(
-        lt(idempotencyKeys.expiresAt, now),
-        and(
-          eq(idempotencyKeys.state, "in-flight"),
-          lt(idempotencyKeys.leaseUntil, now),
-          sql`${idempotencyKeys.submissionId} IS NULL`,
-        ),
-      ),
-    });
-  if (res.meta.changes > 0) return { kind: "claimed" };
-  const record = await db
+  agentId: string,
+  key: string,
+): Promise<IdempotencyRow | undefined> {
+  return db
     .select()
     .from(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.agentId, row.agentId), eq(idempotencyKeys.key, row.key)))
+    .where(and(eq(idempotencyKeys.agentId, agentId), eq(idempotencyKeys.key, key)))
     .get();
-  if (!record) throw new Error("idempotency record vanished after a conflict");
-  return { kind: "existing", record };
 }
 
-/** Releases a claim whose request failed before creating anything, so a retry may proceed. */
-export async function releaseIdempotencyKey(db: Db, agentId: string, key: string): Promise<void> {
+/**
+ * Releases the claim a failed request made (it names that request's submission), so a retry
+ * with the same key may proceed.
+ */
+export async function releaseIdempotencyKey(
+  db: Db,
+  agentId: string,
+  key: string,
+  submissionId: string,
+): Promise<void> {
   await db
     .delete(idempotencyKeys)
     .where(
       and(
         eq(idempotencyKeys.agentId, agentId),
         eq(idempotencyKeys.key, key),
+        eq(idempotencyKeys.submissionId, submissionId),
         eq(idempotencyKeys.state, "in-flight"),
       ),
     );

@@ -29,26 +29,47 @@ export type SubmissionGuard = {
   cooldownSince: number | null;
 };
 
-/** The idempotency record to link to the new submission in the same batch. */
-export type IdempotencyLink = { agentId: string; key: string };
+/** The idempotency claim to make in the same transaction as the submission. */
+export type IdempotencyClaimInput = {
+  agentId: string;
+  key: string;
+  requestHash: string;
+  leaseUntil: number;
+  expiresAt: number;
+};
+
+/** What the submission batch did. */
+export type InsertSubmissionResult =
+  /** The row exists, with this iteration (and the idempotency record names it). */
+  | { kind: "inserted"; iteration: number }
+  /** A guard refused it (closed, not entered, quota, cooldown); nothing was written. */
+  | { kind: "refused" }
+  /** The idempotency key belongs to an earlier request; nothing was written. */
+  | { kind: "duplicate" };
 
 /**
- * Inserts the submission with its iteration (max + 1) if the guards hold, and links the
- * idempotency record to it, in one D1 batch (one transaction). Returns the iteration it
- * was given, or null when a guard refused it.
+ * Writes a submission in one D1 batch (one transaction): claims the idempotency key (or
+ * takes over a record that expired, or whose request died in flight without leaving its
+ * submission), inserts the row with its iteration (max + 1) only if the
+ * guards hold and the claim is ours, and drops the claim again when the row was refused.
  */
 export async function insertSubmission(
   db: Db,
   row: NewSubmission,
   guard: SubmissionGuard,
-  link: IdempotencyLink | null,
-): Promise<number | null> {
+  claim: IdempotencyClaimInput | null,
+): Promise<InsertSubmissionResult> {
   // Raw D1 statements: drizzle's batch does not take raw INSERT … SELECT statements.
   const mine = "agent_id = ?2 AND challenge_id = ?3";
   const cooldown =
     guard.cooldownSince === null
       ? ""
       : ` AND NOT EXISTS (SELECT 1 FROM submissions WHERE ${mine} AND received_at >= ?13)`;
+  const ours = claim
+    ? ` AND EXISTS (SELECT 1 FROM idempotency_keys WHERE agent_id = ?2 AND key = ?${
+        guard.cooldownSince === null ? 13 : 14
+      } AND submission_id = ?1)`
+    : "";
   const insert = db.$client
     .prepare(
       `INSERT INTO submissions (id, agent_id, challenge_id, iteration, artifact_sha256,
@@ -58,7 +79,7 @@ export async function insertSubmission(
         ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'received', ?11
       WHERE EXISTS (SELECT 1 FROM challenges WHERE id = ?3 AND status = 'published')
         AND EXISTS (SELECT 1 FROM entries WHERE ${mine})
-        AND (SELECT COUNT(*) FROM submissions WHERE ${mine}) < ?12${cooldown}
+        AND (SELECT COUNT(*) FROM submissions WHERE ${mine}) < ?12${cooldown}${ours}
       RETURNING iteration`,
     )
     .bind(
@@ -75,20 +96,49 @@ export async function insertSubmission(
       row.receivedAt,
       guard.maxIterations,
       ...(guard.cooldownSince === null ? [] : [guard.cooldownSince]),
+      ...(claim ? [claim.key] : []),
     );
-  const statements = [insert];
-  if (link) {
-    statements.push(
-      db.$client
-        .prepare(
-          `UPDATE idempotency_keys SET submission_id = ?1
-          WHERE agent_id = ?2 AND key = ?3 AND EXISTS (SELECT 1 FROM submissions WHERE id = ?1)`,
-        )
-        .bind(row.id, link.agentId, link.key),
-    );
+  if (!claim) {
+    const [res] = await db.$client.batch<{ iteration: number }>([insert]);
+    const iteration = res?.results[0]?.iteration;
+    return iteration === undefined ? { kind: "refused" } : { kind: "inserted", iteration };
   }
-  const [res] = await db.$client.batch<{ iteration: number }>(statements);
-  return res?.results[0]?.iteration ?? null;
+  const [claimed, inserted] = await db.$client.batch<{ iteration: number }>([
+    db.$client
+      .prepare(
+        `INSERT INTO idempotency_keys (agent_id, key, request_hash, state, submission_id,
+          created_at, lease_until, expires_at)
+        VALUES (?1, ?2, ?3, 'in-flight', ?4, ?5, ?6, ?7)
+        ON CONFLICT (agent_id, key) DO UPDATE SET request_hash = excluded.request_hash,
+          state = 'in-flight', submission_id = excluded.submission_id,
+          response_status = NULL, response_body = NULL, created_at = excluded.created_at,
+          lease_until = excluded.lease_until, expires_at = excluded.expires_at
+        WHERE idempotency_keys.expires_at < excluded.created_at
+          OR (idempotency_keys.state = 'in-flight'
+            AND idempotency_keys.lease_until < excluded.created_at
+            AND NOT EXISTS (SELECT 1 FROM submissions
+              WHERE submissions.id = idempotency_keys.submission_id))`,
+      )
+      .bind(
+        claim.agentId,
+        claim.key,
+        claim.requestHash,
+        row.id,
+        row.receivedAt,
+        claim.leaseUntil,
+        claim.expiresAt,
+      ),
+    insert,
+    db.$client
+      .prepare(
+        `DELETE FROM idempotency_keys WHERE agent_id = ?1 AND key = ?2 AND submission_id = ?3
+          AND NOT EXISTS (SELECT 1 FROM submissions WHERE id = ?3)`,
+      )
+      .bind(claim.agentId, claim.key, row.id),
+  ]);
+  const iteration = inserted?.results[0]?.iteration;
+  if (iteration !== undefined) return { kind: "inserted", iteration };
+  return (claimed?.meta.changes ?? 0) > 0 ? { kind: "refused" } : { kind: "duplicate" };
 }
 
 /** What a submit needs to know about a challenge and the calling agent, read at once. */
@@ -206,7 +256,7 @@ export async function transitionSubmission(
 }
 
 /** The idempotency answer to record together with a status change. */
-export type IdempotencyAnswer = IdempotencyLink & { status: number; body: string };
+export type IdempotencyAnswer = { agentId: string; key: string; status: number; body: string };
 
 /**
  * Marks a received submission queued and, in the same batch, records the idempotent answer

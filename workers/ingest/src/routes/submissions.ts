@@ -8,7 +8,7 @@
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import {
-  claimIdempotencyKey,
+  findIdempotencyRecord,
   createDb,
   deleteReceivedSubmission,
   findSubmission,
@@ -20,12 +20,13 @@ import {
   sha256Hex,
   type ChallengeRow,
   type Db,
+  type InsertSubmissionResult,
   type NewSubmission,
   type SubmitContext,
 } from "@bouts/db";
 import { problemFromZodError } from "@bouts/contracts";
 import { visibleChallenge } from "../access.ts";
-import { agentIdOf, requireAgent } from "../auth.ts";
+import { agentIdOf, checkRateLimit, requireAgent } from "../auth.ts";
 import { parseStoredLimits } from "../challenge-config.ts";
 import { readConfig, type IngestConfig } from "../config.ts";
 import { fail } from "../errors.ts";
@@ -215,25 +216,6 @@ function requestHashOf(challengeId: string, parts: SubmissionParts): Promise<str
   );
 }
 
-/** Claims the idempotency key (or finds the earlier request's record). */
-async function claimKey(
-  db: Db,
-  link: { agentId: string; key: string },
-  requestHash: Promise<string>,
-  now: number,
-  cfg: IngestConfig,
-) {
-  const hash = await requestHash;
-  const claim = await claimIdempotencyKey(db, {
-    ...link,
-    requestHash: hash,
-    createdAt: now,
-    leaseUntil: now + IDEMPOTENCY_LEASE_MS,
-    expiresAt: now + cfg.idempotencyTtlMs,
-  });
-  return { ...claim, requestHash: hash };
-}
-
 /** Headers of a replayed idempotent answer. */
 function replayHeaders(view: SubmissionView): Record<string, string> {
   return { "Idempotent-Replayed": "true", Location: view.url };
@@ -272,57 +254,16 @@ submissionRoutes.openapi(
     if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) {
       invalid("Idempotency-Key", "1 to 255 printable ASCII characters");
     }
-    const submitCtx = await loadSubmitContext(db, c.req.valid("param").id, agentId);
+    const [, submitCtx] = await Promise.all([
+      checkRateLimit(c.env.SUBMIT_RATE_LIMIT, principal.keyId, "submissions"),
+      loadSubmitContext(db, c.req.valid("param").id, agentId),
+    ]);
     const ch = submitCtx.challenge;
     const now = Date.now();
     checkCanSubmit(submitCtx, now);
     const parts = await parseSubmission(c.req.raw, cfg, ch);
+    const origin = new URL(c.req.url).origin;
 
-    const link = idemKey === null ? null : { agentId, key: idemKey };
-    const objects = parts.trace ? [parts.archive, parts.trace] : [parts.archive];
-    const undo = async (submissionId: string | null) => {
-      if (submissionId) await deleteReceivedSubmission(db, submissionId).catch(logUndo);
-      for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
-      if (link) await releaseIdempotencyKey(db, link.agentId, link.key).catch(logUndo);
-    };
-
-    // ─── 1. R2 (content-addressed objects) alongside the idempotency claim ───
-    // Both are undone below if the other fails or the claim finds an earlier request.
-    const [claimed, stored] = await Promise.allSettled([
-      link ? claimKey(db, link, requestHashOf(ch.id, parts), now, cfg) : null,
-      Promise.all(objects.map((o) => putObject(c.env.ARTIFACTS, o))),
-    ]);
-    if (claimed.status === "rejected") {
-      for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
-      throw claimed.reason;
-    }
-    const claim = claimed.value;
-    if (claim && claim.kind === "existing") {
-      for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
-      const r = claim.record;
-      if (r.requestHash !== claim.requestHash) fail({ reason: "idempotency-mismatch" });
-      if (r.state === "done" && r.responseBody !== null) {
-        const view = JSON.parse(r.responseBody) as SubmissionView;
-        return c.json(view, 202, replayHeaders(view));
-      }
-      // In flight; if its submission already committed and its lease ran out, answer with it.
-      const linked = r.submissionId ? await findSubmission(db, r.submissionId) : undefined;
-      if (linked && r.leaseUntil < now) {
-        const view = submissionToWire(linked, new URL(c.req.url).origin);
-        return c.json(view, 202, replayHeaders(view));
-      }
-      fail({
-        reason: "idempotency-in-flight",
-        retryAfter: Math.max(1, Math.ceil((r.leaseUntil - now) / 1000)),
-      });
-    }
-    if (stored.status === "rejected") {
-      console.error("R2 put failed", stored.reason);
-      await undo(null);
-      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
-    }
-
-    // ─── 2. D1 batch: the row, its iteration and the idempotency link ───
     const row: NewSubmission = {
       id: crypto.randomUUID(),
       agentId,
@@ -336,35 +277,83 @@ submissionRoutes.openapi(
       traceSha256: parts.trace?.sha256 ?? null,
       receivedAt: now,
     };
-    const cooldownSeconds = parseStoredLimits(ch.limits).cooldownSeconds;
-    let iteration: number | null;
+    const claim =
+      idemKey === null
+        ? null
+        : {
+            agentId,
+            key: idemKey,
+            requestHash: await requestHashOf(ch.id, parts),
+            leaseUntil: now + IDEMPOTENCY_LEASE_MS,
+            expiresAt: now + cfg.idempotencyTtlMs,
+          };
+    const objects = parts.trace ? [parts.archive, parts.trace] : [parts.archive];
+    const releaseObjects = async () => {
+      for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
+    };
+
+    // ─── 1. R2: content-addressed objects ───
     try {
-      iteration = await insertSubmission(
+      await Promise.all(objects.map((o) => putObject(c.env.ARTIFACTS, o)));
+    } catch (err) {
+      console.error("R2 put failed", err);
+      await releaseObjects();
+      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
+    }
+
+    // ─── 2. D1 batch: idempotency claim, the row and its iteration ───
+    const cooldownSeconds = parseStoredLimits(ch.limits).cooldownSeconds;
+    let written: InsertSubmissionResult;
+    try {
+      written = await insertSubmission(
         db,
         row,
         {
           maxIterations: ch.maxIterations,
           cooldownSince: cooldownSeconds > 0 ? now - cooldownSeconds * 1000 + 1 : null,
         },
-        link,
+        claim,
       );
     } catch (err) {
       console.error("D1 submission insert failed", err);
-      await undo(null);
+      await releaseObjects();
       fail({ reason: "unavailable", service: "database", retryAfter: 30 });
     }
-    if (iteration === null) {
-      // A guard failed under concurrency: find which, after undoing the objects and claim.
-      await undo(null);
+    if (written.kind !== "inserted") {
+      await releaseObjects();
+      if (written.kind === "duplicate" && claim) {
+        const record = await findIdempotencyRecord(db, agentId, claim.key);
+        if (record && record.requestHash !== claim.requestHash) {
+          fail({ reason: "idempotency-mismatch" });
+        }
+        if (record?.state === "done" && record.responseBody !== null) {
+          const view = JSON.parse(record.responseBody) as SubmissionView;
+          return c.json(view, 202, replayHeaders(view));
+        }
+        // Still in flight. If its submission committed and its lease ran out (the request
+        // died before recording its answer), answer with that submission.
+        const linked = record?.submissionId
+          ? await findSubmission(db, record.submissionId)
+          : undefined;
+        if (record && linked && record.leaseUntil < now) {
+          const view = submissionToWire(linked, origin);
+          return c.json(view, 202, replayHeaders(view));
+        }
+        fail({
+          reason: "idempotency-in-flight",
+          retryAfter: Math.max(1, Math.ceil(((record?.leaseUntil ?? now) - now) / 1000)),
+        });
+      }
+      // A guard failed under concurrency: say which.
       const fresh = await loadSubmitContext(db, ch.id, agentId);
       checkCanSubmit(fresh, now);
       quotaExhausted(fresh.challenge);
     }
-    try {
-      // A concurrent undo of identical bytes may have removed the object before our commit.
-      for (const o of objects) await ensureObject(c.env.ARTIFACTS, o);
 
-      // ─── 3. Queue: ids only ───
+    // ─── 3. Queue: ids only, once the objects are known to be there ───
+    try {
+      // A concurrent undo of identical bytes may have removed an object before our commit.
+      for (const o of objects) await ensureObject(c.env.ARTIFACTS, o);
       const message: SubmissionMessage = {
         v: 1,
         submissionId: row.id,
@@ -374,7 +363,9 @@ submissionRoutes.openapi(
       await c.env.SUBMISSIONS.send(message, { contentType: "json" });
     } catch (err) {
       console.error("enqueue failed", err);
-      await undo(row.id);
+      await deleteReceivedSubmission(db, row.id).catch(logUndo);
+      await releaseObjects();
+      if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
       fail({ reason: "unavailable", service: "submission queue", retryAfter: 30 });
     }
 
@@ -383,7 +374,7 @@ submissionRoutes.openapi(
     const view = submissionToWire(
       {
         ...row,
-        iteration,
+        iteration: written.iteration,
         status: "queued",
         failureReason: null,
         queuedAt,
@@ -391,15 +382,14 @@ submissionRoutes.openapi(
         scoredAt: null,
         failedAt: null,
       },
-      new URL(c.req.url).origin,
+      origin,
     );
-    const body = JSON.stringify(view);
     try {
       await markSubmissionQueued(
         db,
         row.id,
         queuedAt,
-        link ? { ...link, status: 202, body } : null,
+        claim ? { agentId, key: claim.key, status: 202, body: JSON.stringify(view) } : null,
       );
     } catch (err) {
       // The message is out: the consumer accepts a row still marked received, and a retry
