@@ -1,9 +1,14 @@
 /**
  * Vitest project "ingest": the routes run in workerd through the Cloudflare plugin, against
  * the root wrangler.toml (the one platform Worker), with the D1 migrations applied in a setup
- * file. The runner's challenge QA is reached over RUNNER_URL; here that URL is served by a
- * Node-side fake runner (test/fake-runner.ts) that answers with the documented QA report.
+ * file. The runner's challenge QA is reached over RUNNER_URL, served Node-side by
+ * test/fake-runner.ts: the real runner for the example challenges, a stand-in for synthetic
+ * bundles. The example bundles (packed here, where the file system is) reach the tests as
+ * base64 bindings.
  */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
@@ -12,12 +17,36 @@ import { FAKE_RUNNER_URL, handleFakeRunner } from "./test/fake-runner.ts";
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));
 
+/** Packs an example challenge as a bundle (.tar.gz, base64), optionally altering files. */
+function packExample(name: string, replace: Record<string, string> = {}): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "bouts-bundle-"));
+  try {
+    cpSync(path.join(root, "challenges", name), dir, { recursive: true });
+    for (const [file, content] of Object.entries(replace))
+      writeFileSync(path.join(dir, file), content);
+    const entries = readdirSync(dir).filter((e) => e !== "submissions" && e !== "README.md");
+    const tar = spawnSync("tar", ["-czf", "-", "-C", dir, ...entries.sort()]);
+    if (tar.status !== 0) throw new Error(`tar: ${tar.stderr.toString()}`);
+    return tar.stdout.toString("base64");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export default defineProject({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: path.join(root, "wrangler.toml") },
       miniflare: {
-        bindings: { TEST_MIGRATIONS: migrations, RUNNER_URL: FAKE_RUNNER_URL },
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          RUNNER_URL: FAKE_RUNNER_URL,
+          TEST_BUNDLE_DEEP_MERGE: packExample("deep-merge"),
+          // The reference solution no longer merges: the runner's QA must refuse to publish.
+          TEST_BUNDLE_DEEP_MERGE_BROKEN: packExample("deep-merge", {
+            "reference/merge.mjs": "export function deepMerge() { return {}; }\n",
+          }),
+        },
         outboundService: handleFakeRunner,
       },
     }),

@@ -8,6 +8,10 @@ declare global {
   namespace Cloudflare {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
+      /** challenges/deep-merge as a bundle (.tar.gz, base64). */
+      TEST_BUNDLE_DEEP_MERGE: string;
+      /** The same bundle with a reference solution that fails its tests. */
+      TEST_BUNDLE_DEEP_MERGE_BROKEN: string;
     }
   }
 }

@@ -1,15 +1,30 @@
 /**
- * A Node-side stand-in for the runner's challenge QA endpoint (`POST /v1/challenges/qa`),
- * used until the runner's HTTP server exists. It answers with the runner's QaReport shape
- * (containers/runner/src/challenge/qa.ts): a bundle containing the marker file
- * QA_SHOULD_FAIL is not publishable; RUNNER_REFUSES makes the runner refuse the bundle (422);
- * RUNNER_CRASH makes it answer 500. Requests are multipart with a `bundle` part, as the
- * runner's app (containers/runner/src/app.ts) expects.
+ * The runner as the ingest tests see it: the Node-side handler of every outbound fetch of the
+ * Worker under test (Miniflare `outboundService`), reached through RUNNER_URL exactly as in
+ * `wrangler dev`. Requests are multipart with a `bundle` part, as the runner's app expects.
+ *
+ * - A bundle of one of the example challenges in challenges/ goes to the **real runner**: the
+ *   `npm run runner` service, started on a free loopback port on first use (its isolation
+ *   self-test included) and stopped when the test process exits.
+ * - Synthetic test bundles get a stand-in that answers in the runner's QaReport shape
+ *   (containers/runner/src/challenge/qa.ts): marker file QA_SHOULD_FAIL → not publishable;
+ *   RUNNER_REFUSES → the runner refuses the bundle (422); RUNNER_CRASH → 500.
  */
+import { spawn, type ChildProcess } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
 import { gunzipSync } from "node:zlib";
 
 /** The RUNNER_URL the tests give the Worker. */
 export const FAKE_RUNNER_URL = "http://runner.test";
+
+const ROOT = path.join(import.meta.dirname, "../../..");
+const EXAMPLE_CHALLENGES = new Set(
+  readdirSync(path.join(ROOT, "challenges"), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name),
+);
 
 /** Handles every outbound fetch of the Worker under test. */
 export async function handleFakeRunner(request: Request): Promise<Response> {
@@ -22,15 +37,23 @@ export async function handleFakeRunner(request: Request): Promise<Response> {
   if (!(bundle instanceof Blob)) {
     return Response.json({ status: 400, detail: "missing part bundle" }, { status: 400 });
   }
-  const tar = gunzipSync(Buffer.from(await bundle.arrayBuffer())).toString("latin1");
-  if (tar.includes("RUNNER_REFUSES")) {
+  const bytes = new Uint8Array(await bundle.arrayBuffer());
+  const tar = gunzipSync(bytes);
+  const manifestId = readManifestId(tar);
+  if (manifestId !== null && EXAMPLE_CHALLENGES.has(manifestId)) {
+    const body = new FormData();
+    body.set("bundle", new Blob([bytes]), "bundle.tar.gz");
+    return fetch(`${await realRunner()}/v1/challenges/qa`, { method: "POST", body });
+  }
+  const text = tar.toString("latin1");
+  if (text.includes("RUNNER_REFUSES")) {
     return Response.json(
       { status: 422, detail: "bundle refused: tests/static/missing.test.js is listed but absent" },
       { status: 422, headers: { "Content-Type": "application/problem+json" } },
     );
   }
-  if (tar.includes("RUNNER_CRASH")) return new Response("boom", { status: 500 });
-  if (tar.includes("QA_SHOULD_FAIL")) {
+  if (text.includes("RUNNER_CRASH")) return new Response("boom", { status: 500 });
+  if (text.includes("QA_SHOULD_FAIL")) {
     return Response.json(qaReport(false, ["the reference solution fails static test fizz.basic"]));
   }
   return Response.json(qaReport(true, []));
@@ -46,4 +69,72 @@ function qaReport(publishable: boolean, problems: string[]) {
     problems,
     cleanedManifest: null,
   };
+}
+
+/** The `id` of the bundle's root challenge.json, read from the (ustar) archive. */
+function readManifestId(tar: Buffer): string | null {
+  for (let at = 0; at + 512 <= tar.length;) {
+    const name = tar.toString("utf8", at, at + 100).replace(/\0.*$/s, "");
+    if (!name) return null;
+    const size = parseInt(tar.toString("utf8", at + 124, at + 136).trim() || "0", 8);
+    if (name === "challenge.json" || name === "./challenge.json") {
+      const json = JSON.parse(tar.toString("utf8", at + 512, at + 512 + size)) as { id?: unknown };
+      return typeof json.id === "string" ? json.id : null;
+    }
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return null;
+}
+
+let runner: Promise<string> | null = null;
+let child: ChildProcess | null = null;
+
+/** Starts the real runner service once, on a free loopback port; returns its base URL. */
+function realRunner(): Promise<string> {
+  runner ??= (async () => {
+    const port = await freePort();
+    child = spawn("npm", ["run", "runner"], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        RUNNER_HOST: "127.0.0.1",
+        RUNNER_PORT: String(port),
+        RUNNER_QA_REPEATS: "2",
+      },
+      detached: true,
+      stdio: "ignore",
+    });
+    child.unref();
+    process.once("exit", () => {
+      if (child?.pid) process.kill(-child.pid, "SIGTERM");
+    });
+    const base = `http://127.0.0.1:${port}`;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`the runner exited (${child.exitCode})`);
+      const ok = await fetch(`${base}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) return base;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error("the runner did not become healthy within 60 s");
+  })();
+  return runner;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address
+          ? resolve(address.port)
+          : reject(new Error("no port")),
+      );
+    });
+  });
 }
