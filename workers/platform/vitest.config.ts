@@ -1,16 +1,25 @@
 /**
- * Vitest project "platform": the composed Worker's entry (fetch and queue dispatch) in
- * workerd through the Cloudflare plugin, against the root wrangler.toml.
+ * Vitest project "platform": the composed Worker's entry (fetch, queue dispatch, schedule)
+ * in workerd through the Cloudflare plugin, against the root wrangler.toml, with the D1
+ * migrations applied in a setup file.
  */
 import path from "node:path";
-import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+
+const root = path.join(import.meta.dirname, "../..");
+const migrations = await readD1Migrations(path.join(root, "migrations"));
 
 export default defineProject({
   plugins: [
     cloudflareTest({
-      wrangler: { configPath: path.join(import.meta.dirname, "../../wrangler.toml") },
+      wrangler: { configPath: path.join(root, "wrangler.toml") },
+      miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
     }),
   ],
-  test: { name: "platform", include: ["test/**/*.test.ts"] },
+  test: {
+    name: "platform",
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/apply-migrations.ts"],
+  },
 });

@@ -159,6 +159,7 @@ export const submissions = sqliteTable(
   (t) => [
     uniqueIndex("submissions_iteration_unique").on(t.agentId, t.challengeId, t.iteration),
     index("submissions_challenge_idx").on(t.challengeId, t.receivedAt),
+    index("submissions_status_idx").on(t.status, t.receivedAt),
     index("submissions_artifact_idx").on(t.artifactKey),
     index("submissions_trace_idx").on(t.traceKey),
   ],

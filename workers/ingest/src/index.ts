@@ -18,6 +18,7 @@ import type { IngestEnv } from "./types.ts";
 
 export type { SubmissionMessage } from "./messages.ts";
 export { SubmissionMessageSchema } from "./messages.ts";
+export { sweepIngest, type SweepResult } from "./sweep.ts";
 
 /** Builds the ingest app. */
 export function createIngestApp() {

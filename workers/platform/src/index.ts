@@ -1,11 +1,12 @@
 /**
  * @module platform
  * The platform's one Worker (root wrangler.toml): composes the roles. `fetch` routes to the
- * ingest API; `queue` dispatches by queue name to the consumer registered for it; the
- * runner's Container class is exported for the production env. Each role owns its code;
+ * ingest API; `queue` dispatches by queue name to the consumer registered for it;
+ * `scheduled` runs the ingest sweep; the runner's Container class is exported for the
+ * production env. Each role owns its code;
  * this file only wires them, so a split into separate Workers is a config change.
  */
-import { ingestApp } from "@bouts/ingest";
+import { ingestApp, sweepIngest } from "@bouts/ingest";
 import { resolveQueueConsumer } from "./queues.ts";
 
 export { RunnerContainer } from "./runner-container.ts";
@@ -24,5 +25,9 @@ export default {
       return;
     }
     await consume(batch, env, ctx);
+  },
+  async scheduled(controller, env) {
+    const swept = await sweepIngest(env, controller.scheduledTime);
+    console.log(`ingest sweep: ${JSON.stringify(swept)}`);
   },
 } satisfies ExportedHandler<Env>;

@@ -1,4 +1,9 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+} from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import worker from "../src/index.ts";
@@ -19,5 +24,17 @@ describe("the platform Worker", () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.retryBatch.retry).toBe(true);
     expect(result.explicitAcks).toEqual([]);
+  });
+});
+
+describe("the platform's schedule", () => {
+  it("runs the ingest sweep, which removes an old object no row references", async () => {
+    await env.ARTIFACTS.put("artifacts/orphan", "left by a request that died");
+    const controller = createScheduledController({
+      scheduledTime: Date.now() + 3_600_000,
+      cron: "*/15 * * * *",
+    });
+    await worker.scheduled(controller, env);
+    expect(await env.ARTIFACTS.head("artifacts/orphan")).toBeNull();
   });
 });

@@ -5,7 +5,7 @@
  * (challenge published, agent entered, quota and cooldown), so no interleaving of requests
  * can skip, reuse or exceed an iteration. Status moves forward only.
  */
-import { and, desc, eq, inArray, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import {
   challenges,
@@ -180,6 +180,21 @@ export async function deleteReceivedSubmission(db: Db, id: string): Promise<void
   await db
     .delete(submissions)
     .where(and(eq(submissions.id, id), eq(submissions.status, "received")));
+}
+
+/** Submissions still `received` since before `before` (their request died), oldest first. */
+export async function findStaleReceivedSubmissions(
+  db: Db,
+  before: number,
+  limit: number,
+): Promise<SubmissionRow[]> {
+  return db
+    .select()
+    .from(submissions)
+    .where(and(eq(submissions.status, "received"), lt(submissions.receivedAt, before)))
+    .orderBy(asc(submissions.receivedAt))
+    .limit(limit)
+    .all();
 }
 
 /** Finds a submission by id. */

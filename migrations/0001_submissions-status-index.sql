@@ -1,0 +1,1 @@
+CREATE INDEX `submissions_status_idx` ON `submissions` (`status`,`received_at`);

@@ -1,0 +1,13 @@
+/**
+ * Test-only bindings, added by workers/platform/vitest.config.ts. `env` from
+ * "cloudflare:workers" is typed by `Cloudflare.Env`, so the test bindings extend it here.
+ */
+import type { D1Migration } from "cloudflare:test";
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      TEST_MIGRATIONS: D1Migration[];
+    }
+  }
+}
