@@ -21,7 +21,10 @@ export const CHALLENGES = path.resolve(import.meta.dirname, "../../../challenges
 /** A config with a private work dir and the given overrides. */
 export function buildTestConfig(overrides: Record<string, string> = {}): RunnerConfig {
   const workDir = mkdtempSync(path.join(tmpdir(), "bouts-runner-test-"));
-  const r = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, ...overrides });
+  // Test files run in parallel processes: give each environment its own uid range, as
+  // separate runner processes on one host must have (docs/runner.md).
+  const uidBase = String(62000 + Math.floor(Math.random() * 500) * 8);
+  const r = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, RUNNER_UID_BASE: uidBase, ...overrides });
   if (!r.ok) throw new Error(r.error.issues.join("; "));
   return r.value;
 }

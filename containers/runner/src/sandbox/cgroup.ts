@@ -4,10 +4,21 @@
  * ceiling, and an equal CPU share, so one run's fork bomb or busy loop cannot starve another
  * run. Supports cgroup v1 (one hierarchy per controller) and v2 (unified, delegated). When no
  * writable hierarchy exists, `detectCgroups` says so and the sandbox falls back to rlimits only;
- * the report's evidence names which enforcement was used. Invariant: `destroy()` kills every
- * process left in the group before removing it, and never follows links (cgroupfs has none).
+ * the report's evidence names which enforcement was used. Groups are named per host uid and
+ * reused by every sandbox of that uid (creating and removing a memory cgroup per test costs more
+ * than the test's interpreter start-up). Invariants: a group is only opened by the holder of its
+ * uid in this runner process (names are `uid-<uid>-<pid>`), so it is never shared by two runs;
+ * `release()` leaves it empty; groups of dead runner processes are removed at start-up; OOM kills are counted
+ * from the moment the group was opened.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -28,10 +39,10 @@ export interface CgroupLimits {
 export interface RunCgroup {
   /** cgroup.procs files the wrapper shell writes its pid into before exec. */
   procsFiles: string[];
-  /** True when the kernel OOM-killed something in the group. */
+  /** True when the kernel OOM-killed something in the group since it was opened. */
   readOomKilled(): boolean;
-  /** SIGKILLs every process left in the group and removes it. */
-  destroy(): Promise<void>;
+  /** SIGKILLs every process left in the group and waits until it is empty. */
+  release(): Promise<void>;
 }
 
 function ownPath(controller: string): string | null {
@@ -44,9 +55,23 @@ function ownPath(controller: string): string | null {
   return null;
 }
 
+/** Removes empty groups left by runner processes that no longer exist (names end in -<pid>). */
+function removeStaleGroups(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/-(\d+)$/.exec(name)?.[1]);
+    if (!pid || existsSync(`/proc/${pid}`)) continue;
+    try {
+      rmdirSync(path.join(dir, name));
+    } catch {
+      // not empty or already gone: leave it
+    }
+  }
+}
+
 function tryMakeParent(dir: string): boolean {
   try {
     mkdirSync(dir, { recursive: true });
+    removeStaleGroups(dir);
     return existsSync(path.join(dir, "cgroup.procs"));
   } catch {
     return false;
@@ -99,9 +124,10 @@ function readProcs(dir: string): number[] {
   }
 }
 
-async function killAndRemove(dir: string): Promise<void> {
-  for (let attempt = 0; attempt < 50; attempt += 1) {
+async function emptyGroup(dir: string): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
     const pids = readProcs(dir);
+    if (pids.length === 0) return;
     for (const pid of pids) {
       try {
         process.kill(pid, "SIGKILL");
@@ -109,63 +135,63 @@ async function killAndRemove(dir: string): Promise<void> {
         // already gone
       }
     }
-    try {
-      rmdirSync(dir);
-      return;
-    } catch {
-      // rmdir fails while tasks are still exiting
-      await sleep(10);
-    }
+    // tasks leave the group as they finish exiting, usually within a millisecond
+    await sleep(attempt < 20 ? 1 : 10);
   }
 }
 
-/** Creates one group named `name` with the given limits. */
-export function createRunCgroup(
+function readCounter(file: string, key: string): number {
+  try {
+    return Number(new RegExp(`${key} (\\d+)`).exec(readFileSync(file, "utf8"))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+}
+
+/** Opens (creating on first use) the group `name` and sets its limits; empties it first. */
+export async function openRunCgroup(
   support: CgroupSupport,
   name: string,
   limits: CgroupLimits,
-): RunCgroup {
+): Promise<RunCgroup> {
   if ("unified" in support.dirs) {
     const dir = path.join(support.dirs.unified, name);
-    mkdirSync(dir);
+    ensureDir(dir);
+    await emptyGroup(dir);
     writeFileSync(path.join(dir, "memory.max"), String(limits.memoryBytes));
     writeFileSync(path.join(dir, "memory.swap.max"), "0");
     writeFileSync(path.join(dir, "pids.max"), String(limits.maxProcesses));
     writeFileSync(path.join(dir, "cpu.weight"), "100");
+    const events = path.join(dir, "memory.events");
+    const baseline = readCounter(events, "oom_kill");
     return {
       procsFiles: [path.join(dir, "cgroup.procs")],
-      readOomKilled: () =>
-        /oom_kill [1-9]/.test(readFileSync(path.join(dir, "memory.events"), "utf8")),
-      destroy: async () => {
-        try {
-          writeFileSync(path.join(dir, "cgroup.kill"), "1");
-        } catch {
-          // older kernels have no cgroup.kill; killAndRemove signals each pid
-        }
-        await killAndRemove(dir);
-      },
+      readOomKilled: () => readCounter(events, "oom_kill") > baseline,
+      release: () => emptyGroup(dir),
     };
   }
   const { memory, pids, cpu } = support.dirs;
   const mem = path.join(memory, name);
   const pid = path.join(pids, name);
   const cp = path.join(cpu, name);
-  for (const d of [mem, pid, cp]) mkdirSync(d);
+  for (const d of [mem, pid, cp]) {
+    ensureDir(d);
+    await emptyGroup(d);
+  }
   writeFileSync(path.join(mem, "memory.limit_in_bytes"), String(limits.memoryBytes));
   writeFileSync(path.join(pid, "pids.max"), String(limits.maxProcesses));
   writeFileSync(path.join(cp, "cpu.shares"), "1024");
+  const oomControl = path.join(mem, "memory.oom_control");
+  const baseline = readCounter(oomControl, "oom_kill");
   return {
     procsFiles: [mem, pid, cp].map((d) => path.join(d, "cgroup.procs")),
-    readOomKilled: () => {
-      try {
-        const ctl = readFileSync(path.join(mem, "memory.oom_control"), "utf8");
-        return /oom_kill [1-9]/.test(ctl);
-      } catch {
-        return false;
-      }
-    },
-    destroy: async () => {
-      for (const d of [pid, mem, cp]) await killAndRemove(d);
+    readOomKilled: () => readCounter(oomControl, "oom_kill") > baseline,
+    release: async () => {
+      for (const d of [pid, mem, cp]) await emptyGroup(d);
     },
   };
 }

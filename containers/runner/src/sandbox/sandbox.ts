@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import type { Readable } from "node:stream";
-import { createRunCgroup, type CgroupSupport, type RunCgroup } from "./cgroup.ts";
+import { openRunCgroup, type CgroupSupport, type RunCgroup } from "./cgroup.ts";
 
 /** A bind mount into the sandbox. Sources are host paths the host created itself. */
 export interface SandboxMount {
@@ -44,7 +44,7 @@ export interface SandboxSpec {
   readOnlyMounts: SandboxMount[];
   limits: SandboxLimits;
   cgroups: CgroupSupport | null;
-  /** Unique name for this sandbox's cgroup. */
+  /** Label for this sandbox in logs; the cgroup is named after `hostUid` and this process. */
   name: string;
   /** Written to the sandbox's stdin, then closed. */
   stdin?: string;
@@ -178,7 +178,7 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
   });
   if (spec.cgroups) {
     try {
-      cgroup = createRunCgroup(spec.cgroups, spec.name, {
+      cgroup = await openRunCgroup(spec.cgroups, `uid-${spec.hostUid}-${process.pid}`, {
         memoryBytes: spec.limits.memoryMb * MIB,
         maxProcesses: spec.limits.maxProcesses,
       });
@@ -189,7 +189,7 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
   try {
     return await launch(spec, cgroup, t0);
   } finally {
-    await cgroup?.destroy();
+    await cgroup?.release();
   }
 }
 
