@@ -274,6 +274,22 @@ describe("refused uploads leave nothing behind", () => {
     expect(await counts()).toEqual(before);
   });
 
+  it("undoes the row and the idempotency claim when the R2 put fails (503)", async () => {
+    const { agent, id } = await arena();
+    const before = await counts();
+    const put = vi.spyOn(env.ARTIFACTS, "put").mockRejectedValueOnce(new Error("R2 down"));
+    const res = await submit(id, agent.token, submissionForm(await solution()), {
+      "Idempotency-Key": "r2-fail",
+    });
+    put.mockRestore();
+    await expectProblem(res, 503);
+    expect(await counts()).toEqual(before);
+    const retry = await submit(id, agent.token, submissionForm(await solution()), {
+      "Idempotency-Key": "r2-fail",
+    });
+    expect(retry.status).toBe(202);
+  });
+
   it("keeps an object another submission still references when undoing", async () => {
     const { agent, id } = await arena();
     const archive = await solution("shared");

@@ -2,9 +2,9 @@
  * @module ingest/routes/submissions
  * Submitting and reading submissions. Invariants: cheap checks (rate limit, media type,
  * challenge state, quota, size, archive signature, claims schema) run before anything is
- * stored; the write order R2 → D1 batch → queue → D1 (docs/storage-schema.md) undoes every
- * earlier step when a later one fails; another agent's submission answers 404, like a
- * missing one.
+ * stored; the write order (R2 put and D1 batch side by side, then the queue, then D1;
+ * docs/storage-schema.md) undoes every earlier step when a later one fails; another agent's
+ * submission answers 404, like a missing one.
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import {
@@ -20,7 +20,6 @@ import {
   sha256Hex,
   type ChallengeRow,
   type Db,
-  type InsertSubmissionResult,
   type NewSubmission,
   type SubmitContext,
 } from "@bouts/db";
@@ -292,20 +291,13 @@ submissionRoutes.openapi(
       for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
     };
 
-    // ─── 1. R2: content-addressed objects ───
-    try {
-      await Promise.all(objects.map((o) => putObject(c.env.ARTIFACTS, o)));
-    } catch (err) {
-      console.error("R2 put failed", err);
-      await releaseObjects();
-      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
-    }
-
-    // ─── 2. D1 batch: idempotency claim, the row and its iteration ───
+    // ─── 1 and 2 side by side: the R2 objects, and the D1 batch (idempotency claim, the
+    // row, its iteration). Nothing acts on the row before the queue message (step 3), which
+    // waits for both; when one fails, the other is undone.
     const cooldownSeconds = parseStoredLimits(ch.limits).cooldownSeconds;
-    let written: InsertSubmissionResult;
-    try {
-      written = await insertSubmission(
+    const [stored, inserted] = await Promise.allSettled([
+      Promise.all(objects.map((o) => putObject(c.env.ARTIFACTS, o))),
+      insertSubmission(
         db,
         row,
         {
@@ -313,11 +305,20 @@ submissionRoutes.openapi(
           cooldownSince: cooldownSeconds > 0 ? now - cooldownSeconds * 1000 + 1 : null,
         },
         claim,
-      );
-    } catch (err) {
-      console.error("D1 submission insert failed", err);
+      ),
+    ]);
+    if (inserted.status === "rejected") {
+      console.error("D1 submission insert failed", inserted.reason);
       await releaseObjects();
       fail({ reason: "unavailable", service: "database", retryAfter: 30 });
+    }
+    const written = inserted.value;
+    if (written.kind === "inserted" && stored.status === "rejected") {
+      console.error("R2 put failed", stored.reason);
+      await deleteReceivedSubmission(db, row.id).catch(logUndo);
+      await releaseObjects();
+      if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
+      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
     }
     if (written.kind !== "inserted") {
       await releaseObjects();
