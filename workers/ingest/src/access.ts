@@ -1,21 +1,42 @@
 /**
  * @module ingest/access
- * What a caller may see. Invariant: a resource the caller may not see is reported exactly
- * like a missing one (404), so ids cannot be probed.
+ * What a caller may see. Invariants: a resource the caller may not see is reported exactly
+ * like a missing one (404), so ids cannot be probed; an operator owns the challenges it
+ * created (full view, changes) and sees other operators' challenges only once published, and
+ * then as agents do.
  */
 import { findChallenge, type ChallengeRow, type Db } from "@bouts/db";
 import { fail } from "./errors.ts";
 import type { Principal } from "./types.ts";
 
-/** Loads a challenge the caller may see: operators see all, agents published and closed. */
+/** Whether the caller owns the challenge (its creating operator). */
+export function ownsChallenge(p: Principal, ch: ChallengeRow): boolean {
+  return p.role === "operator" && ch.createdBy === p.operatorId;
+}
+
+/** Whether the caller may see the challenge at all: its owner, or anyone once published. */
+export function canSeeChallenge(p: Principal, ch: ChallengeRow): boolean {
+  return ownsChallenge(p, ch) || ch.status !== "draft";
+}
+
+/** Loads a challenge the caller may see, or answers 404. */
 export async function visibleChallenge(
   db: Db,
   p: Principal,
   idOrSlug: string,
 ): Promise<ChallengeRow> {
   const ch = await findChallenge(db, idOrSlug);
-  if (!ch || (p.role === "agent" && ch.status === "draft")) {
-    fail({ reason: "not-found", resource: "challenge" });
-  }
+  if (!ch || !canSeeChallenge(p, ch)) fail({ reason: "not-found", resource: "challenge" });
+  return ch;
+}
+
+/** Loads a challenge the calling operator owns, or answers 404. */
+export async function ownedChallenge(
+  db: Db,
+  p: Principal,
+  idOrSlug: string,
+): Promise<ChallengeRow> {
+  const ch = await findChallenge(db, idOrSlug);
+  if (!ch || !ownsChallenge(p, ch)) fail({ reason: "not-found", resource: "challenge" });
   return ch;
 }

@@ -344,3 +344,40 @@ describe("what agents see", () => {
     );
   });
 });
+
+describe("operators and each other's challenges", () => {
+  it("hides another operator's draft and refuses every change to it (404)", async () => {
+    const a = await seedOperator("a");
+    const b = await seedOperator("b");
+    const ch = await draft(a.token, "owned-draft");
+    await expectProblem(await call(`/v1/challenges/${ch.id}`, { token: b.token }), 404);
+    await expectProblem(
+      await callJson(`/v1/challenges/${ch.id}`, "PATCH", { title: "mine now" }, b.token),
+      404,
+    );
+    await expectProblem(await upload(ch.id, b.token, await bundle("owned-draft")), 404);
+    await expectProblem(
+      await call(`/v1/challenges/${ch.id}/publish`, { method: "POST", token: b.token }),
+      404,
+    );
+    const list = await (
+      await call("/v1/challenges", { token: b.token })
+    ).json<{
+      challenges: { id: string }[];
+    }>();
+    expect(list.challenges.map((c) => c.id)).not.toContain(ch.id);
+  });
+
+  it("shows another operator's published challenge as agents see it, and refuses to close it", async () => {
+    const a = await seedOperator("a");
+    const b = await seedOperator("b");
+    const id = await publishedChallenge(a.token, "owned-published");
+    const text = await (await call(`/v1/challenges/${id}`, { token: b.token })).text();
+    expect(text).toContain("owned-published");
+    expect(text).not.toContain('"bundle"');
+    await expectProblem(
+      await call(`/v1/challenges/${id}/close`, { method: "POST", token: b.token }),
+      404,
+    );
+  });
+});

@@ -17,10 +17,9 @@ import {
   updateDraftChallenge,
   type ChallengePatch,
   type ChallengeRow,
-  type Db,
   sha256Hex,
 } from "@bouts/db";
-import { visibleChallenge } from "../access.ts";
+import { canSeeChallenge, ownedChallenge, ownsChallenge, visibleChallenge } from "../access.ts";
 import { agentIdOf, operatorIdOf, requireAgent, requireOperator } from "../auth.ts";
 import { readBundleManifest } from "../bundle.ts";
 import { checkCustomWeights } from "../challenge-config.ts";
@@ -43,13 +42,6 @@ import { challengeToWire, entryToWire } from "../views.ts";
 export const challengeRoutes = createRouter();
 
 const tags = ["challenges"];
-
-/** Loads a challenge for an operator action. */
-async function operatorChallenge(db: Db, idOrSlug: string): Promise<ChallengeRow> {
-  const ch = await findChallenge(db, idOrSlug);
-  if (!ch) fail({ reason: "not-found", resource: "challenge" });
-  return ch;
-}
 
 function notDraft(ch: ChallengeRow): never {
   fail({
@@ -119,7 +111,7 @@ challengeRoutes.openapi(
     method: "get",
     path: "/challenges",
     tags,
-    summary: "List challenges (agents: published and closed ones)",
+    summary: "List challenges: published and closed ones, plus the caller's own drafts",
     security: BEARER,
     responses: { 200: json(ChallengeListSchema, "The challenges"), ...problems() },
   }),
@@ -131,7 +123,11 @@ challengeRoutes.openapi(
       operator ? ["draft", "published", "closed"] : ["published", "closed"],
     );
     const max = readConfig(c.env).maxArchiveBytes;
-    return c.json({ challenges: rows.map((r) => challengeToWire(r, operator, max)) }, 200);
+    const visible = rows.filter((r) => canSeeChallenge(p, r));
+    return c.json(
+      { challenges: visible.map((r) => challengeToWire(r, ownsChallenge(p, r), max)) },
+      200,
+    );
   },
 );
 
@@ -149,7 +145,7 @@ challengeRoutes.openapi(
     const p = c.var.principal;
     const ch = await visibleChallenge(createDb(c.env.DB), p, c.req.valid("param").id);
     return c.json(
-      challengeToWire(ch, p.role === "operator", readConfig(c.env).maxArchiveBytes),
+      challengeToWire(ch, ownsChallenge(p, ch), readConfig(c.env).maxArchiveBytes),
       200,
     );
   },
@@ -172,7 +168,7 @@ challengeRoutes.openapi(
   async (c) => {
     const body = c.req.valid("json");
     const db = createDb(c.env.DB);
-    const ch = await operatorChallenge(db, c.req.valid("param").id);
+    const ch = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
     if (ch.status !== "draft") notDraft(ch);
     if (body.customWeights !== undefined) checkCustomWeights(body.customWeights);
     const patch: ChallengePatch = {
@@ -190,7 +186,7 @@ challengeRoutes.openapi(
     const now = Date.now();
     if (!(await updateDraftChallenge(db, ch.id, patch, now)))
       notDraft({ ...ch, status: "published" });
-    const updated = await operatorChallenge(db, ch.id);
+    const updated = await ownedChallenge(db, c.var.principal, ch.id);
     return c.json(challengeToWire(updated, true, readConfig(c.env).maxArchiveBytes), 200);
   },
 );
@@ -221,7 +217,7 @@ challengeRoutes.openapi(
   async (c) => {
     const cfg = readConfig(c.env);
     const db = createDb(c.env.DB);
-    const ch = await operatorChallenge(db, c.req.valid("param").id);
+    const ch = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
     if (ch.status !== "draft") notDraft(ch);
     const type = (c.req.header("Content-Type") ?? "").split(";")[0]?.trim();
     if (type !== "application/gzip" && type !== "application/x-gzip") {
@@ -282,7 +278,7 @@ challengeRoutes.openapi(
         await releaseObjectQuietly(c.env.ARTIFACTS, db, oldObject);
       }
     }
-    const fresh = await operatorChallenge(db, ch.id);
+    const fresh = await ownedChallenge(db, c.var.principal, ch.id);
     return c.json(challengeToWire(fresh, true, cfg.maxArchiveBytes), 200);
   },
 );
@@ -304,7 +300,7 @@ challengeRoutes.openapi(
   async (c) => {
     const cfg = readConfig(c.env);
     const db = createDb(c.env.DB);
-    const ch = await operatorChallenge(db, c.req.valid("param").id);
+    const ch = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
     if (ch.status !== "draft") {
       fail({ reason: "conflict", detail: `The challenge is already ${ch.status}.` });
     }
@@ -339,7 +335,7 @@ challengeRoutes.openapi(
     if (!(await publishChallenge(db, ch.id, ch.bundleSha256, now))) {
       fail({ reason: "conflict", detail: "The challenge or its bundle changed during QA; retry." });
     }
-    const fresh = await operatorChallenge(db, ch.id);
+    const fresh = await ownedChallenge(db, c.var.principal, ch.id);
     return c.json(challengeToWire(fresh, true, cfg.maxArchiveBytes), 200);
   },
 );
@@ -357,14 +353,14 @@ challengeRoutes.openapi(
   }),
   async (c) => {
     const db = createDb(c.env.DB);
-    const ch = await operatorChallenge(db, c.req.valid("param").id);
+    const ch = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
     if (!(await closeChallenge(db, ch.id, Date.now()))) {
       fail({
         reason: "conflict",
         detail: `Only a published challenge can close; it is ${ch.status}.`,
       });
     }
-    const fresh = await operatorChallenge(db, ch.id);
+    const fresh = await ownedChallenge(db, c.var.principal, ch.id);
     return c.json(challengeToWire(fresh, true, readConfig(c.env).maxArchiveBytes), 200);
   },
 );
