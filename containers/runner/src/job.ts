@@ -339,6 +339,7 @@ export class RunJob {
       exploits,
       scan,
       deliverables: ws.deliverables,
+      sources: ws.sources,
       timings: {
         startedAt: this.#startedAt.toISOString(),
         unpackMs: Math.round(this.#unpackMs),

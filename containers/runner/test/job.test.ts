@@ -88,8 +88,17 @@ describe("job state machine", () => {
   it("reports a missing deliverable as absent", async () => {
     const r = await runJob(ctx());
     expect(r.ok && r.value.deliverables).toEqual([
-      { name: "NOTES.md", required: true, present: false, bytes: 0, path: null },
+      { name: "NOTES.md", required: true, present: false, bytes: 0, path: null, content: null },
     ]);
+  }, 60_000);
+
+  it("hands the judges the submission's sources, never its tests folder", async () => {
+    const r = await runJob(ctx());
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    const paths = r.value.sources.map((s) => s.path);
+    expect(paths.length).toBeGreaterThan(0);
+    expect(paths.some((p) => p.startsWith("tests/"))).toBe(false);
+    expect(r.value.sources.every((s) => s.content.length > 0 && !s.truncated)).toBe(true);
   }, 60_000);
 
   it("fails closed: a sandbox that cannot start is an infrastructure error and runs nothing", async () => {

@@ -42,7 +42,10 @@ const report = {
     notMeasured: [],
     durationMs: 0,
   },
-  deliverables: [{ name: "NOTES.md", required: true, present: false, bytes: 0, path: null }],
+  deliverables: [
+    { name: "NOTES.md", required: true, present: false, bytes: 0, path: null, content: null },
+  ],
+  sources: [{ path: "app.mjs", content: "export const x = 1;\n", truncated: false }],
   timings: {
     startedAt: "2026-11-30T08:00:00.000Z",
     unpackMs: 1,

@@ -54,8 +54,24 @@ export const DeliverableFoundSchema = z.strictObject({
   present: z.boolean(),
   bytes: z.int().min(0),
   path: z.string().max(256).nullable().describe("path relative to the submission root"),
+  content: z
+    .string()
+    .max(64 * 1024)
+    .nullable()
+    .describe("the text, for the judges (UTF-8, cut at 64 KiB); null when absent or not text"),
 });
 export type DeliverableFound = z.infer<typeof DeliverableFoundSchema>;
+
+/** Limits of the source packet the runner hands to the judges. */
+export const SOURCE_PACKET_LIMITS = { files: 200, fileBytes: 64 * 1024, totalBytes: 512 * 1024 };
+
+/** One source file of the submission, as text, for the judges (never executed by them). */
+export const SourceFileSchema = z.strictObject({
+  path: z.string().min(1).max(256),
+  content: z.string().max(SOURCE_PACKET_LIMITS.fileBytes),
+  truncated: z.boolean(),
+});
+export type SourceFile = z.infer<typeof SourceFileSchema>;
 
 /** The limits a run was actually held to (the lowest of config, challenge and request). */
 export const RunLimitsSchema = z.strictObject({
@@ -93,6 +109,10 @@ export const RunReportSchema = z.strictObject({
   exploits: z.array(ExploitEvidenceSchema),
   scan: ScanReportSchema,
   deliverables: z.array(DeliverableFoundSchema),
+  sources: z
+    .array(SourceFileSchema)
+    .max(SOURCE_PACKET_LIMITS.files)
+    .describe("the submission's source files for the judges, bounded; hidden tests excluded"),
   timings: z.strictObject({
     startedAt: z.iso.datetime(),
     unpackMs: z.number().min(0),

@@ -19,7 +19,8 @@ import {
   rmSync,
 } from "node:fs";
 import path from "node:path";
-import type { ChallengeManifest, DeliverableFound } from "@bouts/contracts";
+import type { ChallengeManifest, DeliverableFound, SourceFile } from "@bouts/contracts";
+import { collectSources, readTextPrefix } from "./judge-packet.ts";
 import { unpackArchive, type UnpackError, type UnpackLimits } from "../archive/unpack.ts";
 import { ok, type Result } from "../result.ts";
 import type { Observation } from "./analyze.ts";
@@ -32,6 +33,8 @@ export interface Workspace {
   notes: string[];
   integrity: Observation<IntegrityTrigger>[];
   deliverables: DeliverableFound[];
+  /** Source files as text for the judges (bounded). */
+  sources: SourceFile[];
   files: number;
   bytes: number;
 }
@@ -160,12 +163,14 @@ export async function buildWorkspace(
 
   const deliverables: DeliverableFound[] = manifest.deliverables.map((d) => {
     const found = findDeliverable(submissionDir, d.path);
+    const text = found ? readTextPrefix(path.join(submissionDir, found.path), 64 * 1024) : null;
     return {
       name: d.path,
       required: d.required,
       present: found !== null,
       bytes: found?.bytes ?? 0,
       path: found?.path ?? null,
+      content: text?.text ?? null,
     };
   });
 
@@ -226,6 +231,7 @@ export async function buildWorkspace(
     notes,
     integrity,
     deliverables,
+    sources: collectSources(submissionDir),
     files: unpacked.value.files,
     bytes: unpacked.value.bytes,
   });
