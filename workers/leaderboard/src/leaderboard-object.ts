@@ -1,0 +1,519 @@
+/**
+ * @module leaderboard/leaderboard-object
+ * `ChallengeLeaderboard`: one Durable Object per challenge (named by the challenge id), the
+ * ranking authority. Invariants:
+ * - SQLite (`results`, `standings`, `meta`) is the truth; the `@bouts/ranking` index is a
+ *   cache of `standings`, built lazily on the first call that needs it after a wake (never at
+ *   module load, never in the constructor), and updated in the same synchronous step as SQLite.
+ * - Every mutating RPC runs without an `await` between its reads and writes, so calls are
+ *   serialized by the object's input gate: concurrent deliveries equal some sequential order,
+ *   and a standing depends only on the agent's history, so every order gives the same board.
+ * - Recording is idempotent by submission id; `version` grows by one on every change.
+ * - Only the RPC methods and the runtime's handlers are public; the rest is `#private`.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { buildRankingIndex, resolveBand, type RankingIndex, type Standing } from "@bouts/ranking";
+import type { TrajectoryClass } from "@bouts/scoring";
+import {
+  RebuildInputSchema,
+  RecordResultInputSchema,
+  type BandCountsView,
+  type BoardEntry,
+  type BoardResult,
+  type BoardWriteError,
+  type BoardPage,
+  type Overtaken,
+  type PageError,
+  type RankChangedMessage,
+  type RecordResultOutcome,
+  type StandingView,
+} from "./rpc.ts";
+import {
+  computeAgentStanding,
+  sameRankingKey,
+  type AgentStanding,
+  type RankingMode,
+  type ResultRecord,
+  type TrajectoryPoint,
+} from "./standing-rules.ts";
+
+/** Most agents reported as overtaken by one update (the nearest ones passed over). */
+export const MAX_OVERTAKEN = 100;
+/** Largest page the object serves. */
+export const MAX_PAGE_LIMIT = 100;
+/** Largest neighbourhood `getAround` serves on each side. */
+export const MAX_AROUND = 50;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS results (
+  submission_id TEXT PRIMARY KEY,
+  agent_id      TEXT NOT NULL,
+  score         INTEGER NOT NULL,
+  unrounded     TEXT NOT NULL,
+  iteration     INTEGER NOT NULL,
+  entered_at    INTEGER NOT NULL,
+  submitted_at  INTEGER NOT NULL,
+  scored_at     INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS results_agent ON results (agent_id, iteration);
+CREATE TABLE IF NOT EXISTS standings (
+  agent_id          TEXT PRIMARY KEY,
+  score             INTEGER NOT NULL,
+  iterations        INTEGER NOT NULL,
+  time_to_final_ms  INTEGER NOT NULL,
+  submitted_at      INTEGER NOT NULL,
+  submission_id     TEXT NOT NULL,
+  unrounded         TEXT NOT NULL,
+  trajectory        TEXT NOT NULL,
+  trajectory_class  TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS standings_board
+  ON standings (score DESC, iterations, time_to_final_ms, submitted_at, agent_id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+type ResultRow = {
+  submission_id: string;
+  agent_id: string;
+  score: number;
+  unrounded: string;
+  iteration: number;
+  entered_at: number;
+  submitted_at: number;
+  scored_at: number;
+};
+
+type StandingRow = {
+  agent_id: string;
+  score: number;
+  iterations: number;
+  time_to_final_ms: number;
+  submitted_at: number;
+  submission_id: string;
+  unrounded: string;
+  trajectory: string;
+  trajectory_class: string;
+};
+
+function toRecord(row: ResultRow): ResultRecord {
+  return {
+    submissionId: row.submission_id,
+    agentId: row.agent_id,
+    score: row.score,
+    unrounded: row.unrounded,
+    iteration: row.iteration,
+    enteredAt: row.entered_at,
+    submittedAt: row.submitted_at,
+    scoredAt: row.scored_at,
+  };
+}
+
+/** The per-challenge leaderboard Durable Object (binding `LEADERBOARD`, named by challenge id). */
+export class ChallengeLeaderboard extends DurableObject<Env> {
+  #sql: SqlStorage;
+  #version = 0;
+  #challengeId: string | null = null;
+  #mode: RankingMode | null = null;
+  #index: RankingIndex | null = null;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    // Schema and the three meta values only: cheap at any board size. The index is built on
+    // the first call that needs it (#board), so a wake for getVersion costs nothing more.
+    void ctx.blockConcurrencyWhile(() => {
+      this.#sql.exec(SCHEMA);
+      this.#version = Number(this.#meta("version") ?? "0");
+      this.#challengeId = this.#meta("challenge_id");
+      const mode = this.#meta("ranking_mode");
+      this.#mode = mode === "latest" || mode === "best" ? mode : null;
+      return Promise.resolve();
+    });
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
+  }
+
+  // ─── RPC: writes ───
+
+  /**
+   * Records one scored submission and updates the agent's standing. A duplicate submission id
+   * changes nothing (`applied: false`); an older iteration arriving after a newer one under
+   * `latest` joins the history (trajectory) but leaves the ranking untouched (`stale: true`).
+   * Refuses (as a value, changing nothing) malformed input and a challenge id or ranking mode
+   * that contradicts the recorded one.
+   */
+  recordResult(input: unknown): BoardResult<RecordResultOutcome> {
+    const parsed = RecordResultInputSchema.safeParse(input);
+    if (!parsed.success) {
+      return { ok: false, error: { reason: "invalid-input", detail: parsed.error.message } };
+    }
+    const r = parsed.data;
+    const refused = this.#claim(r.challengeId, r.rankingMode);
+    if (refused) return { ok: false, error: refused };
+    const board = this.#board();
+    const before = board.get(r.agentId);
+    const previous = board.rankOf(r.agentId);
+    const standing = this.ctx.storage.transactionSync(() => {
+      const inserted = this.#sql.exec(
+        `INSERT INTO results (submission_id, agent_id, score, unrounded, iteration, entered_at, submitted_at, scored_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING`,
+        r.submissionId,
+        r.agentId,
+        r.score,
+        r.unrounded,
+        r.iteration,
+        r.enteredAt,
+        r.submittedAt,
+        r.scoredAt,
+      ).rowsWritten;
+      if (inserted === 0) return null;
+      const recomputed = this.#recomputeAgent(r.agentId);
+      this.#bumpVersion();
+      return recomputed;
+    });
+    if (standing === null) {
+      const owner = this.#sql
+        .exec<{ agent_id: string }>(
+          "SELECT agent_id FROM results WHERE submission_id = ?",
+          r.submissionId,
+        )
+        .one().agent_id;
+      const rank = board.rankOf(owner);
+      const outcome = { applied: false, stale: false, rank, previousRank: rank };
+      return { ok: true, value: { ...outcome, overtaken: [], version: this.#version } };
+    }
+    // Under `latest`, a result that is not the agent's ranking submission is an older
+    // iteration that arrived late: it joined the history, the ranking key is unchanged.
+    const stale = r.rankingMode === "latest" && standing.submissionId !== r.submissionId;
+    let moved: { rank: number; previousRank: number | null };
+    try {
+      moved = sameRankingKey(before, standing)
+        ? { rank: previous!, previousRank: previous }
+        : board.upsert(standing);
+    } catch (err) {
+      this.#index = null; // storage committed: rebuild the cache from it on the next call
+      throw err;
+    }
+    const { rank, previousRank } = moved;
+    const overtaken = this.#passedOver(r.agentId, rank, previousRank ?? board.size);
+    this.#broadcast([
+      { agentId: r.agentId, rank, previousRank, score: standing.score },
+      ...overtaken.map((o) => ({
+        agentId: o.agentId,
+        rank: o.rank,
+        previousRank: o.previousRank,
+        score: board.get(o.agentId)?.score ?? 0,
+      })),
+    ]);
+    return {
+      ok: true,
+      value: { applied: true, stale, rank, previousRank, overtaken, version: this.#version },
+    };
+  }
+
+  /**
+   * Replaces the whole board with `rows` (the challenge's result history from D1, after a
+   * rescore or a loss). Atomic: on a malformed row nothing changes (`invalid-input`).
+   */
+  rebuild(input: unknown): BoardResult<{ agents: number; results: number; version: number }> {
+    const parsed = RebuildInputSchema.safeParse(input);
+    if (!parsed.success) {
+      return { ok: false, error: { reason: "invalid-input", detail: parsed.error.message } };
+    }
+    const { challengeId, rankingMode, rows } = parsed.data;
+    const byAgent = new Map<string, ResultRecord[]>();
+    const seen = new Set<string>();
+    for (const row of rows) {
+      if (seen.has(row.submissionId)) continue;
+      seen.add(row.submissionId);
+      const list = byAgent.get(row.agentId) ?? [];
+      list.push(row);
+      byAgent.set(row.agentId, list);
+    }
+    const standings: AgentStanding[] = [];
+    for (const list of byAgent.values()) standings.push(computeAgentStanding(list, rankingMode)!);
+    const index = buildRankingIndex(standings);
+    this.ctx.storage.transactionSync(() => {
+      this.#sql.exec("DELETE FROM results; DELETE FROM standings;");
+      for (const list of byAgent.values()) for (const r of list) this.#insertResult(r);
+      for (const s of standings) this.#writeStanding(s);
+      this.#setMeta("challenge_id", challengeId);
+      this.#setMeta("ranking_mode", rankingMode);
+      this.#bumpVersion();
+    });
+    this.#challengeId = challengeId;
+    this.#mode = rankingMode;
+    this.#index = index;
+    this.#broadcast([]);
+    return {
+      ok: true,
+      value: { agents: standings.length, results: seen.size, version: this.#version },
+    };
+  }
+
+  // ─── RPC: reads ───
+
+  /** A page of the board (limit clamped to 1..100), or `bad-cursor` for a garbage cursor. */
+  getPage(request: {
+    limit: number;
+    cursor?: string | null;
+  }): { ok: true; value: BoardPage } | { ok: false; error: PageError } {
+    const limit = clampInt(request.limit, 1, MAX_PAGE_LIMIT);
+    const board = this.#board();
+    const page = board.page({ limit, after: request.cursor ?? null });
+    if (!page.ok) {
+      return { ok: false, error: { reason: "bad-cursor", detail: page.error.detail } };
+    }
+    const classes = this.#trajectoryClasses(page.value.entries.map((e) => e.agentId));
+    const entries: BoardEntry[] = page.value.entries.map((e) => ({
+      rank: e.rank,
+      agentId: e.agentId,
+      score: e.score,
+      iterations: e.iterations,
+      timeToFinalMs: e.timeToFinalMs,
+      submittedAt: e.submittedAt,
+      band: resolveBand(e.score),
+      trajectoryClass: classes.get(e.agentId) ?? "one-shot",
+    }));
+    return {
+      ok: true,
+      value: { entries, next: page.value.next, total: board.size, version: this.#version },
+    };
+  }
+
+  /** One agent's standing in full, or null when it has none. */
+  getStanding(agentId: string): StandingView | null {
+    const board = this.#board();
+    const rank = board.rankOf(agentId);
+    if (rank === null) return null;
+    const row = this.#sql
+      .exec<StandingRow>("SELECT * FROM standings WHERE agent_id = ?", agentId)
+      .toArray()[0];
+    if (!row) return null;
+    return {
+      agentId,
+      rank,
+      total: board.size,
+      score: row.score,
+      unrounded: row.unrounded,
+      iterations: row.iterations,
+      timeToFinalMs: row.time_to_final_ms,
+      submittedAt: row.submitted_at,
+      submissionId: row.submission_id,
+      band: resolveBand(row.score),
+      trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
+      trajectoryClass: row.trajectory_class as TrajectoryClass,
+      version: this.#version,
+    };
+  }
+
+  /** The agent with up to `k` (≤ 50) entries above and below it, or null when absent. */
+  getAround(agentId: string, k: number): BoardEntry[] | null {
+    const around = this.#board().around(agentId, clampInt(k, 0, MAX_AROUND));
+    if (!around) return null;
+    const classes = this.#trajectoryClasses(around.map((e) => e.agentId));
+    return around.map((e) => ({
+      rank: e.rank,
+      agentId: e.agentId,
+      score: e.score,
+      iterations: e.iterations,
+      timeToFinalMs: e.timeToFinalMs,
+      submittedAt: e.submittedAt,
+      band: resolveBand(e.score),
+      trajectoryClass: classes.get(e.agentId) ?? "one-shot",
+    }));
+  }
+
+  /** Number of agents per interpretation band. */
+  getBandCounts(): BandCountsView {
+    const board = this.#board();
+    return { ...board.countByBand(), total: board.size, version: this.#version };
+  }
+
+  /** The board version: +1 on every change; cheap (no index build). */
+  getVersion(): number {
+    return this.#version;
+  }
+
+  // ─── WebSockets (hibernation API) ───
+
+  /** Accepts a WebSocket upgrade on `/ws`; the socket then receives `rank-changed` messages. */
+  override fetch(request: Request): Response {
+    const url = new URL(request.url);
+    if (url.pathname !== "/ws") return new Response("not found", { status: 404 });
+    if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
+      return new Response("expected a WebSocket upgrade", { status: 426 });
+    }
+    const { 0: client, 1: server } = new WebSocketPair();
+    this.ctx.acceptWebSocket(server);
+    return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** Subscribers only listen; anything but the auto-answered "ping" is ignored. */
+  override webSocketMessage(): void {}
+
+  /** Completes the close handshake. */
+  override webSocketClose(ws: WebSocket, code: number, reason: string): void {
+    try {
+      ws.close(code === 1005 ? 1000 : code, reason);
+    } catch {
+      // Already closed: nothing to complete.
+    }
+  }
+
+  // ─── private ───
+
+  #meta(key: string): string | null {
+    const row = this.#sql
+      .exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key)
+      .toArray()[0];
+    return row ? row.value : null;
+  }
+
+  #setMeta(key: string, value: string): void {
+    this.#sql.exec(
+      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+      key,
+      value,
+    );
+  }
+
+  // The first result names the challenge and its mode; a contradiction is a caller bug
+  // (a mode change needs a rebuild).
+  #claim(challengeId: string, mode: RankingMode): BoardWriteError | null {
+    if (this.#challengeId !== null && this.#challengeId !== challengeId) {
+      return { reason: "wrong-challenge", expected: this.#challengeId, got: challengeId };
+    }
+    if (this.#mode !== null && this.#mode !== mode) {
+      return { reason: "wrong-mode", expected: this.#mode, got: mode };
+    }
+    if (this.#challengeId === null) {
+      this.#setMeta("challenge_id", challengeId);
+      this.#challengeId = challengeId;
+    }
+    if (this.#mode === null) {
+      this.#setMeta("ranking_mode", mode);
+      this.#mode = mode;
+    }
+    return null;
+  }
+
+  #board(): RankingIndex {
+    if (this.#index === null) {
+      // Rows come in board order through standings_board, so the build skips its sort.
+      const rows = this.#sql
+        .exec<{
+          agent_id: string;
+          score: number;
+          iterations: number;
+          time_to_final_ms: number;
+          submitted_at: number;
+        }>(
+          `SELECT agent_id, score, iterations, time_to_final_ms, submitted_at FROM standings
+           ORDER BY score DESC, iterations, time_to_final_ms, submitted_at, agent_id`,
+        )
+        .toArray();
+      const standings: Standing[] = rows.map((row) => ({
+        agentId: row.agent_id,
+        score: row.score,
+        iterations: row.iterations,
+        timeToFinalMs: row.time_to_final_ms,
+        submittedAt: row.submitted_at,
+      }));
+      this.#index = buildRankingIndex(standings);
+    }
+    return this.#index;
+  }
+
+  #recomputeAgent(agentId: string): AgentStanding {
+    const history = this.#sql
+      .exec<ResultRow>("SELECT * FROM results WHERE agent_id = ?", agentId)
+      .toArray()
+      .map(toRecord);
+    const standing = computeAgentStanding(history, this.#mode ?? "latest");
+    if (!standing) throw new Error(`no results for agent ${agentId} after recording one`);
+    this.#writeStanding(standing);
+    return standing;
+  }
+
+  #insertResult(r: ResultRecord): void {
+    this.#sql.exec(
+      `INSERT INTO results (submission_id, agent_id, score, unrounded, iteration, entered_at, submitted_at, scored_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      r.submissionId,
+      r.agentId,
+      r.score,
+      r.unrounded,
+      r.iteration,
+      r.enteredAt,
+      r.submittedAt,
+      r.scoredAt,
+    );
+  }
+
+  #writeStanding(s: AgentStanding): void {
+    this.#sql.exec(
+      `INSERT INTO standings (agent_id, score, iterations, time_to_final_ms, submitted_at, submission_id, unrounded, trajectory, trajectory_class)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id) DO UPDATE SET score = excluded.score, iterations = excluded.iterations,
+         time_to_final_ms = excluded.time_to_final_ms, submitted_at = excluded.submitted_at,
+         submission_id = excluded.submission_id, unrounded = excluded.unrounded,
+         trajectory = excluded.trajectory, trajectory_class = excluded.trajectory_class`,
+      s.agentId,
+      s.score,
+      s.iterations,
+      s.timeToFinalMs,
+      s.submittedAt,
+      s.submissionId,
+      s.unrounded,
+      JSON.stringify(s.trajectory),
+      s.trajectoryClass,
+    );
+  }
+
+  // The agents now directly below `agentId` that it jumped over: their old ranks lay in
+  // [rank, previousRank), so each moved down by one. Bounded by MAX_OVERTAKEN.
+  #passedOver(agentId: string, rank: number, previousRank: number): Overtaken[] {
+    const passed = Math.min(previousRank - rank, MAX_OVERTAKEN);
+    if (passed <= 0) return [];
+    const around = this.#board().around(agentId, passed) ?? [];
+    return around
+      .filter((e) => e.rank > rank && e.rank <= rank + passed)
+      .map((e) => ({ agentId: e.agentId, previousRank: e.rank - 1, rank: e.rank }));
+  }
+
+  #trajectoryClasses(agentIds: string[]): Map<string, TrajectoryClass> {
+    if (agentIds.length === 0) return new Map();
+    const rows = this.#sql
+      .exec<{ agent_id: string; trajectory_class: string }>(
+        `SELECT agent_id, trajectory_class FROM standings
+         WHERE agent_id IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(agentIds),
+      )
+      .toArray();
+    return new Map(rows.map((r) => [r.agent_id, r.trajectory_class as TrajectoryClass]));
+  }
+
+  #bumpVersion(): void {
+    this.#version += 1;
+    this.#setMeta("version", String(this.#version));
+  }
+
+  #broadcast(changes: RankChangedMessage["changes"]): void {
+    const sockets = this.ctx.getWebSockets();
+    if (sockets.length === 0) return;
+    const message: RankChangedMessage = { type: "rank-changed", version: this.#version, changes };
+    const text = JSON.stringify(message);
+    for (const ws of sockets) {
+      try {
+        ws.send(text);
+      } catch {
+        // A socket closing meanwhile: its close handler cleans up.
+      }
+    }
+  }
+}
+
+function clampInt(value: number, min: number, max: number): number {
+  const n = Number.isFinite(value) ? Math.trunc(value) : min;
+  return Math.min(max, Math.max(min, n));
+}

@@ -1,0 +1,130 @@
+/**
+ * @module leaderboard/rpc
+ * The wire contract of the ChallengeLeaderboard Durable Object's RPC methods: zod schemas of
+ * the inputs (checked inside the object, since RPC callers are other code, not clients) and
+ * the types of the answers. Invariant: everything here is structured-clonable plain data.
+ */
+import { z } from "zod";
+import type { Band, BandCounts } from "@bouts/ranking";
+import { MAX_AGENT_ID_LENGTH } from "@bouts/ranking";
+import type { TrajectoryClass } from "@bouts/scoring";
+import type { TrajectoryPoint } from "./standing-rules.ts";
+
+const epochMs = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** A scored result as the score worker reports it (one per submission). */
+export const ResultInputSchema = z.strictObject({
+  submissionId: z.string().min(1).max(128),
+  agentId: z.string().min(1).max(MAX_AGENT_ID_LENGTH),
+  /** Rounded final score: what ranks. */
+  score: z.int().min(0).max(100),
+  /** Exact unrounded final score as decimal text, e.g. "82.075". */
+  unrounded: z.string().regex(/^\d{1,3}(\.\d+)?…?$/),
+  iteration: z.int().min(1).max(0xffff_ffff),
+  enteredAt: epochMs,
+  submittedAt: epochMs,
+  scoredAt: epochMs,
+});
+
+/** Input of `recordResult`. */
+export const RecordResultInputSchema = ResultInputSchema.extend({
+  challengeId: z.string().min(1).max(128),
+  rankingMode: z.enum(["latest", "best"]),
+});
+export type RecordResultInput = z.infer<typeof RecordResultInputSchema>;
+
+/**
+ * Input of `rebuild`: the challenge's whole result history, one row per scored submission, as
+ * an operator route reads it from D1 (`scores` ⋈ `submissions` ⋈ `entries`).
+ */
+export const RebuildInputSchema = z.strictObject({
+  challengeId: z.string().min(1).max(128),
+  rankingMode: z.enum(["latest", "best"]),
+  rows: z.array(ResultInputSchema),
+});
+export type RebuildInput = z.infer<typeof RebuildInputSchema>;
+/** One row of a rebuild. */
+export type RebuildRow = z.infer<typeof ResultInputSchema>;
+
+/** An agent whose rank got worse because another agent passed it. */
+export interface Overtaken {
+  agentId: string;
+  previousRank: number;
+  rank: number;
+}
+
+/** What `recordResult` did. */
+export interface RecordResultOutcome {
+  /** False for a duplicate submission id: nothing changed. */
+  applied: boolean;
+  /** True when an older iteration arrived after a newer one (`latest`): history only. */
+  stale: boolean;
+  /** The agent's rank after the call (null only if it has no standing). */
+  rank: number | null;
+  /** The agent's rank before the call (null if it was not on the board). */
+  previousRank: number | null;
+  /** Agents passed over by this update, nearest first, at most MAX_OVERTAKEN. */
+  overtaken: Overtaken[];
+  /** The board version after the call. */
+  version: number;
+}
+
+/** One row of a board page. */
+export interface BoardEntry {
+  rank: number;
+  agentId: string;
+  score: number;
+  iterations: number;
+  timeToFinalMs: number;
+  submittedAt: number;
+  band: Band;
+  trajectoryClass: TrajectoryClass;
+}
+
+/** A board page, the next page's cursor and the version it was read at. */
+export interface BoardPage {
+  entries: BoardEntry[];
+  next: string | null;
+  total: number;
+  version: number;
+}
+
+/** One agent's standing in full. */
+export interface StandingView {
+  agentId: string;
+  rank: number;
+  total: number;
+  score: number;
+  unrounded: string;
+  iterations: number;
+  timeToFinalMs: number;
+  submittedAt: number;
+  submissionId: string;
+  band: Band;
+  trajectory: TrajectoryPoint[];
+  trajectoryClass: TrajectoryClass;
+  version: number;
+}
+
+/** Counts per interpretation band. */
+export type BandCountsView = BandCounts & { total: number; version: number };
+
+/** Why the object refused a write; nothing changed. Values, not throws: an exception thrown
+ * across RPC loses its type and surfaces as an unhandled rejection inside the object. */
+export type BoardWriteError =
+  | { reason: "invalid-input"; detail: string }
+  | { reason: "wrong-challenge"; expected: string; got: string }
+  | { reason: "wrong-mode"; expected: "latest" | "best"; got: "latest" | "best" };
+
+/** A value or a refusal. */
+export type BoardResult<T, E = BoardWriteError> = { ok: true; value: T } | { ok: false; error: E };
+
+/** A page request's refusal. */
+export type PageError = { reason: "bad-cursor"; detail: string };
+
+/** The WebSocket message sent on every board change. */
+export interface RankChangedMessage {
+  type: "rank-changed";
+  version: number;
+  changes: { agentId: string; rank: number | null; previousRank: number | null; score: number }[];
+}

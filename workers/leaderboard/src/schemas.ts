@@ -1,0 +1,172 @@
+/**
+ * @module leaderboard/schemas
+ * Wire schemas of the public leaderboard API (params, queries, responses), registered in the
+ * OpenAPI document under names that do not collide with the ingest API's when the two are
+ * merged. Invariant: no schema here has a field for a bundle, a hidden test or a key.
+ */
+import { z } from "@hono/zod-openapi";
+import { ProblemSchema } from "@bouts/contracts";
+
+/** Challenge ids in paths: uuids or slugs. */
+export const ChallengeParamSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,63}$/, "an id or slug")
+    .openapi({ param: { name: "id", in: "path" }, example: "deep-merge" }),
+});
+
+/** A challenge and an agent. */
+export const AgentParamSchema = ChallengeParamSchema.extend({
+  agentId: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, "an agent id")
+    .openapi({ param: { name: "agentId", in: "path" } }),
+});
+
+/** A submission id. */
+export const SubmissionParamSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,127}$/, "a submission id")
+    .openapi({ param: { name: "id", in: "path" } }),
+});
+
+/** `limit` is clamped to 1..100 (never refused); `cursor` is opaque. */
+export const PageQuerySchema = z.object({
+  limit: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "limit", in: "query" },
+      description: "Entries per page, clamped to 1..100 (default 50).",
+      example: "50",
+    }),
+  cursor: z
+    .string()
+    .max(2048)
+    .optional()
+    .openapi({
+      param: { name: "cursor", in: "query" },
+      description:
+        "The `next` cursor of the previous page; a cursor this API did not issue is 400.",
+    }),
+});
+
+/** `status` filter of the challenge list. */
+export const ChallengeListQuerySchema = z.object({
+  status: z
+    .enum(["published", "closed"])
+    .optional()
+    .openapi({ param: { name: "status", in: "query" }, description: "Default: published." }),
+});
+
+const Timestamp = z.iso.datetime().openapi({ example: "2026-11-30T08:00:00.000Z" });
+const Band = z.enum(["elite", "strong", "competent", "struggling", "weak", "failed"]);
+const TrajectoryClass = z.enum(["one-shot", "improving", "regression", "last-jump"]);
+
+/** The error document every failure returns. */
+export const ProblemDocSchema = ProblemSchema.openapi("Problem");
+
+/** A challenge's public fields. */
+export const PublicChallengeSchema = z
+  .object({
+    id: z.string(),
+    slug: z.string(),
+    title: z.string(),
+    description: z.string(),
+    status: z.enum(["published", "closed"]),
+    profile: z.string(),
+    family: z.string(),
+    rankingMode: z.enum(["latest", "best"]),
+    maxIterations: z.int(),
+    runtime: z.string().nullable(),
+    deliverables: z.array(
+      z.object({ path: z.string(), description: z.string(), required: z.boolean() }),
+    ),
+    publishedAt: Timestamp.nullable(),
+    closedAt: Timestamp.nullable(),
+    links: z.object({ leaderboard: z.string(), websocket: z.string() }),
+  })
+  .openapi("PublicChallenge");
+
+export const PublicChallengeListSchema = z
+  .object({ challenges: z.array(PublicChallengeSchema) })
+  .openapi("PublicChallengeList");
+
+/** One row of the board. */
+export const BoardEntrySchema = z
+  .object({
+    rank: z.int().min(1),
+    agentId: z.string(),
+    score: z.int().min(0).max(100),
+    iterations: z.int().min(1),
+    timeToFinalMs: z.int().min(0),
+    submittedAt: Timestamp,
+    band: Band,
+    trajectoryClass: TrajectoryClass,
+  })
+  .openapi("BoardEntry");
+
+export const BandCountsSchema = z
+  .object({
+    elite: z.int(),
+    strong: z.int(),
+    competent: z.int(),
+    struggling: z.int(),
+    weak: z.int(),
+    failed: z.int(),
+  })
+  .openapi("BandCounts");
+
+export const LeaderboardPageSchema = z
+  .object({
+    challengeId: z.string(),
+    version: z.int(),
+    total: z.int(),
+    entries: z.array(BoardEntrySchema),
+    next: z
+      .string()
+      .nullable()
+      .openapi({ description: "Cursor of the next page; null at the end." }),
+    bands: BandCountsSchema,
+  })
+  .openapi("LeaderboardPage");
+
+export const StandingSchema = z
+  .object({
+    challengeId: z.string(),
+    agentId: z.string(),
+    rank: z.int().min(1),
+    total: z.int(),
+    score: z.int(),
+    unrounded: z.string(),
+    iterations: z.int(),
+    timeToFinalMs: z.int(),
+    submittedAt: Timestamp,
+    submissionId: z.string(),
+    band: Band,
+    trajectory: z.array(z.object({ iteration: z.int(), score: z.int(), submissionId: z.string() })),
+    trajectoryClass: TrajectoryClass,
+    around: z.array(BoardEntrySchema),
+    version: z.int(),
+  })
+  .openapi("AgentStanding");
+
+export const PublicBreakdownSchema = z
+  .object({
+    submissionId: z.string(),
+    challengeId: z.string(),
+    agentId: z.string(),
+    view: z.enum(["public", "owner"]),
+    profile: z.string(),
+    profileVersion: z.int(),
+    final: z.object({ unrounded: z.string(), rounded: z.int() }),
+    scoredAt: Timestamp,
+    breakdown: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The engine's breakdown (schema bouts.breakdown/v1): every component's weight, score and " +
+        "contribution, every adjustment. The public view omits locations in the agent's code and " +
+        "evidence citations; the owner view (the agent's own key) has them.",
+    }),
+  })
+  .openapi("ScoreBreakdown");

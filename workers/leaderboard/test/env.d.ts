@@ -1,0 +1,16 @@
+/**
+ * Test-only bindings, added by workers/leaderboard/vitest.config.ts (and LEADERBOARD, until
+ * the root wrangler.toml declares it). `env` from "cloudflare:workers" is typed by
+ * `Cloudflare.Env`, so they extend it here.
+ */
+import type { D1Migration } from "cloudflare:test";
+import type { ChallengeLeaderboard } from "../src/leaderboard-object.ts";
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      TEST_MIGRATIONS: D1Migration[];
+      LEADERBOARD: DurableObjectNamespace<ChallengeLeaderboard>;
+    }
+  }
+}

@@ -1,0 +1,338 @@
+/**
+ * The ChallengeLeaderboard Durable Object through its RPC methods: ordering and tiebreaks,
+ * idempotency, stale results, concurrency, latest vs best, overtaken reports, pages, rebuild,
+ * eviction and WebSocket pushes. Each test names a fresh object (a random challenge id).
+ */
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type {
+  ChallengeLeaderboard,
+  RankChangedMessage,
+  RecordResultOutcome,
+} from "../src/index.ts";
+import { T0, freshBoard, mmss, result } from "./helpers.ts";
+
+type Board = DurableObjectStub<ChallengeLeaderboard>;
+
+/** Records a result and unwraps the outcome (fails the test on a refusal). */
+async function record(
+  board: Board,
+  input: ReturnType<typeof result>,
+): Promise<RecordResultOutcome> {
+  const outcome = await board.recordResult(input);
+  if (!outcome.ok) throw new Error(`refused: ${JSON.stringify(outcome.error)}`);
+  return outcome.value;
+}
+
+async function fullBoard(board: Board) {
+  const page = await board.getPage({ limit: 100 });
+  if (!page.ok) throw new Error("page refused");
+  return page.value.entries.map((e) => [e.rank, e.agentId, e.score, e.iterations, e.timeToFinalMs]);
+}
+
+describe("ordering", () => {
+  it("ranks 85 | 1 iteration | 22:14 above 85 | 4 | 41:07 (the seed's example)", async () => {
+    const { challengeId, board } = freshBoard();
+    for (let i = 1; i <= 4; i++) {
+      const submittedAt = i === 4 ? T0 + mmss("41:07") : T0 + i * 60_000;
+      await record(
+        board,
+        result(challengeId, "slow", i === 4 ? 85 : 60 + i, { iteration: i, submittedAt }),
+      );
+    }
+    await record(board, result(challengeId, "fast", 85, { submittedAt: T0 + mmss("22:14") }));
+    await record(board, result(challengeId, "top", 86, { iteration: 1 }));
+    expect(await fullBoard(board)).toEqual([
+      [1, "top", 86, 1, 60_000],
+      [2, "fast", 85, 1, mmss("22:14")],
+      [3, "slow", 85, 4, mmss("41:07")],
+    ]);
+  });
+
+  it("breaks a tie on score and iterations by less time, then the earlier submission", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(
+      board,
+      result(challengeId, "late-entry", 70, { enteredAt: T0 + 1000, submittedAt: T0 + 61_000 }),
+    );
+    await record(board, result(challengeId, "slower", 70, { submittedAt: T0 + 90_000 }));
+    await record(board, result(challengeId, "quick", 70, { submittedAt: T0 + 30_000 }));
+    // Same score, iterations and time to final (60 s) as late-entry, but submitted earlier.
+    await record(board, result(challengeId, "zz-early", 70, { submittedAt: T0 + 60_000 }));
+    const ranks = (await fullBoard(board)).map((e) => e[1]);
+    expect(ranks).toEqual(["quick", "zz-early", "late-entry", "slower"]);
+  });
+});
+
+describe("recording", () => {
+  it("ignores a duplicate submission id: applied false, nothing changes", async () => {
+    const { challengeId, board } = freshBoard();
+    const first = await record(board, result(challengeId, "a", 70));
+    expect(first).toMatchObject({ applied: true, rank: 1, previousRank: null, version: 1 });
+    const again = await record(board, result(challengeId, "a", 99));
+    expect(again).toMatchObject({ applied: false, rank: 1, previousRank: 1, version: 1 });
+    expect(await board.getVersion()).toBe(1);
+    expect((await board.getStanding("a"))?.score).toBe(70);
+  });
+
+  it("keeps a stale result in the history without changing the ranking (latest)", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "a", 70, { iteration: 2 }));
+    const late = await record(board, result(challengeId, "a", 95, { iteration: 1 }));
+    expect(late).toMatchObject({ applied: true, stale: true, rank: 1, previousRank: 1 });
+    const standing = await board.getStanding("a");
+    expect(standing).toMatchObject({ score: 70, iterations: 2, submissionId: "a-s2" });
+    expect(standing?.trajectory.map((p) => p.score)).toEqual([95, 70]);
+    expect(standing?.trajectoryClass).toBe("regression");
+  });
+
+  it("ranks by the latest scored submission by default and by the best with `best`", async () => {
+    const latest = freshBoard();
+    const best = freshBoard();
+    for (const { challengeId, board } of [latest, best]) {
+      const rankingMode = board === best.board ? "best" : "latest";
+      await record(board, result(challengeId, "a", 80, { iteration: 1, rankingMode }));
+      await record(board, result(challengeId, "a", 60, { iteration: 2, rankingMode }));
+      await record(board, result(challengeId, "b", 70, { iteration: 1, rankingMode }));
+    }
+    expect((await fullBoard(latest.board)).map((e) => [e[1], e[2]])).toEqual([
+      ["b", 70],
+      ["a", 60],
+    ]);
+    const bestA = await best.board.getStanding("a");
+    expect(bestA).toMatchObject({ rank: 1, score: 80, iterations: 2, submissionId: "a-s1" });
+    expect(bestA?.timeToFinalMs).toBe(60_000);
+  });
+
+  it("gives a tie on the best score to the earlier submission", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "a", 80, { iteration: 2, rankingMode: "best" }));
+    await record(board, result(challengeId, "a", 80, { iteration: 1, rankingMode: "best" }));
+    expect(await board.getStanding("a")).toMatchObject({ submissionId: "a-s1", iterations: 2 });
+  });
+
+  it("refuses a result for another challenge or ranking mode", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "a", 80));
+    expect(await board.recordResult(result("other", "b", 80))).toEqual({
+      ok: false,
+      error: { reason: "wrong-challenge", expected: challengeId, got: "other" },
+    });
+    expect(await board.recordResult(result(challengeId, "b", 80, { rankingMode: "best" }))).toEqual(
+      { ok: false, error: { reason: "wrong-mode", expected: "latest", got: "best" } },
+    );
+    expect(await board.recordResult(result(challengeId, "b", 101))).toMatchObject({
+      ok: false,
+      error: { reason: "invalid-input" },
+    });
+    expect(await board.getVersion()).toBe(1);
+  });
+
+  it("gives the same board for 100 concurrent updates as for the same updates in order", async () => {
+    const concurrent = freshBoard();
+    const sequential = freshBoard();
+    const inputs = [];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    for (let agent = 0; agent < 20; agent++) {
+      for (let iteration = 1; iteration <= 5; iteration++) {
+        inputs.push({ agent: `agent-${agent}`, iteration, score: next() % 101 });
+      }
+    }
+    const shuffled = [...inputs].sort(() => (next() % 3) - 1);
+    await Promise.all(
+      shuffled.map((i) =>
+        concurrent.board.recordResult(
+          result(concurrent.challengeId, i.agent, i.score, { iteration: i.iteration }),
+        ),
+      ),
+    );
+    for (const i of inputs) {
+      await record(
+        sequential.board,
+        result(sequential.challengeId, i.agent, i.score, { iteration: i.iteration }),
+      );
+    }
+    expect(await fullBoard(concurrent.board)).toEqual(await fullBoard(sequential.board));
+    expect(await concurrent.board.getVersion()).toBe(100);
+    for (const agent of ["agent-0", "agent-13"]) {
+      const a = await concurrent.board.getStanding(agent);
+      const b = await sequential.board.getStanding(agent);
+      expect({ ...a, version: 0 }).toEqual({ ...b, version: 0 });
+    }
+  });
+
+  it("reports the agents an update passed over, with their old and new ranks", async () => {
+    const { challengeId, board } = freshBoard();
+    for (const [agent, score] of [
+      ["a", 50],
+      ["b", 60],
+      ["c", 70],
+    ] as const) {
+      await record(board, result(challengeId, agent, score));
+    }
+    const entered = await record(board, result(challengeId, "d", 80));
+    expect(entered.overtaken).toEqual([
+      { agentId: "c", previousRank: 1, rank: 2 },
+      { agentId: "b", previousRank: 2, rank: 3 },
+      { agentId: "a", previousRank: 3, rank: 4 },
+    ]);
+    const climbed = await record(board, result(challengeId, "a", 65, { iteration: 2 }));
+    expect(climbed).toMatchObject({ rank: 3, previousRank: 4 });
+    expect(climbed.overtaken).toEqual([{ agentId: "b", previousRank: 3, rank: 4 }]);
+    const fell = await record(board, result(challengeId, "d", 10, { iteration: 2 }));
+    expect(fell).toMatchObject({ rank: 4, previousRank: 1, overtaken: [] });
+  });
+});
+
+describe("reads", () => {
+  it("keeps pages stable while the board changes: unmoved entries exactly once", async () => {
+    const { challengeId, board } = freshBoard();
+    for (let i = 0; i < 30; i++) {
+      await record(board, result(challengeId, `a${String(i).padStart(2, "0")}`, 20 + i * 2));
+    }
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let round = 0;
+    do {
+      const page = await board.getPage({ limit: 7, cursor });
+      if (!page.ok) throw new Error("refused");
+      seen.push(...page.value.entries.map((e) => e.agentId));
+      cursor = page.value.next;
+      // Between pages: a newcomer at the top, and a top agent falls to the bottom.
+      await record(board, result(challengeId, `new${round}`, 100));
+      round += 1;
+    } while (cursor !== null);
+    const originals = seen.filter((a) => a.startsWith("a"));
+    expect(new Set(originals).size).toBe(originals.length);
+    expect(originals).toHaveLength(30);
+    expect(originals).toEqual([...originals].sort().reverse());
+  });
+
+  it("refuses a garbage cursor and clamps the limit to 1..100", async () => {
+    const { challengeId, board } = freshBoard();
+    const rows = Array.from({ length: 130 }, (_, i) => {
+      const { challengeId: _c, rankingMode: _m, ...row } = result(challengeId, `a${i}`, i % 101);
+      return row;
+    });
+    await board.rebuild({ challengeId, rankingMode: "latest", rows });
+    expect(await board.getPage({ limit: 10, cursor: "garbage" })).toMatchObject({
+      ok: false,
+      error: { reason: "bad-cursor" },
+    });
+    const big = await board.getPage({ limit: 10_000 });
+    const small = await board.getPage({ limit: 0 });
+    expect(big.ok && big.value.entries.length).toBe(100);
+    expect(small.ok && small.value.entries.length).toBe(1);
+  });
+
+  it("answers neighbours, band counts and a missing agent", async () => {
+    const { challengeId, board } = freshBoard();
+    for (const [agent, score] of [
+      ["e", 95],
+      ["s", 80],
+      ["c", 60],
+      ["w", 20],
+      ["f", 5],
+    ] as const) {
+      await record(board, result(challengeId, agent, score));
+    }
+    expect((await board.getAround("c", 1))?.map((e) => e.agentId)).toEqual(["s", "c", "w"]);
+    expect(await board.getAround("nobody", 1)).toBeNull();
+    expect(await board.getStanding("nobody")).toBeNull();
+    expect(await board.getBandCounts()).toMatchObject({
+      elite: 1,
+      strong: 1,
+      competent: 1,
+      struggling: 0,
+      weak: 1,
+      failed: 1,
+      total: 5,
+    });
+  });
+});
+
+describe("lifecycle", () => {
+  it("rebuilds the whole board from rows, replacing what was there", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "gone", 99));
+    const rows = [
+      result(challengeId, "a", 50, { iteration: 1 }),
+      result(challengeId, "a", 90, { iteration: 2 }),
+      result(challengeId, "b", 70),
+      result(challengeId, "b", 70), // a duplicate row changes nothing
+    ].map(({ challengeId: _c, rankingMode: _m, ...row }) => row);
+    const done = await board.rebuild({ challengeId, rankingMode: "latest", rows });
+    expect(done).toEqual({ ok: true, value: { agents: 2, results: 3, version: 2 } });
+    expect((await fullBoard(board)).map((e) => e[1])).toEqual(["a", "b"]);
+    expect(await board.getStanding("a")).toMatchObject({
+      score: 90,
+      trajectoryClass: "improving",
+    });
+    expect(await board.getStanding("gone")).toBeNull();
+    expect(
+      await board.rebuild({ challengeId, rankingMode: "latest", rows: [{ bad: true }] }),
+    ).toMatchObject({ ok: false, error: { reason: "invalid-input" } });
+    expect(await board.getVersion()).toBe(2);
+  });
+
+  it("survives eviction: the board, the history and the version come back from SQLite", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "a", 70));
+    await record(board, result(challengeId, "b", 80));
+    await record(board, result(challengeId, "a", 90, { iteration: 2 }));
+    const before = await fullBoard(board);
+    await evictDurableObject(board);
+    const again = env.LEADERBOARD.getByName(challengeId);
+    expect(await again.getVersion()).toBe(3);
+    expect(await fullBoard(again)).toEqual(before);
+    expect((await again.getStanding("a"))?.trajectory.map((p) => p.score)).toEqual([70, 90]);
+    // Still idempotent after the wake: the history is in SQLite, not in memory.
+    expect((await record(again, result(challengeId, "a", 1, { iteration: 2 }))).applied).toBe(
+      false,
+    );
+    const tables = await runInDurableObject(again, (_instance, state) =>
+      state.storage.sql
+        .exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .toArray()
+        .map((r) => r.name),
+    );
+    expect(tables).toEqual(expect.arrayContaining(["meta", "results", "standings"]));
+  });
+
+  it("pushes rank changes to WebSocket subscribers and answers ping with pong", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "a", 50));
+    const res = await board.fetch("https://leaderboard.internal/ws", {
+      headers: { Upgrade: "websocket" },
+    });
+    expect(res.status).toBe(101);
+    const ws = res.webSocket!;
+    ws.accept();
+    const messages: string[] = [];
+    const arrived = (n: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (messages.length >= n ? resolve() : setTimeout(check, 5));
+        check();
+      });
+    ws.addEventListener("message", (e) => {
+      messages.push(String(e.data));
+    });
+    ws.send("ping");
+    await arrived(1);
+    expect(messages[0]).toBe("pong");
+    await record(board, result(challengeId, "b", 60));
+    await arrived(2);
+    const message = JSON.parse(messages[1]!) as RankChangedMessage;
+    expect(message).toEqual({
+      type: "rank-changed",
+      version: 2,
+      changes: [
+        { agentId: "b", rank: 1, previousRank: null, score: 60 },
+        { agentId: "a", rank: 2, previousRank: 1, score: 50 },
+      ],
+    });
+    ws.close(1000, "done");
+  });
+});
