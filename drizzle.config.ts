@@ -6,6 +6,6 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./packages/db/src/schema.ts",
+  schema: ["./packages/db/src/schema.ts", "./packages/db/src/schema-scores.ts"],
   out: "./migrations",
 });

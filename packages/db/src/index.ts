@@ -4,14 +4,19 @@
  * database first (`findApiKey(db, id)`). No repository classes, no clock: callers pass `now`.
  */
 import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
-import * as schema from "./schema.ts";
+import * as coreSchema from "./schema.ts";
+import * as scoreSchema from "./schema-scores.ts";
+
+const schema = { ...coreSchema, ...scoreSchema };
 
 export * from "./schema.ts";
+export * from "./schema-scores.ts";
 export * from "./keys.ts";
 export * from "./queries/principals.ts";
 export * from "./queries/challenges.ts";
 export * from "./queries/submissions.ts";
 export * from "./queries/idempotency.ts";
+export * from "./queries/scores.ts";
 
 /** The typed database handle every query function takes first (`$client` is the raw D1). */
 export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };

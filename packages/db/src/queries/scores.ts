@@ -1,0 +1,281 @@
+/**
+ * @module db/queries/scores
+ * The score role's reads and writes. Invariants: a submission is scored under a lease (one
+ * consumer at a time; an expired lease can be taken over), and a score, its parts and the
+ * submission's `scored` status are written in one D1 batch — all or nothing, and a second
+ * write of the same submission changes nothing.
+ */
+import { eq } from "drizzle-orm";
+import type { Db } from "../index.ts";
+import {
+  challenges,
+  entries,
+  submissions,
+  type ChallengeRow,
+  type SubmissionRow,
+} from "../schema.ts";
+import { scores, type ScoreRow } from "../schema-scores.ts";
+
+/** A submission with what scoring needs to know about its challenge and entry. */
+export interface ScoringContext {
+  submission: SubmissionRow;
+  challenge: ChallengeRow;
+  enteredAt: number;
+}
+
+/** Loads a submission, its challenge and the agent's entry time; null when unknown. */
+export async function findScoringContext(
+  db: Db,
+  submissionId: string,
+): Promise<ScoringContext | null> {
+  const rows = await db
+    .select({ submission: submissions, challenge: challenges, enteredAt: entries.enteredAt })
+    .from(submissions)
+    .innerJoin(challenges, eq(challenges.id, submissions.challengeId))
+    .leftJoin(entries, eq(entries.agentId, submissions.agentId))
+    .where(eq(submissions.id, submissionId))
+    .all();
+  const row = rows.find((r) => r.enteredAt !== null) ?? rows[0];
+  if (!row) return null;
+  return {
+    submission: row.submission,
+    challenge: row.challenge,
+    enteredAt: row.enteredAt ?? row.submission.receivedAt,
+  };
+}
+
+/** The outcome of trying to take the scoring lease. */
+export type LeaseClaim =
+  { claimed: true; attempts: number } | { claimed: false; leaseUntil: number | null };
+
+/**
+ * Takes the lease on a submission (first time, or after the previous holder's lease expired)
+ * and marks it running — both in one batch. A scored or failed submission is never claimed.
+ */
+export async function claimScoringLease(
+  db: Db,
+  submissionId: string,
+  now: number,
+  leaseMs: number,
+): Promise<LeaseClaim> {
+  const until = now + leaseMs;
+  const d1 = db.$client;
+  const [claim] = await d1.batch<{ attempts: number }>([
+    d1
+      .prepare(
+        `INSERT INTO scoring_runs (submission_id, attempts, lease_until, last_error, updated_at)
+         SELECT ?1, 1, ?2, NULL, ?3 FROM submissions WHERE id = ?1 AND status IN ('received','queued','running')
+         ON CONFLICT (submission_id) DO UPDATE SET attempts = attempts + 1, lease_until = excluded.lease_until,
+           updated_at = excluded.updated_at
+         WHERE scoring_runs.lease_until <= ?3
+         RETURNING attempts`,
+      )
+      .bind(submissionId, until, now),
+    d1
+      .prepare(
+        `UPDATE submissions SET status = 'running', running_at = COALESCE(running_at, ?3)
+         WHERE id = ?1 AND status IN ('received','queued','running')
+           AND EXISTS (SELECT 1 FROM scoring_runs WHERE submission_id = ?1 AND lease_until = ?2)`,
+      )
+      .bind(submissionId, until, now),
+  ]);
+  const attempts = claim?.results[0]?.attempts;
+  if (attempts !== undefined) return { claimed: true, attempts };
+  const held = await d1
+    .prepare("SELECT lease_until FROM scoring_runs WHERE submission_id = ?")
+    .bind(submissionId)
+    .first<{ lease_until: number }>();
+  return { claimed: false, leaseUntil: held?.lease_until ?? null };
+}
+
+/** Gives the lease back after a retryable failure, noting why, so the next attempt can start at once. */
+export async function releaseScoringLease(
+  db: Db,
+  submissionId: string,
+  error: string,
+  now: number,
+): Promise<void> {
+  await db.$client
+    .prepare(
+      "UPDATE scoring_runs SET lease_until = 0, last_error = ?2, updated_at = ?3 WHERE submission_id = ?1",
+    )
+    .bind(submissionId, error.slice(0, 2000), now)
+    .run();
+}
+
+/** Marks a submission failed with a reason the agent can read; scored submissions are untouched. */
+export async function failSubmission(
+  db: Db,
+  submissionId: string,
+  reason: string,
+  now: number,
+): Promise<boolean> {
+  const d1 = db.$client;
+  const [res] = await d1.batch([
+    d1
+      .prepare(
+        "UPDATE submissions SET status = 'failed', failure_reason = ?2, failed_at = ?3 WHERE id = ?1 AND status IN ('received','queued','running')",
+      )
+      .bind(submissionId, reason.slice(0, 2000), now),
+    d1
+      .prepare(
+        "UPDATE scoring_runs SET lease_until = 0, last_error = ?2, updated_at = ?3 WHERE submission_id = ?1",
+      )
+      .bind(submissionId, reason.slice(0, 2000), now),
+  ]);
+  return (res?.meta.changes ?? 0) > 0;
+}
+
+/** Everything one score writes. */
+export interface ScoreWrite {
+  score: Omit<ScoreRow, never>;
+  components: {
+    key: string;
+    weight: number;
+    score: number;
+    scoreText: string;
+    contributionText: string;
+  }[];
+  judgements: {
+    task: string;
+    target: string;
+    judge: string;
+    source: string;
+    dimensions: string | null;
+    score: number | null;
+    rationale: string;
+    injectionSuspected: boolean;
+  }[];
+  findings: {
+    tool: string;
+    rule: string;
+    cwe: string | null;
+    severity: string;
+    file: string;
+    line: number;
+    message: string;
+  }[];
+  testCounts: { suite: "static" | "adversarial"; bucket: string; passed: number; total: number }[];
+}
+
+/**
+ * Writes a score and its parts and marks the submission scored, in one batch. Only a
+ * submission that is still running under a lease is scored; rerunning it changes nothing.
+ * Returns whether this call wrote the score.
+ */
+export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boolean> {
+  const d1 = db.$client;
+  const s = w.score;
+  const id = s.submissionId;
+  const stmts: D1PreparedStatement[] = [
+    d1
+      .prepare(
+        `INSERT INTO scores (submission_id, challenge_id, agent_id, iteration, profile, profile_version, family,
+           final_unrounded, final_fraction, final_rounded, band, breakdown, input, human_review, judge_mode,
+           report_key, submitted_at, entered_at, scored_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19
+         WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ?1 AND status = 'running')
+         ON CONFLICT (submission_id) DO NOTHING`,
+      )
+      .bind(
+        id,
+        s.challengeId,
+        s.agentId,
+        s.iteration,
+        s.profile,
+        s.profileVersion,
+        s.family,
+        s.finalUnrounded,
+        s.finalFraction,
+        s.finalRounded,
+        s.band,
+        s.breakdown,
+        s.input,
+        s.humanReview ? 1 : 0,
+        s.judgeMode,
+        s.reportKey,
+        s.submittedAt,
+        s.enteredAt,
+        s.scoredAt,
+      ),
+    ...w.components.map((c) =>
+      d1
+        .prepare(
+          "INSERT OR IGNORE INTO score_components (submission_id, key, weight, score, score_text, contribution_text) SELECT ?1, ?2, ?3, ?4, ?5, ?6 WHERE EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",
+        )
+        .bind(id, c.key, c.weight, c.score, c.scoreText, c.contributionText),
+    ),
+    ...w.judgements.map((j) =>
+      d1
+        .prepare(
+          "INSERT OR IGNORE INTO judgements (submission_id, task, target, judge, source, dimensions, score, rationale, injection_suspected) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",
+        )
+        .bind(
+          id,
+          j.task,
+          j.target,
+          j.judge,
+          j.source,
+          j.dimensions,
+          j.score,
+          j.rationale.slice(0, 4000),
+          j.injectionSuspected ? 1 : 0,
+        ),
+    ),
+    ...w.findings.map((f, i) =>
+      d1
+        .prepare(
+          "INSERT OR IGNORE INTO findings (submission_id, ordinal, tool, rule, cwe, severity, file, line, message) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9 WHERE EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",
+        )
+        .bind(id, i, f.tool, f.rule, f.cwe, f.severity, f.file, f.line, f.message.slice(0, 2000)),
+    ),
+    ...w.testCounts.map((t) =>
+      d1
+        .prepare(
+          "INSERT OR IGNORE INTO test_counts (submission_id, suite, bucket, passed, total) SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",
+        )
+        .bind(id, t.suite, t.bucket, t.passed, t.total),
+    ),
+    d1
+      .prepare(
+        "UPDATE submissions SET status = 'scored', scored_at = ?2 WHERE id = ?1 AND status = 'running' AND EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",
+      )
+      .bind(id, now),
+    d1
+      .prepare(
+        "UPDATE scoring_runs SET lease_until = 0, last_error = NULL, updated_at = ?2 WHERE submission_id = ?1",
+      )
+      .bind(id, now),
+  ];
+  const results = await d1.batch(stmts);
+  return (results[0]?.meta.changes ?? 0) > 0;
+}
+
+/** The stored score of a submission, or null. */
+export async function findScore(db: Db, submissionId: string): Promise<ScoreRow | null> {
+  return (
+    (await db.select().from(scores).where(eq(scores.submissionId, submissionId)).get()) ?? null
+  );
+}
+
+/**
+ * Running submissions nobody is working on: the lease expired (its worker died) or was given
+ * back more than `graceMs` ago and no retry picked it up. Oldest first.
+ */
+export async function findAbandonedScoringRuns(
+  db: Db,
+  now: number,
+  graceMs: number,
+  limit: number,
+): Promise<{ submissionId: string; challengeId: string; agentId: string; attempts: number }[]> {
+  const r = await db.$client
+    .prepare(
+      `SELECT s.id AS submissionId, s.challenge_id AS challengeId, s.agent_id AS agentId, r.attempts AS attempts
+       FROM submissions s JOIN scoring_runs r ON r.submission_id = s.id
+       WHERE s.status = 'running' AND r.lease_until < ?1 AND r.updated_at < ?2
+       ORDER BY r.updated_at LIMIT ?3`,
+    )
+    .bind(now, now - graceMs, limit)
+    .all<{ submissionId: string; challengeId: string; agentId: string; attempts: number }>();
+  return r.results;
+}

@@ -1,0 +1,149 @@
+/**
+ * @module score/judging
+ * Chooses the judge panel from configuration and asks it about one run: code quality over
+ * the submission's sources, and each required deliverable (missing and placeholder
+ * deliverables score 0 without a judge). Panels: JUDGE_MODE = "offline" (default, no
+ * network), "openai" (JUDGE_OPENAI_BASE_URL, JUDGE_MODELS, JUDGE_OPENAI_API_KEY) or
+ * "workers-ai" (the AI binding, JUDGE_MODELS).
+ */
+import type { ChallengeManifest, RunReport } from "@bouts/contracts";
+import {
+  classifyDeliverable,
+  createOfflinePanel,
+  createOpenAiJudge,
+  createWorkersAiJudge,
+  runPanel,
+  toCodeQualityInput,
+  toDeliverableInput,
+  type AiBinding,
+  type ChallengeBrief,
+  type Judge,
+  type JudgeError,
+  type Judgement,
+} from "@bouts/judges";
+import type { CodeQualityJudgement, Result } from "@bouts/scoring";
+import type { JudgedDeliverable } from "./build-input.ts";
+
+/** Configuration the panel reads. */
+export interface JudgeEnv {
+  JUDGE_MODE?: string;
+  JUDGE_MODELS?: string;
+  JUDGE_OPENAI_BASE_URL?: string;
+  JUDGE_OPENAI_API_KEY?: string;
+  JUDGE_TIMEOUT_MS?: string;
+  AI?: AiBinding;
+}
+
+export type PanelConfigError = { reason: "judge-config"; detail: string };
+
+/** The panel for this deployment. */
+export function createJudgePanel(
+  env: JudgeEnv,
+): Result<{ mode: string; judges: Judge[] }, PanelConfigError> {
+  const mode = env.JUDGE_MODE || "offline";
+  const models = (env.JUDGE_MODELS ?? "")
+    .split(",")
+    .map((m) => m.trim())
+    .filter(Boolean)
+    .slice(0, 5);
+  const timeoutMs = Number(env.JUDGE_TIMEOUT_MS) || 30_000;
+  if (mode === "offline") return { ok: true, value: { mode, judges: createOfflinePanel() } };
+  if (models.length === 0)
+    return {
+      ok: false,
+      error: { reason: "judge-config", detail: `JUDGE_MODE=${mode} needs JUDGE_MODELS` },
+    };
+  if (mode === "openai") {
+    if (!env.JUDGE_OPENAI_BASE_URL)
+      return {
+        ok: false,
+        error: { reason: "judge-config", detail: "JUDGE_MODE=openai needs JUDGE_OPENAI_BASE_URL" },
+      };
+    const baseUrl = env.JUDGE_OPENAI_BASE_URL;
+    return {
+      ok: true,
+      value: {
+        mode,
+        judges: models.map((model) =>
+          createOpenAiJudge({ baseUrl, model, apiKey: env.JUDGE_OPENAI_API_KEY, timeoutMs }),
+        ),
+      },
+    };
+  }
+  if (mode === "workers-ai") {
+    const ai = env.AI;
+    if (!ai)
+      return {
+        ok: false,
+        error: { reason: "judge-config", detail: "JUDGE_MODE=workers-ai needs the AI binding" },
+      };
+    return {
+      ok: true,
+      value: {
+        mode,
+        judges: models.map((model) => createWorkersAiJudge({ ai, model, timeoutMs })),
+      },
+    };
+  }
+  return {
+    ok: false,
+    error: { reason: "judge-config", detail: `unknown JUDGE_MODE ${JSON.stringify(mode)}` },
+  };
+}
+
+/** What the panel said about one run. */
+export interface RunJudgements {
+  codeQuality: CodeQualityJudgement[];
+  deliverables: JudgedDeliverable[];
+  /** Every judgement with what it judged (a deliverable's path, or "" for the code), for storage. */
+  records: { judgement: Judgement; target: string }[];
+  failures: JudgeError[];
+  injectionSuspected: boolean;
+}
+
+/** Asks the panel about a run's code and required deliverables, all at once. */
+export async function judgeRun(
+  judges: readonly Judge[],
+  report: RunReport,
+  manifest: ChallengeManifest,
+  challenge: ChallengeBrief,
+): Promise<RunJudgements> {
+  const files = report.sources.map((s) => ({ path: s.path, content: s.content }));
+  const required = manifest.deliverables.filter((d) => d.required);
+  const classified = required.map((spec) => {
+    const found = report.deliverables.find((d) => d.name === spec.path);
+    const content = found?.present ? found.content : null;
+    return { spec, content, status: classifyDeliverable(content) };
+  });
+  const [code, ...written] = await Promise.all([
+    runPanel(judges, { kind: "code-quality", challenge, files }),
+    ...classified.map((c) =>
+      c.status === "submitted" && c.content !== null
+        ? runPanel(judges, {
+            kind: "deliverable",
+            challenge,
+            deliverable: { name: c.spec.path, content: c.content },
+            files,
+          })
+        : Promise.resolve(null),
+    ),
+  ]);
+  const deliverables: JudgedDeliverable[] = classified.map((c, i) => ({
+    path: c.spec.path,
+    status: c.status,
+    judges: toDeliverableInput(written[i]?.judgements ?? []),
+  }));
+  const outcomes = [code, ...written].filter((o) => o !== null);
+  return {
+    codeQuality: toCodeQualityInput(code.judgements),
+    deliverables,
+    records: [
+      ...code.judgements.map((judgement) => ({ judgement, target: "" })),
+      ...written.flatMap((o, i) =>
+        o ? o.judgements.map((judgement) => ({ judgement, target: classified[i]!.spec.path })) : [],
+      ),
+    ],
+    failures: outcomes.flatMap((o) => o.failures),
+    injectionSuspected: outcomes.some((o) => o.injectionSuspected),
+  };
+}

@@ -1,0 +1,346 @@
+/**
+ * @module score/pipeline
+ * Scores one submission: lease → runner → judges → engine → one D1 batch → leaderboard →
+ * webhook events. Exactly-once effects on at-least-once delivery: the lease keeps two
+ * consumers apart, the score is written once (primary key, same batch as the `scored`
+ * status), and publishing (leaderboard record, events) is idempotent by submission id, so it
+ * is simply repeated when a message comes back after a partial failure.
+ */
+import { ChallengeManifestSchema, type RunReport } from "@bouts/contracts";
+import {
+  claimScoringLease,
+  createDb,
+  failSubmission,
+  findScore,
+  findScoringContext,
+  releaseScoringLease,
+  saveScore,
+  type Db,
+  type ScoreWrite,
+  type ScoringContext,
+} from "@bouts/db";
+import { computeEngineering, type Breakdown, type EngineeringInput } from "@bouts/scoring";
+import { buildEngineeringInput } from "./build-input.ts";
+import { createJudgePanel, judgeRun, type JudgeEnv, type RunJudgements } from "./judging.ts";
+import { requestRun, type RunnerEnv } from "./runner-client.ts";
+
+/** How long one attempt may hold a submission before another consumer may take it over. */
+export const LEASE_MS = 15 * 60 * 1000;
+/** Attempts before a submission that keeps failing on our side is failed for good. */
+export const MAX_ATTEMPTS = 5;
+
+/** The leaderboard's answer to a recorded result (see docs/leaderboard.md). */
+export interface RecordedResult {
+  applied: boolean;
+  rank: number | null;
+  previousRank: number | null;
+  overtaken: { agentId: string; previousRank: number; rank: number }[];
+}
+
+/** What the pipeline needs of the leaderboard Durable Object. */
+export interface LeaderboardRecorder {
+  recordResult(r: {
+    challengeId: string;
+    submissionId: string;
+    agentId: string;
+    score: number;
+    unrounded: string;
+    iteration: number;
+    enteredAt: number;
+    submittedAt: number;
+    scoredAt: number;
+    rankingMode: "latest" | "best";
+  }): Promise<RecordedResult>;
+}
+
+/** Bindings and configuration the pipeline uses. */
+export type ScoreEnv = RunnerEnv &
+  JudgeEnv & {
+    DB: D1Database;
+    ARTIFACTS: R2Bucket;
+    WEBHOOKS: Queue;
+    /** Resolves the leaderboard object of a challenge (the platform passes the DO stub). */
+    leaderboard?: (challengeId: string) => LeaderboardRecorder;
+  };
+
+/** A webhook event as the score role enqueues it; the webhook sender fans it out. */
+export interface ScoreEventMessage {
+  v: 1;
+  kind: "event";
+  /** Deterministic: the same submission never produces two different events of a type. */
+  eventId: string;
+  type: "submission.scored" | "submission.failed" | "leaderboard.overtaken";
+  agentId: string;
+  challengeId: string;
+  submissionId: string;
+  data: Record<string, unknown>;
+}
+
+/** What to do with the queue message. */
+export type MessageOutcome =
+  { action: "ack"; note: string } | { action: "retry"; delaySeconds: number; note: string };
+
+const parseJson = (text: string | null): unknown => {
+  try {
+    return text === null ? null : (JSON.parse(text) as unknown);
+  } catch {
+    return null;
+  }
+};
+
+const retryDelay = (attempts: number) => Math.min(600, 10 * 2 ** Math.max(0, attempts - 1));
+
+/** Processes one submission message. Never throws for expected failures. */
+export async function processSubmission(
+  env: ScoreEnv,
+  submissionId: string,
+  now: () => number,
+): Promise<MessageOutcome> {
+  const db = createDb(env.DB);
+  const ctx = await findScoringContext(db, submissionId);
+  if (!ctx) return { action: "ack", note: `unknown submission ${submissionId}` };
+  const status = ctx.submission.status;
+  if (status === "scored") {
+    await publishScored(env, db, ctx);
+    return { action: "ack", note: "already scored; publishing repeated" };
+  }
+  if (status === "failed") {
+    await publishFailed(env, ctx, ctx.submission.failureReason ?? "failed");
+    return { action: "ack", note: "already failed" };
+  }
+
+  const lease = await claimScoringLease(db, submissionId, now(), LEASE_MS);
+  if (!lease.claimed) {
+    const wait = lease.leaseUntil ? Math.ceil((lease.leaseUntil - now()) / 1000) + 5 : 30;
+    return {
+      action: "retry",
+      delaySeconds: Math.max(5, Math.min(wait, 900)),
+      note: "another consumer holds the lease",
+    };
+  }
+
+  const retryOrFail = async (detail: string): Promise<MessageOutcome> => {
+    if (lease.attempts >= MAX_ATTEMPTS) {
+      const reason = `scoring could not complete after ${lease.attempts} attempts: ${detail}`;
+      await failSubmission(db, submissionId, reason, now());
+      await publishFailed(env, ctx, reason);
+      return { action: "ack", note: reason };
+    }
+    await releaseScoringLease(db, submissionId, detail, now());
+    return { action: "retry", delaySeconds: retryDelay(lease.attempts), note: detail };
+  };
+  const fail = async (reason: string): Promise<MessageOutcome> => {
+    await failSubmission(db, submissionId, reason, now());
+    await publishFailed(env, ctx, reason);
+    return { action: "ack", note: reason };
+  };
+
+  const manifest = ChallengeManifestSchema.safeParse(parseJson(ctx.challenge.bundleManifest));
+  if (!manifest.success || !ctx.challenge.bundleKey)
+    return fail("the challenge has no valid bundle");
+  const [artifact, bundle] = await Promise.all([
+    env.ARTIFACTS.get(ctx.submission.artifactKey),
+    env.ARTIFACTS.get(ctx.challenge.bundleKey),
+  ]);
+  if (!artifact) return fail("the submitted archive is no longer stored");
+  if (!bundle) return retryOrFail("the challenge bundle is missing from storage");
+
+  const run = await requestRun(env, {
+    runId: `${submissionId}-${lease.attempts}`,
+    submission: new Uint8Array(await artifact.arrayBuffer()),
+    bundle: new Uint8Array(await bundle.arrayBuffer()),
+  });
+  if (!run.ok)
+    return run.error.retryable
+      ? retryOrFail(run.error.detail)
+      : fail(`the runner refused the archive: ${run.error.detail}`);
+  const report = run.value;
+
+  const panel = createJudgePanel(env);
+  if (!panel.ok) return retryOrFail(panel.error.detail);
+  const judged = await judgeRun(panel.value.judges, report, manifest.data, {
+    id: ctx.challenge.id,
+    title: ctx.challenge.title,
+    summary: ctx.challenge.description,
+  });
+  const input = buildEngineeringInput({
+    report,
+    manifest: manifest.data,
+    codeQuality: judged.codeQuality,
+    deliverables: judged.deliverables,
+  });
+  if (!input.ok)
+    return input.error.retryable ? retryOrFail(input.error.detail) : fail(input.error.detail);
+  const scored = computeEngineering(input.value);
+  if (!scored.ok) {
+    const e = scored.error;
+    return fail(
+      `the scoring engine refused the run: ${e.reason === "weight-rule" ? e.rule : e.field}: ${e.detail}`,
+    );
+  }
+
+  const reportKey = `reports/${submissionId}.json`;
+  await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {
+    httpMetadata: { contentType: "application/json" },
+  });
+  await saveScore(
+    db,
+    buildScoreWrite(
+      ctx,
+      input.value,
+      scored.value,
+      report,
+      judged,
+      panel.value.mode,
+      reportKey,
+      now(),
+    ),
+    now(),
+  );
+  await publishScored(env, db, ctx);
+  return { action: "ack", note: `scored ${scored.value.final.unrounded.text}` };
+}
+
+/** Everything one score writes, from the breakdown and the evidence. */
+export function buildScoreWrite(
+  ctx: ScoringContext,
+  input: EngineeringInput,
+  b: Breakdown,
+  report: RunReport,
+  judged: RunJudgements,
+  judgeMode: string,
+  reportKey: string,
+  now: number,
+): ScoreWrite {
+  const counts = new Map<
+    string,
+    { suite: "static" | "adversarial"; bucket: string; passed: number; total: number }
+  >();
+  const count = (suite: "static" | "adversarial", bucket: string, passed: boolean) => {
+    const key = `${suite}:${bucket}`;
+    const c = counts.get(key) ?? { suite, bucket, passed: 0, total: 0 };
+    c.total += 1;
+    if (passed) c.passed += 1;
+    counts.set(key, c);
+  };
+  for (const t of report.staticTests) count("static", t.category, t.status === "passed");
+  for (const t of report.adversarialTests)
+    count("adversarial", `${t.origin}:${t.severity}`, t.status === "passed");
+  return {
+    score: {
+      submissionId: ctx.submission.id,
+      challengeId: ctx.challenge.id,
+      agentId: ctx.submission.agentId,
+      iteration: ctx.submission.iteration,
+      profile: b.profile,
+      profileVersion: b.profileVersion,
+      family: b.family,
+      finalUnrounded: b.final.unrounded.text,
+      finalFraction: b.final.unrounded.fraction,
+      finalRounded: b.final.rounded,
+      band: b.band.key,
+      breakdown: JSON.stringify(b),
+      input: JSON.stringify(input),
+      humanReview: b.flags.some((f) => f.code === "human-review"),
+      judgeMode,
+      reportKey,
+      submittedAt: ctx.submission.receivedAt,
+      enteredAt: ctx.enteredAt,
+      scoredAt: now,
+    },
+    components: b.components.map((c) => ({
+      key: c.key,
+      weight: c.weight,
+      score: c.score.value,
+      scoreText: c.score.text,
+      contributionText: c.contribution.text,
+    })),
+    judgements: judged.records.map(({ judgement: j, target }) => ({
+      task: j.task,
+      target,
+      judge: j.judge,
+      source: j.source,
+      dimensions: j.dimensions ? JSON.stringify(j.dimensions) : null,
+      score: j.score,
+      rationale: j.rationale,
+      injectionSuspected: j.injectionSuspected,
+    })),
+    findings: report.scan.findings.map((f) => ({
+      tool: f.tool,
+      rule: f.rule,
+      cwe: f.cwe,
+      severity: f.severity,
+      file: f.file,
+      line: f.line,
+      message: f.message,
+    })),
+    testCounts: [...counts.values()],
+  };
+}
+
+/** Records a stored score on the leaderboard and enqueues its events; safe to repeat. */
+export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
+  const score = await findScore(db, ctx.submission.id);
+  if (!score) return;
+  const recorded = env.leaderboard
+    ? await env.leaderboard(ctx.challenge.id).recordResult({
+        challengeId: ctx.challenge.id,
+        submissionId: score.submissionId,
+        agentId: score.agentId,
+        score: score.finalRounded,
+        unrounded: score.finalUnrounded,
+        iteration: score.iteration,
+        enteredAt: score.enteredAt,
+        submittedAt: score.submittedAt,
+        scoredAt: score.scoredAt,
+        rankingMode: ctx.challenge.rankingMode,
+      })
+    : null;
+  const base = {
+    v: 1 as const,
+    kind: "event" as const,
+    challengeId: ctx.challenge.id,
+    submissionId: ctx.submission.id,
+  };
+  const events: ScoreEventMessage[] = [
+    {
+      ...base,
+      eventId: `evt_${ctx.submission.id}_scored`,
+      type: "submission.scored",
+      agentId: ctx.submission.agentId,
+      data: {
+        score: score.finalRounded,
+        unrounded: score.finalUnrounded,
+        band: score.band,
+        rank: recorded?.rank ?? null,
+        iteration: score.iteration,
+      },
+    },
+    ...(recorded?.overtaken ?? []).map((o) => ({
+      ...base,
+      eventId: `evt_${ctx.submission.id}_overtook_${o.agentId}`,
+      type: "leaderboard.overtaken" as const,
+      agentId: o.agentId,
+      data: { previousRank: o.previousRank, rank: o.rank, byScore: score.finalRounded },
+    })),
+  ];
+  await env.WEBHOOKS.sendBatch(events.map((body) => ({ body })));
+}
+
+/** Enqueues the failure event; safe to repeat (the event id is deterministic). */
+export async function publishFailed(
+  env: ScoreEnv,
+  ctx: ScoringContext,
+  reason: string,
+): Promise<void> {
+  await env.WEBHOOKS.send({
+    v: 1,
+    kind: "event",
+    eventId: `evt_${ctx.submission.id}_failed`,
+    type: "submission.failed",
+    agentId: ctx.submission.agentId,
+    challengeId: ctx.challenge.id,
+    submissionId: ctx.submission.id,
+    data: { reason },
+  } satisfies ScoreEventMessage);
+}
