@@ -152,8 +152,8 @@ export async function findStoredScore(
 }
 
 /**
- * Every scored submission of a challenge, as `rebuild` rows: `scores` ⋈ `submissions` ⋈
- * `entries`; submittedAt is the submission's `received_at`, enteredAt the entry's `entered_at`.
+ * Every scored submission of a challenge, as `rebuild` rows, from the score worker's `scores`
+ * rows (which carry the iteration, entry and submission times the board ranks by).
  */
 export async function readResultHistory(
   d1: D1Database,
@@ -162,13 +162,10 @@ export async function readResultHistory(
   try {
     const { results } = await d1
       .prepare(
-        `SELECT s.submission_id AS submissionId, sub.agent_id AS agentId, s.final_rounded AS score,
-                s.final_unrounded AS unrounded, sub.iteration AS iteration,
-                e.entered_at AS enteredAt, sub.received_at AS submittedAt, s.scored_at AS scoredAt
-         FROM scores s
-         JOIN submissions sub ON sub.id = s.submission_id
-         JOIN entries e ON e.agent_id = sub.agent_id AND e.challenge_id = sub.challenge_id
-         WHERE sub.challenge_id = ?`,
+        `SELECT submission_id AS submissionId, agent_id AS agentId, final_rounded AS score,
+                final_unrounded AS unrounded, iteration, entered_at AS enteredAt,
+                submitted_at AS submittedAt, scored_at AS scoredAt
+         FROM scores WHERE challenge_id = ?`,
       )
       .bind(challengeId)
       .all<RebuildRow>();

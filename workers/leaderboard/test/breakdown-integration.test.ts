@@ -1,0 +1,148 @@
+/**
+ * The breakdown route and the operator rebuild, against the score worker's `scores` table
+ * (migrations/0002_scores.sql), filled here the way the score worker writes it.
+ */
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { SEED_ENGINEERING_EXAMPLE, computeScore } from "@bouts/scoring";
+import { T0, expectProblem, seedChallenge, seedSubmission } from "./helpers.ts";
+
+const ORIGIN = "https://leaderboard.test";
+
+function call(path: string, token?: string, method = "GET") {
+  const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  return exports.default.fetch(new Request(`${ORIGIN}${path}`, { method, headers }));
+}
+
+async function seedScore(
+  submission: { id: string; challengeId: string; agentId: string; iteration: number },
+  rounded?: number,
+) {
+  const scored = computeScore(SEED_ENGINEERING_EXAMPLE);
+  if (!scored.ok) throw new Error("seed example does not score");
+  const b = scored.value;
+  await env.DB.prepare(
+    `INSERT INTO scores (submission_id, challenge_id, agent_id, iteration, profile, profile_version,
+       family, final_unrounded, final_fraction, final_rounded, band, breakdown, input, human_review,
+       judge_mode, report_key, submitted_at, entered_at, scored_at)
+     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, '{}', 0, 'offline', 'reports/x', ?, ?, ?)`,
+  )
+    .bind(
+      submission.id,
+      submission.challengeId,
+      submission.agentId,
+      submission.iteration,
+      b.profile,
+      b.profileVersion,
+      b.final.unrounded.text,
+      b.final.unrounded.fraction,
+      rounded ?? b.final.rounded,
+      b.band.key,
+      JSON.stringify(b),
+      T0 + submission.iteration * 60_000,
+      T0,
+      T0 + submission.iteration * 60_000 + 1000,
+    )
+    .run();
+  return b;
+}
+
+async function scoredSubmission(
+  challengeId: string,
+  agentId: string,
+  iteration: number,
+  rounded?: number,
+) {
+  const id = await seedSubmission(challengeId, agentId, iteration);
+  await seedScore({ id, challengeId, agentId, iteration }, rounded);
+  return id;
+}
+
+type BreakdownAnswer = {
+  view: string;
+  agentId: string;
+  final: { unrounded: string; rounded: number };
+  breakdown: {
+    components: {
+      key: string;
+      weight: number;
+      contribution: { text: string };
+      details: Record<string, unknown>;
+    }[];
+    weightedSum: { text: string };
+  };
+};
+
+describe("breakdown", () => {
+  it("shows everyone every number, and the owner the private details too", async () => {
+    const { challengeId, agents } = await seedChallenge({ agents: 2 });
+    const [owner, other] = agents as [{ id: string; token: string }, { id: string; token: string }];
+    const submissionId = await scoredSubmission(challengeId, owner.id, 1);
+
+    const publicRes = await call(`/v1/submissions/${submissionId}/breakdown`);
+    expect(publicRes.status).toBe(200);
+    const pub = await publicRes.json<BreakdownAnswer>();
+    expect(pub).toMatchObject({
+      view: "public",
+      agentId: owner.id,
+      final: { unrounded: "82.075", rounded: 82 },
+    });
+    // Anyone can re-compute: Σ contributions = the weighted sum, with every weight shown.
+    expect(pub.breakdown.components.map((c) => c.weight)).toEqual([35, 15, 20, 15, 10, 5]);
+    expect(pub.breakdown.weightedSum.text).toBe("82.075");
+    const security = pub.breakdown.components.find((c) => c.key === "security")!;
+    expect(security.details.findings).toEqual([
+      { cwe: "CWE-338", severity: "medium", deduction: 5 },
+    ]);
+    expect(JSON.stringify(pub)).not.toContain("src/session.ts");
+
+    const mine = await (
+      await call(`/v1/submissions/${submissionId}/breakdown`, owner.token)
+    ).json<BreakdownAnswer>();
+    expect(mine.view).toBe("owner");
+    expect(JSON.stringify(mine)).toContain("src/session.ts");
+    expect(mine.breakdown.components.map((c) => c.contribution.text)).toEqual(
+      pub.breakdown.components.map((c) => c.contribution.text),
+    );
+
+    const theirs = await (
+      await call(`/v1/submissions/${submissionId}/breakdown`, other.token)
+    ).json<BreakdownAnswer>();
+    expect(theirs.view).toBe("public");
+    await expectProblem(await call(`/v1/submissions/${submissionId}/breakdown`, "nonsense"), 401);
+  });
+
+  it("answers 404 for an unknown or unscored submission", async () => {
+    const { challengeId, agents } = await seedChallenge({ agents: 1 });
+    const unscored = await seedSubmission(challengeId, agents[0]!.id, 1);
+    await expectProblem(await call(`/v1/submissions/${unscored}/breakdown`), 404);
+    await expectProblem(await call(`/v1/submissions/${crypto.randomUUID()}/breakdown`), 404);
+  });
+});
+
+describe("rebuild from D1", () => {
+  it("replaces the board with the stored scores (operators only)", async () => {
+    const { challengeId, agents, operatorToken } = await seedChallenge({ agents: 2 });
+    const [a, b] = agents as [{ id: string; token: string }, { id: string; token: string }];
+    await scoredSubmission(challengeId, a.id, 1, 60);
+    await scoredSubmission(challengeId, a.id, 2, 90);
+    await scoredSubmission(challengeId, b.id, 1, 75);
+    const board = env.LEADERBOARD.getByName(challengeId);
+
+    const path = `/v1/challenges/${challengeId}/leaderboard/rebuild`;
+    await expectProblem(await call(path, undefined, "POST"), 401);
+    await expectProblem(await call(path, a.token, "POST"), 403);
+    const res = await call(path, operatorToken, "POST");
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ challengeId, agents: 2, results: 3 });
+    const page = await board.getPage({ limit: 10 });
+    expect(page.ok && page.value.entries.map((e) => [e.agentId, e.score, e.iterations])).toEqual([
+      [a.id, 90, 2],
+      [b.id, 75, 1],
+    ]);
+    expect(await board.getStanding(a.id)).toMatchObject({
+      timeToFinalMs: 120_000,
+      trajectoryClass: "improving",
+    });
+  });
+});
