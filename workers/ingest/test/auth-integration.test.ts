@@ -14,7 +14,8 @@ describe("authentication", () => {
   });
 
   it("answers 401 problem+json without a key", async () => {
-    const res = await call("/v1/challenges");
+    // (An anonymous GET /v1/challenges is the public listing, served by the leaderboard role.)
+    const res = await call("/v1/agents");
     const body = await expectProblem(res, 401);
     expect(res.headers.get("WWW-Authenticate")).toContain("Bearer");
     expect(body.detail).toMatch(/API key/);

@@ -1,19 +1,25 @@
 /**
  * @module platform
- * The platform's one Worker (root wrangler.toml): composes the roles. `fetch` routes to the
- * ingest API; `queue` dispatches by queue name to the consumer registered for it;
- * `scheduled` runs the ingest sweep; the runner's Container class is exported for the
- * production env. Each role owns its code;
- * this file only wires them, so a split into separate Workers is a config change.
+ * The platform's one Worker (root wrangler.toml): composes the roles. `fetch` routes public
+ * leaderboard reads to the leaderboard app and everything else to the ingest API; `queue`
+ * dispatches by queue name (the score role consumes submissions and their dead letters);
+ * `scheduled` runs the ingest and scoring sweeps. It exports the ChallengeLeaderboard
+ * Durable Object and, for production, the runner's Container class. Each role owns its
+ * code; this file only wires them, so a split into separate Workers is a config change.
  */
 import { ingestApp, sweepIngest } from "@bouts/ingest";
+import { isLeaderboardRequest, leaderboardApp } from "@bouts/leaderboard";
+import { sweepScoring } from "@bouts/score";
 import { resolveQueueConsumer } from "./queues.ts";
 
+export { ChallengeLeaderboard } from "@bouts/leaderboard";
 export { RunnerContainer } from "./runner-container.ts";
 
 export default {
   fetch(request, env, ctx) {
-    return ingestApp.fetch(request, env, ctx);
+    return isLeaderboardRequest(request)
+      ? leaderboardApp.fetch(request, env, ctx)
+      : ingestApp.fetch(request, env, ctx);
   },
   async queue(batch, env, ctx) {
     const consume = resolveQueueConsumer(batch.queue);
@@ -29,5 +35,7 @@ export default {
   async scheduled(controller, env) {
     const swept = await sweepIngest(env, controller.scheduledTime);
     console.log(`ingest sweep: ${JSON.stringify(swept)}`);
+    const scoring = await sweepScoring(env, controller.scheduledTime);
+    console.log(`scoring sweep: ${JSON.stringify(scoring)}`);
   },
 } satisfies ExportedHandler<Env>;

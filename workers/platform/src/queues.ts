@@ -3,12 +3,16 @@
  * Queue name → consumer. Queue names come from wrangler.toml; a queue without an entry
  * here has no consumer in this Worker yet (the platform entry retries its messages).
  */
+import { consumeDeadSubmissions, consumeSubmissions } from "@bouts/score";
 
 /** A queue consumer as the platform entry calls it. */
 export type QueueConsumer = (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>;
 
-/** The consumers this Worker runs, by queue name. The score role registers here. */
-const QUEUE_CONSUMERS: Readonly<Record<string, QueueConsumer>> = {};
+/** The consumers this Worker runs, by queue name. */
+const QUEUE_CONSUMERS: Readonly<Record<string, QueueConsumer>> = {
+  "bouts-submissions": (batch, env) => consumeSubmissions(batch, env),
+  "bouts-submissions-dlq": (batch, env) => consumeDeadSubmissions(batch, env),
+};
 
 /** Returns the consumer for `queue`, or undefined when none is registered. */
 export function resolveQueueConsumer(queue: string): QueueConsumer | undefined {

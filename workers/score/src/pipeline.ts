@@ -29,15 +29,20 @@ export const LEASE_MS = 15 * 60 * 1000;
 /** Attempts before a submission that keeps failing on our side is failed for good. */
 export const MAX_ATTEMPTS = 5;
 
-/** The leaderboard's answer to a recorded result (see docs/leaderboard.md). */
-export interface RecordedResult {
-  applied: boolean;
-  rank: number | null;
-  previousRank: number | null;
-  overtaken: { agentId: string; previousRank: number; rank: number }[];
-}
+/** The leaderboard's answer to a recorded result (ChallengeLeaderboard.recordResult). */
+export type RecordedResult =
+  | {
+      ok: true;
+      value: {
+        applied: boolean;
+        rank: number | null;
+        previousRank: number | null;
+        overtaken: { agentId: string; previousRank: number; rank: number }[];
+      };
+    }
+  | { ok: false; error: { reason: string; detail?: string } };
 
-/** What the pipeline needs of the leaderboard Durable Object. */
+/** What the pipeline needs of the leaderboard Durable Object (see docs/leaderboard.md). */
 export interface LeaderboardRecorder {
   recordResult(r: {
     challengeId: string;
@@ -59,8 +64,8 @@ export type ScoreEnv = RunnerEnv &
     DB: D1Database;
     ARTIFACTS: R2Bucket;
     WEBHOOKS: Queue;
-    /** Resolves the leaderboard object of a challenge (the platform passes the DO stub). */
-    leaderboard?: (challengeId: string) => LeaderboardRecorder;
+    /** One ChallengeLeaderboard Durable Object per challenge, named by challenge id. */
+    LEADERBOARD: { getByName(name: string): LeaderboardRecorder };
   };
 
 /** A webhook event as the score role enqueues it; the webhook sender fans it out. */
@@ -282,20 +287,24 @@ export function buildScoreWrite(
 export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
   const score = await findScore(db, ctx.submission.id);
   if (!score) return;
-  const recorded = env.leaderboard
-    ? await env.leaderboard(ctx.challenge.id).recordResult({
-        challengeId: ctx.challenge.id,
-        submissionId: score.submissionId,
-        agentId: score.agentId,
-        score: score.finalRounded,
-        unrounded: score.finalUnrounded,
-        iteration: score.iteration,
-        enteredAt: score.enteredAt,
-        submittedAt: score.submittedAt,
-        scoredAt: score.scoredAt,
-        rankingMode: ctx.challenge.rankingMode,
-      })
-    : null;
+  const answer = await env.LEADERBOARD.getByName(ctx.challenge.id).recordResult({
+    challengeId: ctx.challenge.id,
+    submissionId: score.submissionId,
+    agentId: score.agentId,
+    score: score.finalRounded,
+    unrounded: score.finalUnrounded,
+    iteration: score.iteration,
+    enteredAt: score.enteredAt,
+    submittedAt: score.submittedAt,
+    scoredAt: score.scoredAt,
+    rankingMode: ctx.challenge.rankingMode,
+  });
+  // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
+  if (!answer.ok)
+    throw new Error(
+      `the leaderboard refused the result: ${answer.error.reason} ${answer.error.detail ?? ""}`,
+    );
+  const recorded = answer.value;
   const base = {
     v: 1 as const,
     kind: "event" as const,
@@ -312,11 +321,11 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
         score: score.finalRounded,
         unrounded: score.finalUnrounded,
         band: score.band,
-        rank: recorded?.rank ?? null,
+        rank: recorded.rank,
         iteration: score.iteration,
       },
     },
-    ...(recorded?.overtaken ?? []).map((o) => ({
+    ...recorded.overtaken.map((o) => ({
       ...base,
       eventId: `evt_${ctx.submission.id}_overtook_${o.agentId}`,
       type: "leaderboard.overtaken" as const,

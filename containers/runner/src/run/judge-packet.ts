@@ -28,7 +28,7 @@ export function readTextPrefix(
     const n = readSync(fd, buf, 0, max + 1, 0);
     const bytes = buf.subarray(0, Math.min(n, max));
     if (bytes.includes(0)) return null;
-    return { text: new TextDecoder("utf-8", { fatal: false }).decode(bytes), truncated: n > max };
+    return { text: new TextDecoder().decode(bytes), truncated: n > max };
   } finally {
     closeSync(fd);
   }

@@ -1,0 +1,98 @@
+/**
+ * Vitest project "score": the score role in workerd through the Cloudflare plugin, against
+ * the root wrangler.toml and the platform entry, with the real sandboxed runner (`npm run runner`, started here on a
+ * free loopback port) behind a Node-side service binding (RUNNER_HTTP), and the real
+ * ChallengeLeaderboard object. FIXTURES serves the example challenges' bundles and
+ * submissions, packed here with tar.
+ */
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineProject } from "vitest/config";
+
+const root = path.join(import.meta.dirname, "../..");
+const migrations = await readD1Migrations(path.join(root, "migrations"));
+
+const port = await new Promise<number>((resolve) => {
+  const s = createServer().listen(0, "127.0.0.1", () => {
+    const p = (s.address() as { port: number }).port;
+    s.close(() => resolve(p));
+  });
+});
+let runner: Promise<void> | null = null;
+/** Starts the runner once, on first use; it stops with the test process. */
+function startRunner(): Promise<void> {
+  runner ??= new Promise((resolve, reject) => {
+    // One process: tsx as a loader (its CLI would fork a grandchild that outlives a kill).
+    const child = spawn(process.execPath, ["--import", "tsx", "containers/runner/src/server.ts"], {
+      cwd: root,
+      env: {
+        ...process.env,
+        RUNNER_HOST: "127.0.0.1",
+        RUNNER_PORT: String(port),
+        RUNNER_WORK_DIR: mkdtempSync(path.join(tmpdir(), "bouts-score-runner-")),
+        // Its own uid range: separate runner processes on one host must not share uids.
+        RUNNER_UID_BASE: "64200",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stderr.on("data", (d: Buffer) => process.stderr.write(d));
+    // The runner must neither keep the test process alive nor outlive it.
+    child.unref();
+    // Child pipes are sockets in Node; unref them too, or they hold the loop open.
+    (child.stdout as unknown as Socket).unref();
+    (child.stderr as unknown as Socket).unref();
+    process.on("exit", () => child.kill("SIGKILL"));
+    child.stdout.on("data", (d: Buffer) => {
+      if (d.toString().includes("listening")) resolve();
+    });
+    child.on("exit", (code) => reject(new Error(`runner exited with ${code}`)));
+  });
+  return runner;
+}
+
+async function forwardToRunner(request: Request): Promise<Response> {
+  await startRunner();
+  const url = new URL(request.url);
+  return fetch(`http://127.0.0.1:${port}${url.pathname}`, {
+    method: request.method,
+    headers: request.headers,
+    body: await request.arrayBuffer(),
+  });
+}
+
+const pack = (dir: string) => execFileSync("tar", ["-czf", "-", "-C", dir, ...readdirSync(dir)]);
+
+function serveFixture(request: Request): Response {
+  const [, kind, challenge, name] = new URL(request.url).pathname.split("/");
+  if (!challenge || !/^[a-z0-9-]+$/.test(challenge))
+    return new Response("bad path", { status: 400 });
+  const dir = path.join(root, "challenges", challenge);
+  if (kind === "bundle") return new Response(new Uint8Array(pack(dir)));
+  if (kind === "manifest") return new Response(readFileSync(path.join(dir, "challenge.json")));
+  if (kind === "submission" && name && /^[a-z0-9-]+$/.test(name))
+    return new Response(new Uint8Array(pack(path.join(dir, "submissions", name))));
+  return new Response("not found", { status: 404 });
+}
+
+export default defineProject({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: path.join(root, "wrangler.toml") },
+      miniflare: {
+        bindings: { TEST_MIGRATIONS: migrations },
+        serviceBindings: { RUNNER_HTTP: forwardToRunner, FIXTURES: serveFixture },
+      },
+    }),
+  ],
+  test: {
+    name: "score",
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/apply-migrations.ts"],
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+  },
+});
