@@ -34,8 +34,9 @@ function startRunner(): Promise<void> {
         RUNNER_HOST: "127.0.0.1",
         RUNNER_PORT: String(port),
         RUNNER_WORK_DIR: mkdtempSync(path.join(tmpdir(), "bouts-score-runner-")),
-        // Its own uid range: separate runner processes on one host must not share uids.
-        RUNNER_UID_BASE: "64200",
+        // Its own uid range (the runner tests use 62000–65999, npm start 61000): separate runner
+        // processes on one host must not share uids.
+        RUNNER_UID_BASE: "66400",
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
