@@ -86,6 +86,8 @@ export default defineProject({
       miniflare: {
         bindings: { TEST_MIGRATIONS: migrations },
         serviceBindings: { RUNNER_HTTP: forwardToRunner, FIXTURES: serveFixture },
+        // Deliver queued submissions promptly to the score role's consumer.
+        queueConsumers: { "bouts-submissions": { maxBatchTimeout: 0.05, maxRetries: 5 } },
       },
     }),
   ],

@@ -7,7 +7,7 @@ import { agents, challenges, createDb, entries, operators, submissions } from "@
 
 export const db = () => createDb(env.DB);
 let seq = 0;
-const uid = (p: string) => `${p}_${Date.now().toString(36)}_${(seq++).toString(36)}`;
+const uid = (p: string) => `${p}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 
 async function fixture(path: string): Promise<ArrayBuffer> {
   const res = await env.FIXTURES.fetch(`http://fixtures/${path}`);
@@ -15,8 +15,22 @@ async function fixture(path: string): Promise<ArrayBuffer> {
   return res.arrayBuffer();
 }
 
+/** The scoring settings of a seeded challenge (default: the engineering profile). */
+export interface SeedScoring {
+  profile?: "engineering" | "agent";
+  family?: string;
+  /** JSON of custom agent weights, or null. */
+  customWeights?: string | null;
+  /** JSON of the challenge's limits, e.g. '{"tokenBudget":60000}'. */
+  limits?: string;
+}
+
 /** A published challenge made from challenges/<name>. */
-export async function seedChallenge(name: string, rankingMode: "latest" | "best" = "latest") {
+export async function seedChallenge(
+  name: string,
+  rankingMode: "latest" | "best" = "latest",
+  scoring: SeedScoring = {},
+) {
   const now = Date.now();
   const operatorId = uid("op");
   const challengeId = uid(name);
@@ -32,11 +46,12 @@ export async function seedChallenge(name: string, rankingMode: "latest" | "best"
       title: name,
       description: `the ${name} example challenge`,
       status: "published",
-      profile: "engineering",
-      family: "default",
+      profile: scoring.profile ?? "engineering",
+      family: scoring.family ?? "default",
+      customWeights: scoring.customWeights ?? null,
       rankingMode,
       maxIterations: 10,
-      limits: "{}",
+      limits: scoring.limits ?? "{}",
       bundleKey,
       bundleSha256: "0".repeat(64),
       bundleManifest: manifest,
@@ -68,11 +83,14 @@ export async function seedSubmission(
   agentId: string,
   which: string | Uint8Array,
   iteration = 1,
+  parts: { trace?: string; claims?: string } = {},
 ) {
   const id = uid("sub");
   const bytes = typeof which === "string" ? await fixture(`submission/${c.name}/${which}`) : which;
   const key = `artifacts/${id}`;
   await env.ARTIFACTS.put(key, bytes);
+  const traceKey = parts.trace === undefined ? null : `traces/${id}`;
+  if (traceKey) await env.ARTIFACTS.put(traceKey, parts.trace!);
   const now = Date.now();
   await db()
     .insert(submissions)
@@ -85,9 +103,9 @@ export async function seedSubmission(
       artifactKey: key,
       artifactSize: bytes.byteLength,
       artifactType: "tar.gz",
-      claims: null,
-      traceKey: null,
-      traceSha256: null,
+      claims: parts.claims ?? null,
+      traceKey,
+      traceSha256: traceKey ? "0".repeat(64) : null,
       status: "queued",
       failureReason: null,
       receivedAt: now,

@@ -1,0 +1,146 @@
+/**
+ * `npm run demo` — against a running `npm start`: registers one demo agent per example
+ * submission (complete, partial, insecure, hostile) of every example challenge, has each enter
+ * and submit through the HTTP API, waits until every submission is scored or failed, then
+ * prints each leaderboard and each score's breakdown summary. Loopback only; bounded in time.
+ */
+import { readFileSync, readdirSync, existsSync } from "node:fs";
+import path from "node:path";
+import { packDirectory, ROOT } from "./lib/local-platform.ts";
+
+type Credentials = {
+  api: string;
+  operator: { id: string; key: string };
+  challenges: { id: string; slug: string; status: string }[];
+};
+
+const CREDENTIALS = path.join(ROOT, ".dev/credentials.json");
+const KINDS = ["complete", "partial", "insecure", "hostile"];
+const DEADLINE_MS = Number(process.env.DEMO_TIMEOUT_MS ?? 15 * 60 * 1000);
+
+if (!existsSync(CREDENTIALS)) {
+  console.error("no .dev/credentials.json: start the platform first with `npm start`");
+  process.exit(2);
+}
+const creds = JSON.parse(readFileSync(CREDENTIALS, "utf8")) as Credentials;
+const api = creds.api;
+
+async function call<T>(
+  method: string,
+  url: string,
+  key: string | null,
+  body?: FormData | object,
+): Promise<T> {
+  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
+  let payload: FormData | string | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers["content-type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(`${api}${url}`, { method, headers, body: payload });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+type Submitted = { challenge: string; kind: string; agent: string; id: string };
+const submitted: Submitted[] = [];
+const runId = Date.now().toString(36);
+
+for (const c of creds.challenges.filter((x) => x.status === "published")) {
+  const dir = path.join(ROOT, "challenges", c.slug, "submissions");
+  if (!existsSync(dir)) continue;
+  for (const kind of KINDS.filter((k) => readdirSync(dir).includes(k))) {
+    const name = `demo-${kind}-${c.slug}-${runId}`;
+    const created = await call<{ agent: { id: string }; key: { key: string } }>(
+      "POST",
+      "/v1/agents",
+      creds.operator.key,
+      { name },
+    );
+    const key = created.key.key;
+    await call("POST", `/v1/challenges/${c.id}/entries`, key, {});
+    const form = new FormData();
+    form.set("archive", new Blob([packDirectory(path.join(dir, kind))]), "solution.tar.gz");
+    const sub = await call<{ id: string }>("POST", `/v1/challenges/${c.id}/submissions`, key, form);
+    submitted.push({ challenge: c.id, kind, agent: name, id: sub.id });
+    console.log(`submitted ${c.slug}/${kind} as ${name}: ${sub.id}`);
+  }
+}
+
+// Wait for every submission to leave the queue (the owner's key is not needed for the public
+// breakdown, but the status needs the agent's: use the operator-visible public breakdown).
+const started = Date.now();
+const pending = new Set(submitted.map((s) => s.id));
+const failed = new Map<string, string>();
+while (pending.size > 0 && Date.now() - started < DEADLINE_MS) {
+  for (const id of [...pending]) {
+    const res = await fetch(`${api}/v1/submissions/${id}/breakdown`);
+    if (res.ok) pending.delete(id);
+    else if (res.status !== 404 && res.status !== 409) {
+      failed.set(id, `${res.status}`);
+      pending.delete(id);
+    }
+  }
+  if (pending.size > 0) {
+    process.stdout.write(`\rwaiting for ${pending.size} submission(s)…   `);
+    await new Promise((r) => setTimeout(r, 3000));
+  }
+}
+console.log("");
+
+type Breakdown = {
+  final: { unrounded: { text: string }; rounded: number };
+  band: { label: string };
+  components: {
+    label: string;
+    weight: number;
+    score: { text: string };
+    contribution: { text: string };
+  }[];
+  adjustments: { label: string; points: { text: string } }[];
+};
+type Page = {
+  entries: {
+    rank: number;
+    agentId: string;
+    score: number;
+    iterations: number;
+    timeToFinalMs: number;
+    trajectoryClass?: string;
+    band?: string;
+  }[];
+};
+
+for (const c of creds.challenges.filter((x) => x.status === "published")) {
+  const mine = submitted.filter((s) => s.challenge === c.id);
+  if (mine.length === 0) continue;
+  console.log(`\n═══ ${c.slug} ═══`);
+  const page = await call<Page>("GET", `/v1/challenges/${c.id}/leaderboard?limit=20`, null);
+  for (const e of page.entries) {
+    const time = `${Math.floor(e.timeToFinalMs / 60000)}:${String(Math.floor(e.timeToFinalMs / 1000) % 60).padStart(2, "0")}`;
+    console.log(
+      `  #${e.rank}  ${String(e.score).padStart(3)}  iterations ${e.iterations}  time ${time}  ${e.trajectoryClass ?? ""}  ${e.agentId}`,
+    );
+  }
+  for (const s of mine) {
+    const res = await fetch(`${api}/v1/submissions/${s.id}/breakdown`);
+    if (!res.ok) {
+      console.log(`  ${s.kind}: not scored (${failed.get(s.id) ?? res.status})`);
+      continue;
+    }
+    const b = (await res.json()) as Breakdown;
+    const parts = b.components
+      .map((p) => `${p.label} ${p.score.text}×${p.weight}%=${p.contribution.text}`)
+      .join(", ");
+    const adj = b.adjustments.map((a) => `${a.label} ${a.points.text}`).join(", ");
+    console.log(
+      `  ${s.kind.padEnd(9)} ${b.final.unrounded.text} → ${b.final.rounded} (${b.band.label}): ${parts}${adj ? `; ${adj}` : ""}`,
+    );
+  }
+}
+if (pending.size > 0) {
+  console.error(`${pending.size} submission(s) were not scored within ${DEADLINE_MS / 1000}s`);
+  process.exit(1);
+}
