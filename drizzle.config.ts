@@ -6,6 +6,10 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: ["./packages/db/src/schema.ts", "./packages/db/src/schema-scores.ts"],
+  schema: [
+    "./packages/db/src/schema.ts",
+    "./packages/db/src/schema-scores.ts",
+    "./packages/db/src/schema-webhooks.ts",
+  ],
   out: "./migrations",
 });

@@ -151,7 +151,7 @@ export async function deliverWebhook(options: DeliverOptions): Promise<DeliveryO
   }
   // Browsers hide a manual redirect as an opaque response with status 0; Workers and Node
   // expose the 3xx itself. Both are redirects and neither is followed.
-  if ((status >= 300 && status < 400) || res.type === "opaqueredirect")
+  if ((status >= 300 && status < 400) || (res.type as string) === "opaqueredirect")
     return {
       outcome: "failed",
       reason: "redirect",

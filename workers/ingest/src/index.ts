@@ -19,6 +19,10 @@ import type { IngestEnv } from "./types.ts";
 export type { SubmissionMessage } from "./messages.ts";
 export { SubmissionMessageSchema } from "./messages.ts";
 export { sweepIngest, type SweepResult } from "./sweep.ts";
+// For roles that serve agent routes under the same API keys (workers/webhooks).
+export { agentIdOf, authenticate, limitRate, requireAgent } from "./auth.ts";
+export { errorResponse as ingestErrorResponse, IngestHttpError } from "./errors.ts";
+export type { IngestEnv, Principal } from "./types.ts";
 
 /** Builds the ingest app. */
 export function createIngestApp() {

@@ -1,8 +1,9 @@
 /**
  * @module platform
  * The platform's one Worker (root wrangler.toml): composes the roles. `fetch` routes public
- * leaderboard reads to the leaderboard app and everything else to the ingest API; `queue`
- * dispatches by queue name (the score role consumes submissions and their dead letters);
+ * leaderboard reads to the leaderboard app, /v1/webhooks to the webhook role and everything
+ * else to the ingest API; `queue` dispatches by queue name (the score role consumes
+ * submissions, the webhook role webhook events and deliveries, each with its dead letters);
  * `scheduled` runs the ingest and scoring sweeps. It exports the ChallengeLeaderboard
  * Durable Object and, for production, the runner's Container class. Each role owns its
  * code; this file only wires them, so a split into separate Workers is a config change.
@@ -10,6 +11,7 @@
 import { ingestApp, sweepIngest } from "@bouts/ingest";
 import { isLeaderboardRequest, leaderboardApp } from "@bouts/leaderboard";
 import { sweepScoring } from "@bouts/score";
+import { isWebhooksRequest, webhooksApp } from "@bouts/webhooks-worker";
 import { resolveQueueConsumer } from "./queues.ts";
 
 export { ChallengeLeaderboard } from "@bouts/leaderboard";
@@ -17,6 +19,7 @@ export { RunnerContainer } from "./runner-container.ts";
 
 export default {
   fetch(request, env, ctx) {
+    if (isWebhooksRequest(request)) return webhooksApp.fetch(request, env, ctx);
     return isLeaderboardRequest(request)
       ? leaderboardApp.fetch(request, env, ctx)
       : ingestApp.fetch(request, env, ctx);

@@ -4,6 +4,7 @@
  * here has no consumer in this Worker yet (the platform entry retries its messages).
  */
 import { consumeDeadSubmissions, consumeSubmissions } from "@bouts/score";
+import { consumeDeadWebhooks, consumeWebhooks } from "@bouts/webhooks-worker";
 
 /** A queue consumer as the platform entry calls it. */
 export type QueueConsumer = (batch: MessageBatch, env: Env, ctx: ExecutionContext) => Promise<void>;
@@ -12,6 +13,8 @@ export type QueueConsumer = (batch: MessageBatch, env: Env, ctx: ExecutionContex
 const QUEUE_CONSUMERS: Readonly<Record<string, QueueConsumer>> = {
   "bouts-submissions": (batch, env) => consumeSubmissions(batch, env),
   "bouts-submissions-dlq": (batch, env) => consumeDeadSubmissions(batch, env),
+  "bouts-webhooks": (batch, env) => consumeWebhooks(batch, env),
+  "bouts-webhooks-dlq": (batch, env) => consumeDeadWebhooks(batch, env),
 };
 
 /** Returns the consumer for `queue`, or undefined when none is registered. */

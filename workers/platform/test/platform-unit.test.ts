@@ -16,7 +16,7 @@ describe("the platform Worker", () => {
   });
 
   it("keeps messages of a queue that has no consumer yet (retry, then dead-letter)", async () => {
-    const batch = createMessageBatch("bouts-webhooks", [
+    const batch = createMessageBatch("bouts-not-consumed", [
       { id: "m1", timestamp: new Date(), attempts: 1, body: { v: 1 } },
     ]);
     const ctx = createExecutionContext();
@@ -24,6 +24,27 @@ describe("the platform Worker", () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.retryBatch.retry).toBe(true);
     expect(result.explicitAcks).toEqual([]);
+  });
+
+  it("dispatches the webhooks queue to the webhook consumer", async () => {
+    // A message no producer sends is dropped (acked) by the consumer, not retried forever.
+    const batch = createMessageBatch("bouts-webhooks", [
+      { id: "m1", timestamp: new Date(), attempts: 1, body: { v: 1 } },
+    ]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["m1"]);
+  });
+
+  it("routes /v1/webhooks to the webhook role", async () => {
+    const res = await worker.fetch(
+      new Request("http://x/v1/webhooks"),
+      env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(401);
+    expect(res.headers.get("Content-Type")).toBe("application/problem+json");
   });
 });
 

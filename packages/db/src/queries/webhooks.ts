@@ -1,0 +1,247 @@
+/**
+ * @module db/queries/webhooks
+ * Reads and writes of the webhook sender. Invariants: an agent's lookups are scoped by
+ * agent id, so another agent's endpoint reads as missing; a message is inserted at most once
+ * per (endpoint, event) and {@link insertWebhookMessages} returns only the new ones; deleting
+ * an endpoint deletes its messages and attempts in the same batch.
+ */
+import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import type { Db } from "../index.ts";
+import { challenges } from "../schema.ts";
+import { scores } from "../schema-scores.ts";
+import {
+  webhookAttempts,
+  webhookEndpoints,
+  webhookMessages,
+  type NewWebhookAttempt,
+  type StoredWebhookSecret,
+  type WebhookAttemptRow,
+  type WebhookEndpointRow,
+  type WebhookMessageRow,
+  type WebhookMessageStatus,
+} from "../schema-webhooks.ts";
+
+/** The health counters stored on an endpoint (packages/webhooks `EndpointHealthHistory`). */
+export interface StoredEndpointHealth {
+  failingSince: number | null;
+  consecutiveFailures: number;
+  lastSuccessAt: number | null;
+  gone: boolean;
+}
+
+/** Inserts a new endpoint. */
+export async function insertWebhookEndpoint(db: Db, row: WebhookEndpointRow): Promise<void> {
+  await db.insert(webhookEndpoints).values(row);
+}
+
+/** An agent's endpoints, oldest first. */
+export function listAgentWebhookEndpoints(db: Db, agentId: string): Promise<WebhookEndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.agentId, agentId))
+    .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id)
+    .all();
+}
+
+/** One of the agent's endpoints; undefined when missing or another agent's. */
+export function findAgentWebhookEndpoint(
+  db: Db,
+  agentId: string,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.agentId, agentId)))
+    .get();
+}
+
+/** The agent's enabled endpoints subscribed to `type`. */
+export async function listSubscribedWebhookEndpoints(
+  db: Db,
+  agentId: string,
+  type: string,
+): Promise<WebhookEndpointRow[]> {
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.agentId, agentId), isNull(webhookEndpoints.disabledAt)))
+    .all();
+  return rows.filter((r) => (JSON.parse(r.eventTypes) as string[]).includes(type));
+}
+
+/** Deletes an endpoint with its messages and attempts, in one batch. */
+export async function deleteWebhookEndpoint(db: Db, id: string): Promise<void> {
+  const messageIds = db
+    .select({ id: webhookMessages.id })
+    .from(webhookMessages)
+    .where(eq(webhookMessages.endpointId, id));
+  await db.batch([
+    db.delete(webhookAttempts).where(inArray(webhookAttempts.messageId, messageIds)),
+    db.delete(webhookMessages).where(eq(webhookMessages.endpointId, id)),
+    db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)),
+  ]);
+}
+
+/** Replaces an endpoint's secrets (newest first). */
+export async function updateWebhookSecrets(
+  db: Db,
+  id: string,
+  secrets: StoredWebhookSecret[],
+): Promise<void> {
+  await db
+    .update(webhookEndpoints)
+    .set({ secrets: JSON.stringify(secrets) })
+    .where(eq(webhookEndpoints.id, id));
+}
+
+/** Stores an endpoint's health counters. */
+export async function updateWebhookHealth(
+  db: Db,
+  id: string,
+  health: StoredEndpointHealth,
+): Promise<void> {
+  await db.update(webhookEndpoints).set(health).where(eq(webhookEndpoints.id, id));
+}
+
+/** Disables an endpoint with the sentence shown to the agent; an already-disabled one keeps its reason. */
+export async function disableWebhookEndpoint(
+  db: Db,
+  id: string,
+  at: number,
+  reason: string,
+): Promise<void> {
+  await db
+    .update(webhookEndpoints)
+    .set({ disabledAt: at, disabledReason: reason })
+    .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)));
+}
+
+/** Re-enables an endpoint and resets its health. */
+export async function enableWebhookEndpoint(db: Db, id: string): Promise<void> {
+  await db
+    .update(webhookEndpoints)
+    .set({
+      disabledAt: null,
+      disabledReason: null,
+      failingSince: null,
+      consecutiveFailures: 0,
+      gone: false,
+    })
+    .where(eq(webhookEndpoints.id, id));
+}
+
+/** A message before insertion. */
+export type NewWebhookMessage = Omit<WebhookMessageRow, "status" | "updatedAt">;
+
+/**
+ * Inserts messages, ignoring any whose (endpoint, event) already exists; returns the ids of
+ * the rows actually inserted (the ones to deliver).
+ */
+export async function insertWebhookMessages(db: Db, rows: NewWebhookMessage[]): Promise<string[]> {
+  if (rows.length === 0) return [];
+  const inserted = await db
+    .insert(webhookMessages)
+    .values(rows.map((r) => ({ ...r, status: "pending" as const, updatedAt: r.createdAt })))
+    .onConflictDoNothing()
+    .returning({ id: webhookMessages.id });
+  return inserted.map((r) => r.id);
+}
+
+/** A message with its endpoint; undefined when either is gone. */
+export async function findWebhookMessage(
+  db: Db,
+  id: string,
+): Promise<{ message: WebhookMessageRow; endpoint: WebhookEndpointRow } | undefined> {
+  return db
+    .select({ message: webhookMessages, endpoint: webhookEndpoints })
+    .from(webhookMessages)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
+    .where(eq(webhookMessages.id, id))
+    .get();
+}
+
+/** Sets a message's status. */
+export async function setWebhookMessageStatus(
+  db: Db,
+  id: string,
+  status: WebhookMessageStatus,
+  at: number,
+): Promise<void> {
+  await db.update(webhookMessages).set({ status, updatedAt: at }).where(eq(webhookMessages.id, id));
+}
+
+/** Records one attempt. */
+export async function insertWebhookAttempt(db: Db, row: NewWebhookAttempt): Promise<void> {
+  await db.insert(webhookAttempts).values(row);
+}
+
+/** A message of the delivery log with its attempts, oldest attempt first. */
+export interface WebhookDelivery {
+  message: WebhookMessageRow;
+  attempts: WebhookAttemptRow[];
+}
+
+/** The endpoint's most recent messages (newest first, at most `limit`) with their attempts. */
+export async function listWebhookDeliveries(
+  db: Db,
+  endpointId: string,
+  limit: number,
+): Promise<WebhookDelivery[]> {
+  const messages = await db
+    .select()
+    .from(webhookMessages)
+    .where(eq(webhookMessages.endpointId, endpointId))
+    .orderBy(desc(webhookMessages.createdAt), desc(webhookMessages.id))
+    .limit(limit)
+    .all();
+  if (messages.length === 0) return [];
+  const attempts = await db
+    .select()
+    .from(webhookAttempts)
+    .where(
+      inArray(
+        webhookAttempts.messageId,
+        messages.map((m) => m.id),
+      ),
+    )
+    .orderBy(webhookAttempts.id)
+    .all();
+  return messages.map((message) => ({
+    message,
+    attempts: attempts.filter((a) => a.messageId === message.id),
+  }));
+}
+
+/**
+ * The rounded score that ranks the agent on a challenge (its best or its latest scored
+ * submission, per the challenge's ranking mode); null when it has none.
+ */
+export async function findRankingRoundedScore(
+  db: Db,
+  agentId: string,
+  challengeId: string,
+): Promise<number | null> {
+  const challenge = await db
+    .select({ rankingMode: challenges.rankingMode })
+    .from(challenges)
+    .where(eq(challenges.id, challengeId))
+    .get();
+  const row = await db
+    .select({ rounded: scores.finalRounded })
+    .from(scores)
+    .where(and(eq(scores.agentId, agentId), eq(scores.challengeId, challengeId)))
+    .orderBy(
+      challenge?.rankingMode === "latest" ? desc(scores.iteration) : desc(scores.finalRounded),
+    )
+    .limit(1)
+    .get();
+  return row?.rounded ?? null;
+}
+
+/** Deletes messages (never attempted) by id. */
+export async function deleteWebhookMessages(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.delete(webhookMessages).where(inArray(webhookMessages.id, ids));
+}

@@ -1,0 +1,315 @@
+/**
+ * @module webhooks-worker/consumer
+ * The `bouts-webhooks` consumer and its dead-letter consumer (docs/webhooks.md "How the
+ * platform delivers"). An `event` fans out into one stored message and one `delivery` queue
+ * message per subscribed endpoint, so a slow endpoint only ever holds its own messages; a
+ * `delivery` is one signed attempt, retried on the package's schedule with `message.retry`.
+ *
+ * Invariants:
+ * - The body sent is the stored body string, byte for byte; the `webhook-id` is the stored
+ *   message id on every attempt and every manual redelivery.
+ * - A repeated event inserts nothing (UNIQUE(endpoint, event)) and enqueues nothing.
+ * - Only `pending` messages are sent: a duplicate queue message for a delivered, failed or
+ *   dead message is acknowledged unsent. Disabled endpoints get nothing (logged as skipped).
+ * - Every attempt is recorded before the queue message is acked or retried.
+ */
+import {
+  createDb,
+  deleteWebhookMessages,
+  disableWebhookEndpoint,
+  findRankingRoundedScore,
+  findWebhookMessage,
+  insertWebhookAttempt,
+  insertWebhookMessages,
+  listSubscribedWebhookEndpoints,
+  setWebhookMessageStatus,
+  updateWebhookHealth,
+  type Db,
+  type StoredWebhookSecret,
+  type WebhookEndpointRow,
+} from "@bouts/db";
+import {
+  assessEndpointHealth,
+  computeRetryDelay,
+  createMessageId,
+  deliverWebhook,
+  recordDeliveryAttempt,
+  signPayload,
+  type DeliveryOutcome,
+} from "@bouts/webhooks";
+import { resolveLinkOrigin, resolveTargetOptions, type WebhooksVars } from "./config.ts";
+import { buildEventBody } from "./events.ts";
+import {
+  deliveryMessage,
+  WebhookQueueMessageSchema,
+  type DeliveryMessage,
+  type EventMessage,
+} from "./messages.ts";
+
+/** The bindings the consumer uses. */
+export type WebhooksConsumerEnv = WebhooksVars & { DB: D1Database; WEBHOOKS: Queue };
+
+/** Injectable effects, for tests; production uses the globals. */
+export interface ConsumeOptions {
+  fetch?: typeof fetch;
+  random?: () => number;
+  now?: () => Date;
+}
+
+/** Consumes a batch of the webhooks queue; each message is handled on its own, concurrently. */
+export async function consumeWebhooks(
+  batch: MessageBatch,
+  env: WebhooksConsumerEnv,
+  options: ConsumeOptions = {},
+): Promise<void> {
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      try {
+        await handleMessage(message, env, options);
+      } catch (e) {
+        // A fault of ours (D1, the queue): retry on the queue's schedule, then the DLQ.
+        console.error(`webhooks: message ${message.id} failed`, e);
+        message.retry();
+      }
+    }),
+  );
+}
+
+async function handleMessage(
+  message: Message,
+  env: WebhooksConsumerEnv,
+  options: ConsumeOptions,
+): Promise<void> {
+  const parsed = WebhookQueueMessageSchema.safeParse(message.body);
+  if (!parsed.success) {
+    console.error(`webhooks: dropping malformed message ${message.id}`);
+    message.ack();
+    return;
+  }
+  const body = parsed.data;
+  if (body.kind === "event") await fanOut(body, env, options.now?.() ?? new Date());
+  else await deliver(message, body, env, options);
+  // `deliver` acks or retries itself; a fan-out is done once its deliveries are enqueued.
+  if (body.kind === "event") message.ack();
+}
+
+// ─── Fan-out ───
+
+async function fanOut(event: EventMessage, env: WebhooksConsumerEnv, now: Date): Promise<void> {
+  const db = createDb(env.DB);
+  const endpoints = await listSubscribedWebhookEndpoints(db, event.agentId, event.type);
+  if (endpoints.length === 0) return;
+  const recipientScore =
+    event.type === "leaderboard.overtaken"
+      ? await findRankingRoundedScore(db, event.agentId, event.challengeId)
+      : null;
+  const body = buildEventBody(event, { linkOrigin: resolveLinkOrigin(env), now, recipientScore });
+  if (!body.ok) {
+    // Bad data does not get better with retries: log it and drop the event.
+    console.error(`webhooks: event ${event.eventId} not sendable`, JSON.stringify(body.error));
+    return;
+  }
+  await enqueueMessages(db, env, endpoints, event.eventId, event.type, body.value, now);
+}
+
+/**
+ * Stores one message per endpoint (skipping any that already exist for the event) and enqueues
+ * a delivery for each new one; returns the new message ids.
+ */
+export async function enqueueMessages(
+  db: Db,
+  env: WebhooksConsumerEnv,
+  endpoints: Pick<WebhookEndpointRow, "id">[],
+  eventId: string,
+  type: string,
+  body: string,
+  now: Date,
+): Promise<string[]> {
+  const ids = await insertWebhookMessages(
+    db,
+    endpoints.map((e) => ({
+      id: createMessageId(),
+      endpointId: e.id,
+      eventId,
+      type,
+      body,
+      createdAt: now.getTime(),
+    })),
+  );
+  if (ids.length === 0) return ids;
+  try {
+    await env.WEBHOOKS.sendBatch(ids.map((id) => ({ body: deliveryMessage(id) })));
+  } catch (e) {
+    // Unstored again, so that the event's retry inserts and enqueues them afresh.
+    await deleteWebhookMessages(db, ids);
+    throw e;
+  }
+  return ids;
+}
+
+// ─── Delivery ───
+
+/** The secrets to sign with at `now`: the current one and any still inside its overlap. */
+export function activeSecrets(endpoint: WebhookEndpointRow, now: number): string[] {
+  const secrets = JSON.parse(endpoint.secrets) as StoredWebhookSecret[];
+  return secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret);
+}
+
+async function deliver(
+  message: Message,
+  body: DeliveryMessage,
+  env: WebhooksConsumerEnv,
+  options: ConsumeOptions,
+): Promise<void> {
+  const db = createDb(env.DB);
+  const now = options.now?.() ?? new Date();
+  const found = await findWebhookMessage(db, body.messageId);
+  if (!found || found.message.status !== "pending") {
+    message.ack(); // deleted with its endpoint, or a duplicate of a settled message
+    return;
+  }
+  const { message: stored, endpoint } = found;
+  const record = (
+    outcome: string,
+    fields: Partial<{ reason: string | null; status: number | null; latencyMs: number }> & {
+      response?: string | null;
+      truncated?: boolean;
+    } = {},
+  ) =>
+    insertWebhookAttempt(db, {
+      messageId: stored.id,
+      attempt: message.attempts,
+      at: now.getTime(),
+      outcome,
+      reason: fields.reason ?? null,
+      status: fields.status ?? null,
+      latencyMs: fields.latencyMs ?? 0,
+      response: fields.response ?? null,
+      responseTruncated: fields.truncated ?? false,
+    });
+
+  if (endpoint.disabledAt !== null) {
+    await record("skipped", { reason: "endpoint-disabled" });
+    await setWebhookMessageStatus(db, stored.id, "skipped", now.getTime());
+    message.ack();
+    return;
+  }
+  const signed = await signPayload({
+    id: stored.id,
+    timestamp: now,
+    body: stored.body,
+    secrets: activeSecrets(endpoint, now.getTime()),
+  });
+  if (!signed.ok) {
+    await record("failed", { reason: signed.error.reason });
+    await setWebhookMessageStatus(db, stored.id, "failed", now.getTime());
+    message.ack();
+    return;
+  }
+  const outcome = await deliverWebhook({
+    fetch: options.fetch ?? fetch,
+    url: endpoint.url,
+    headers: signed.value,
+    body: stored.body,
+    ...resolveTargetOptions(env),
+  });
+  await record(outcome.outcome, attemptFields(outcome));
+
+  // Health: fold the attempt in, and disable the endpoint when the policy says so.
+  const history = recordDeliveryAttempt(
+    {
+      failingSince: endpoint.failingSince === null ? null : new Date(endpoint.failingSince),
+      consecutiveFailures: endpoint.consecutiveFailures,
+      lastSuccessAt: endpoint.lastSuccessAt === null ? null : new Date(endpoint.lastSuccessAt),
+      gone: endpoint.gone,
+    },
+    outcome.outcome,
+    now,
+  );
+  await updateWebhookHealth(db, endpoint.id, {
+    failingSince: history.failingSince?.getTime() ?? null,
+    consecutiveFailures: history.consecutiveFailures,
+    lastSuccessAt: history.lastSuccessAt?.getTime() ?? null,
+    gone: history.gone,
+  });
+  const health = assessEndpointHealth(history, now);
+  if (health.action === "disable")
+    await disableWebhookEndpoint(db, endpoint.id, now.getTime(), health.message);
+
+  if (outcome.outcome === "delivered") {
+    await setWebhookMessageStatus(db, stored.id, "delivered", now.getTime());
+    message.ack();
+    return;
+  }
+  if (outcome.outcome === "retry" && health.action === "keep") {
+    const plan = computeRetryDelay(
+      message.attempts,
+      options.random ?? Math.random,
+      outcome.retryAfterSeconds,
+    );
+    if (plan.ok) {
+      message.retry({ delaySeconds: plan.value.delaySeconds });
+      return;
+    }
+  }
+  // Exhausted, refused for good (3xx, 4xx, 410) or the endpoint was just disabled.
+  await setWebhookMessageStatus(db, stored.id, "failed", now.getTime());
+  message.ack();
+}
+
+function attemptFields(outcome: DeliveryOutcome) {
+  const response = "response" in outcome ? outcome.response : null;
+  const detail =
+    outcome.outcome === "failed" && outcome.reason === "redirect"
+      ? `redirect to ${outcome.location ?? "(no Location)"}`
+      : outcome.outcome === "failed" && outcome.reason === "invalid-target"
+        ? `${outcome.rule}: ${outcome.detail}`
+        : outcome.outcome === "retry" && response === null
+          ? outcome.detail
+          : null;
+  return {
+    reason: outcome.outcome === "delivered" ? null : outcome.reason,
+    status: response?.status ?? null,
+    latencyMs: Math.round(outcome.latencyMs),
+    response: detail ?? response?.body ?? null,
+    truncated: response?.truncated ?? false,
+  };
+}
+
+// ─── Dead letters ───
+
+/**
+ * Consumes `bouts-webhooks-dlq`: a delivery that the queue gave up on is marked `dead` with a
+ * final log entry, so the agent sees it in the delivery log; an event is logged.
+ */
+export async function consumeDeadWebhooks(
+  batch: MessageBatch,
+  env: WebhooksConsumerEnv,
+  now: () => Date = () => new Date(),
+): Promise<void> {
+  const db = createDb(env.DB);
+  for (const message of batch.messages) {
+    const parsed = WebhookQueueMessageSchema.safeParse(message.body);
+    if (parsed.success && parsed.data.kind === "delivery") {
+      const found = await findWebhookMessage(db, parsed.data.messageId);
+      if (found) {
+        const at = now().getTime();
+        await insertWebhookAttempt(db, {
+          messageId: found.message.id,
+          attempt: message.attempts,
+          at,
+          outcome: "dead",
+          reason: "dead-lettered",
+          status: null,
+          latencyMs: 0,
+          response: null,
+          responseTruncated: false,
+        });
+        await setWebhookMessageStatus(db, found.message.id, "dead", at);
+      }
+    } else {
+      console.error(`webhooks: dead letter ${message.id}`, JSON.stringify(message.body));
+    }
+    message.ack();
+  }
+}

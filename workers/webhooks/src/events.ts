@@ -1,0 +1,101 @@
+/**
+ * @module webhooks-worker/events
+ * Turns a producer's event message into the webhook body its recipient receives, with the
+ * package's builders. Invariant: a body carries only the recipient's own data (the builders'
+ * strict schemas refuse anything else); links point at our API.
+ */
+import { BANDS } from "@bouts/scoring";
+import {
+  buildLeaderboardOvertakenEvent,
+  buildSubmissionFailedEvent,
+  buildSubmissionScoredEvent,
+  err,
+  serializeEvent,
+  type EventError,
+  type Result,
+} from "@bouts/webhooks";
+import type { EventMessage } from "./messages.ts";
+
+/** Why an event message could not become a body. */
+export type EventBodyError = EventError | { reason: "unmappable"; type: string; detail: string };
+
+/** What the consumer looks up for a body: the recipient's ranking score (overtaken only). */
+export interface EventContext {
+  linkOrigin: string;
+  now: Date;
+  /** The recipient's rounded ranking score on the challenge; null when unknown. */
+  recipientScore: number | null;
+}
+
+const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
+const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** Builds and serializes the body of `message`; the string is stored, signed and sent. */
+export function buildEventBody(
+  message: EventMessage,
+  ctx: EventContext,
+): Result<string, EventBodyError> {
+  const { data } = message;
+  const base = `${ctx.linkOrigin}/v1`;
+  const built = (() => {
+    switch (message.type) {
+      case "submission.scored": {
+        const band = BANDS.find((b) => b.key === data.band);
+        const score = num(data.score);
+        const unrounded = str(data.unrounded);
+        if (!band || score === null || unrounded === null) return null;
+        return buildSubmissionScoredEvent(
+          {
+            submissionId: message.submissionId,
+            challengeId: message.challengeId,
+            score: { rounded: score, unrounded },
+            band: { key: band.key, label: band.label },
+            rank: num(data.rank),
+            breakdownUrl: `${base}/submissions/${message.submissionId}/breakdown`,
+          },
+          ctx.now,
+        );
+      }
+      case "submission.failed": {
+        const reason = str(data.reason) ?? "failed";
+        // The score role sends a kebab-case code or a sentence; either way the agent gets both.
+        const code = /^[a-z][a-z0-9-]{0,63}$/.test(reason) ? reason : "scoring-failed";
+        return buildSubmissionFailedEvent(
+          {
+            submissionId: message.submissionId,
+            challengeId: message.challengeId,
+            reason: { code, message: reason.slice(0, 1000) || "failed" },
+            submissionUrl: `${base}/submissions/${message.submissionId}`,
+          },
+          ctx.now,
+        );
+      }
+      case "leaderboard.overtaken": {
+        const previousRank = num(data.previousRank);
+        const newRank = num(data.rank);
+        const byScore = num(data.byScore);
+        if (previousRank === null || newRank === null || byScore === null) return null;
+        if (ctx.recipientScore === null) return null;
+        return buildLeaderboardOvertakenEvent(
+          {
+            challengeId: message.challengeId,
+            previousRank,
+            newRank,
+            yourScore: { rounded: ctx.recipientScore },
+            overtakingScore: { rounded: byScore },
+            leaderboardUrl: `${base}/challenges/${message.challengeId}/leaderboard`,
+          },
+          ctx.now,
+        );
+      }
+    }
+  })();
+  if (built === null)
+    return err({
+      reason: "unmappable",
+      type: message.type,
+      detail: "the event's data lacks a field the payload needs",
+    });
+  if (!built.ok) return built;
+  return { ok: true, value: serializeEvent(built.value) };
+}

@@ -1,0 +1,437 @@
+/**
+ * @module webhooks-worker/routes/endpoints
+ * Agent routes for webhook endpoints: register, list, delete, rotate, test, delivery log,
+ * redeliver, re-enable. Invariants: every route needs an agent key and sees only the
+ * caller's endpoints (another agent's id answers the same 404 as a missing one); a secret
+ * appears in exactly one response, the one that created it.
+ */
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemFromZodError } from "@bouts/contracts";
+import {
+  createDb,
+  deleteWebhookEndpoint,
+  enableWebhookEndpoint,
+  findAgentWebhookEndpoint,
+  findWebhookMessage,
+  insertWebhookEndpoint,
+  listAgentWebhookEndpoints,
+  listWebhookDeliveries,
+  setWebhookMessageStatus,
+  updateWebhookSecrets,
+  type Db,
+  type StoredWebhookSecret,
+  type WebhookEndpointRow,
+} from "@bouts/db";
+import { agentIdOf, requireAgent } from "@bouts/ingest";
+import {
+  buildWebhookTestEvent,
+  createSecret,
+  MAX_ACTIVE_SECRETS,
+  MAX_TARGET_URL_LENGTH,
+  serializeEvent,
+  validateTargetUrl,
+} from "@bouts/webhooks";
+import { resolveTargetOptions } from "../config.ts";
+import { enqueueMessages } from "../consumer.ts";
+import { fail, problemResponse } from "../errors.ts";
+import { deliveryMessage } from "../messages.ts";
+import type { WebhooksEnv } from "../types.ts";
+
+/** How long a replaced secret keeps signing after a rotation (24 h). */
+export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
+/** Endpoints per agent. */
+export const MAX_ENDPOINTS_PER_AGENT = 10;
+/** The event types an endpoint can subscribe to (`webhook.test` is always sent on request). */
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  "submission.scored",
+  "submission.failed",
+  "leaderboard.overtaken",
+] as const;
+
+// ─── Schemas ───
+
+const ProblemDoc = ProblemSchema.openapi("WebhookProblem");
+const EndpointId = z
+  .string()
+  .regex(/^wh_[A-Za-z0-9_-]{1,64}$/)
+  .openapi({ param: { name: "id", in: "path" }, example: "wh_3q2Yp" });
+const MessageId = z
+  .string()
+  .regex(/^msg_[A-Za-z0-9_-]{1,64}$/)
+  .openapi({ param: { name: "messageId", in: "path" }, example: "msg_3q2Yp" });
+
+const RegisterBody = z
+  .strictObject({
+    url: z.string().min(1).max(MAX_TARGET_URL_LENGTH),
+    eventTypes: z
+      .array(z.enum(SUBSCRIBABLE_EVENT_TYPES))
+      .min(1)
+      .refine((t) => new Set(t).size === t.length, "event types must be unique"),
+  })
+  .openapi("RegisterWebhookBody");
+
+const Endpoint = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    eventTypes: z.array(z.string()),
+    enabled: z.boolean(),
+    disabled: z.object({ at: z.iso.datetime(), reason: z.string() }).nullable(),
+    health: z.object({
+      consecutiveFailures: z.int(),
+      failingSince: z.iso.datetime().nullable(),
+      lastSuccessAt: z.iso.datetime().nullable(),
+    }),
+    /** While a rotation overlap lasts: when the previous secret stops signing. */
+    previousSecretExpiresAt: z.iso.datetime().nullable(),
+    createdAt: z.iso.datetime(),
+  })
+  .openapi("WebhookEndpoint");
+
+const Attempt = z.object({
+  attempt: z.int(),
+  at: z.iso.datetime(),
+  outcome: z.string(),
+  reason: z.string().nullable(),
+  status: z.int().nullable(),
+  latencyMs: z.int(),
+  response: z.string().nullable(),
+  responseTruncated: z.boolean(),
+});
+const Delivery = z
+  .object({
+    messageId: z.string(),
+    eventId: z.string(),
+    type: z.string(),
+    status: z.string(),
+    createdAt: z.iso.datetime(),
+    attempts: z.array(Attempt),
+  })
+  .openapi("WebhookDelivery");
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+function endpointToWire(row: WebhookEndpointRow, now: number): z.infer<typeof Endpoint> {
+  const secrets = JSON.parse(row.secrets) as StoredWebhookSecret[];
+  const overlap = secrets
+    .map((s) => s.expiresAt)
+    .filter((at): at is number => at !== null && at > now);
+  return {
+    id: row.id,
+    url: row.url,
+    eventTypes: JSON.parse(row.eventTypes) as string[],
+    enabled: row.disabledAt === null,
+    disabled:
+      row.disabledAt === null
+        ? null
+        : { at: new Date(row.disabledAt).toISOString(), reason: row.disabledReason ?? "" },
+    health: {
+      consecutiveFailures: row.consecutiveFailures,
+      failingSince: iso(row.failingSince),
+      lastSuccessAt: iso(row.lastSuccessAt),
+    },
+    previousSecretExpiresAt: overlap.length ? iso(Math.max(...overlap)) : null,
+    createdAt: new Date(row.createdAt).toISOString(),
+  };
+}
+
+// ─── Helpers ───
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+const problems = (...statuses: number[]) =>
+  Object.fromEntries(
+    [401, 429, ...statuses].map((s) => [
+      s,
+      { description: "Problem", content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemDoc } } },
+    ]),
+  );
+const security = [{ bearerAuth: [] }];
+const tags = ["webhooks"];
+
+async function ownEndpoint(db: Db, agentId: string, id: string): Promise<WebhookEndpointRow> {
+  const row = await findAgentWebhookEndpoint(db, agentId, id);
+  if (!row) fail({ reason: "not-found", resource: "webhook endpoint" });
+  return row;
+}
+
+function requireEnabled(row: WebhookEndpointRow): void {
+  if (row.disabledAt !== null)
+    fail({
+      reason: "endpoint-disabled",
+      detail: `The endpoint is disabled (${row.disabledReason ?? "no reason"}); re-enable it first.`,
+    });
+}
+
+/** Random endpoint id: `wh_` + 16 random bytes, base64url. */
+function createEndpointId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return (
+    "wh_" +
+    btoa(String.fromCharCode(...bytes))
+      .replace(/=+$/, "")
+      .replace(/\+/g, "-")
+      .replace(/\//g, "_")
+  );
+}
+
+// ─── Routes ───
+
+/** The webhook routes, mounted at /v1 behind the API-key middleware. */
+export const endpointRoutes = new OpenAPIHono<WebhooksEnv>({
+  defaultHook: (result) => {
+    if (!result.success) return problemResponse(problemFromZodError(result.error, result.target));
+  },
+});
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks",
+    tags,
+    summary: "Register a webhook endpoint (the secret is shown once)",
+    security,
+    middleware: [requireAgent] as const,
+    request: { body: { ...json(RegisterBody, ""), required: true } },
+    responses: {
+      201: json(Endpoint.extend({ secret: z.string() }), "The endpoint and its whsec_ secret"),
+      ...problems(400, 403, 409, 422),
+    },
+  }),
+  async (c) => {
+    const agentId = agentIdOf(c.var.principal);
+    const { url, eventTypes } = c.req.valid("json");
+    const target = validateTargetUrl(url, resolveTargetOptions(c.env));
+    if (!target.ok)
+      fail({ reason: "invalid-target", rule: target.error.reason, detail: target.error.message });
+    const db = createDb(c.env.DB);
+    const existing = await listAgentWebhookEndpoints(db, agentId);
+    if (existing.length >= MAX_ENDPOINTS_PER_AGENT)
+      fail({ reason: "endpoint-limit", limit: MAX_ENDPOINTS_PER_AGENT });
+    const now = Date.now();
+    const secret = createSecret();
+    const row: WebhookEndpointRow = {
+      id: createEndpointId(),
+      agentId,
+      url: target.value.url,
+      eventTypes: JSON.stringify(eventTypes),
+      secrets: JSON.stringify([{ secret, createdAt: now, expiresAt: null }]),
+      disabledAt: null,
+      disabledReason: null,
+      failingSince: null,
+      consecutiveFailures: 0,
+      lastSuccessAt: null,
+      gone: false,
+      createdAt: now,
+    };
+    await insertWebhookEndpoint(db, row);
+    return c.json({ ...endpointToWire(row, now), secret }, 201);
+  },
+);
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/webhooks",
+    tags,
+    summary: "List your webhook endpoints",
+    security,
+    middleware: [requireAgent] as const,
+    responses: {
+      200: json(z.object({ endpoints: z.array(Endpoint) }), "Your endpoints"),
+      ...problems(403),
+    },
+  }),
+  async (c) => {
+    const rows = await listAgentWebhookEndpoints(createDb(c.env.DB), agentIdOf(c.var.principal));
+    const now = Date.now();
+    return c.json({ endpoints: rows.map((r) => endpointToWire(r, now)) }, 200);
+  },
+);
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "delete",
+    path: "/webhooks/{id}",
+    tags,
+    summary: "Delete a webhook endpoint with its delivery log",
+    security,
+    middleware: [requireAgent] as const,
+    request: { params: z.object({ id: EndpointId }) },
+    responses: { 204: { description: "Deleted" }, ...problems(403, 404) },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    await deleteWebhookEndpoint(db, row.id);
+    return c.body(null, 204);
+  },
+);
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks/{id}/rotate",
+    tags,
+    summary: "Rotate the secret (the new one is shown once; the old one signs for 24 h more)",
+    security,
+    middleware: [requireAgent] as const,
+    request: { params: z.object({ id: EndpointId }) },
+    responses: {
+      200: json(
+        z.object({ secret: z.string(), previousSecretExpiresAt: z.iso.datetime() }),
+        "The new secret",
+      ),
+      ...problems(403, 404),
+    },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    const now = Date.now();
+    const expiresAt = now + ROTATION_OVERLAP_MS;
+    const kept = (JSON.parse(row.secrets) as StoredWebhookSecret[])
+      .filter((s) => s.expiresAt === null || s.expiresAt > now)
+      .map((s) => ({ ...s, expiresAt: Math.min(s.expiresAt ?? expiresAt, expiresAt) }));
+    const secret = createSecret();
+    const secrets = [{ secret, createdAt: now, expiresAt: null }, ...kept].slice(
+      0,
+      MAX_ACTIVE_SECRETS,
+    );
+    await updateWebhookSecrets(db, row.id, secrets);
+    return c.json({ secret, previousSecretExpiresAt: new Date(expiresAt).toISOString() }, 200);
+  },
+);
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks/{id}/test",
+    tags,
+    summary: "Send a webhook.test event to the endpoint",
+    security,
+    middleware: [requireAgent] as const,
+    request: { params: z.object({ id: EndpointId }) },
+    responses: {
+      202: json(z.object({ messageId: z.string(), eventId: z.string() }), "Queued"),
+      ...problems(403, 404, 409),
+    },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    requireEnabled(row);
+    const now = new Date();
+    const event = buildWebhookTestEvent(row.id, now);
+    if (!event.ok) throw new Error(`test event refused: ${JSON.stringify(event.error)}`);
+    const eventId = `evt_test_${crypto.randomUUID()}`;
+    const [messageId] = await enqueueMessages(
+      db,
+      c.env,
+      [row],
+      eventId,
+      "webhook.test",
+      serializeEvent(event.value),
+      now,
+    );
+    if (!messageId) throw new Error("a fresh test event was not stored");
+    return c.json({ messageId, eventId }, 202);
+  },
+);
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/webhooks/{id}/deliveries",
+    tags,
+    summary: "The endpoint's delivery log (newest first)",
+    security,
+    middleware: [requireAgent] as const,
+    request: {
+      params: z.object({ id: EndpointId }),
+      query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
+    },
+    responses: {
+      200: json(z.object({ deliveries: z.array(Delivery) }), "Messages and their attempts"),
+      ...problems(400, 403, 404),
+    },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    const log = await listWebhookDeliveries(db, row.id, c.req.valid("query").limit);
+    return c.json(
+      {
+        deliveries: log.map(({ message, attempts }) => ({
+          messageId: message.id,
+          eventId: message.eventId,
+          type: message.type,
+          status: message.status,
+          createdAt: new Date(message.createdAt).toISOString(),
+          attempts: attempts.map((a) => ({
+            attempt: a.attempt,
+            at: new Date(a.at).toISOString(),
+            outcome: a.outcome,
+            reason: a.reason,
+            status: a.status,
+            latencyMs: a.latencyMs,
+            response: a.response,
+            responseTruncated: a.responseTruncated,
+          })),
+        })),
+      },
+      200,
+    );
+  },
+);
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks/{id}/deliveries/{messageId}/redeliver",
+    tags,
+    summary: "Deliver a message again, with the same webhook-id",
+    security,
+    middleware: [requireAgent] as const,
+    request: { params: z.object({ id: EndpointId, messageId: MessageId }) },
+    responses: {
+      202: json(z.object({ messageId: z.string() }), "Queued"),
+      ...problems(403, 404, 409),
+    },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const { id, messageId } = c.req.valid("param");
+    const row = await ownEndpoint(db, agentIdOf(c.var.principal), id);
+    const found = await findWebhookMessage(db, messageId);
+    if (!found || found.message.endpointId !== row.id)
+      fail({ reason: "not-found", resource: "delivery" });
+    requireEnabled(row);
+    await setWebhookMessageStatus(db, messageId, "pending", Date.now());
+    await c.env.WEBHOOKS.send(deliveryMessage(messageId));
+    return c.json({ messageId }, 202);
+  },
+);
+
+endpointRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/webhooks/{id}/enable",
+    tags,
+    summary: "Re-enable a disabled endpoint (its health is reset)",
+    security,
+    middleware: [requireAgent] as const,
+    request: { params: z.object({ id: EndpointId }) },
+    responses: { 200: json(Endpoint, "The endpoint"), ...problems(403, 404) },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const agentId = agentIdOf(c.var.principal);
+    const row = await ownEndpoint(db, agentId, c.req.valid("param").id);
+    await enableWebhookEndpoint(db, row.id);
+    const updated = await ownEndpoint(db, agentId, row.id);
+    return c.json(endpointToWire(updated, Date.now()), 200);
+  },
+);

@@ -1,0 +1,306 @@
+/**
+ * The consumer against the Node-side receiver: fan-out and dedupe, Standard Webhooks
+ * signatures checked with the independent `standardwebhooks` package, the retry schedule as
+ * `message.retry` delays, Retry-After, redirects, 410, rotation, the test event, the delivery
+ * log, redelivery with the same webhook-id and dead letters.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { beforeAll, describe, expect, it } from "vitest";
+import { consumeDeadWebhooks } from "../src/index.ts";
+import {
+  call,
+  consumeOne,
+  delivery,
+  expectProblem,
+  receivedAt,
+  recordingQueue,
+  register,
+  script,
+  seedAgents,
+  type Agent,
+  type Registered,
+} from "./helpers.ts";
+
+let a: Agent;
+let b: Agent;
+beforeAll(async () => {
+  ({ a, b } = await seedAgents());
+});
+
+const scored = (agentId: string, eventId: string) => ({
+  v: 1,
+  kind: "event",
+  eventId,
+  type: "submission.scored",
+  agentId,
+  challengeId: "notes-api",
+  submissionId: "sub_01",
+  data: { score: 82, unrounded: "82.075", band: "strong", rank: 3, iteration: 1 },
+});
+
+/** Fans `event` out and returns the delivery messages it enqueued. */
+async function fanOut(event: unknown): Promise<string[]> {
+  const { sent, queue } = recordingQueue();
+  const result = await consumeOne(event, { queue });
+  expect(result.explicitAcks.length).toBe(1);
+  return sent.map((m) => (m.kind === "delivery" ? m.messageId : "not-a-delivery"));
+}
+
+/** Registers an endpoint at `path` and fans one scored event out to it; returns its message id. */
+async function oneMessage(path: string): Promise<{ endpoint: Registered; messageId: string }> {
+  const endpoint = await register(a.token, path, ["submission.scored"]);
+  const ids = await fanOut(scored(a.id, `evt_${path.replaceAll("/", "_")}`));
+  const messageId = ids.at(-1);
+  if (!messageId) throw new Error("nothing enqueued");
+  return { endpoint, messageId };
+}
+
+async function deliveries(endpointId: string) {
+  const res = await call(`/v1/webhooks/${endpointId}/deliveries`, { token: a.token });
+  expect(res.status).toBe(200);
+  return (
+    await res.json<{
+      deliveries: {
+        messageId: string;
+        status: string;
+        attempts: {
+          outcome: string;
+          reason: string | null;
+          status: number | null;
+          latencyMs: number;
+          response: string | null;
+          responseTruncated: boolean;
+        }[];
+      }[];
+    }>()
+  ).deliveries;
+}
+
+describe("fan-out", () => {
+  it("stores one message per subscribed endpoint of the recipient and dedupes a repeated event", async () => {
+    const { a: c, b: d } = await seedAgents();
+    const one = await register(c.token, "/fan/one", ["submission.scored"]);
+    const two = await register(c.token, "/fan/two", ["submission.scored", "submission.failed"]);
+    await register(c.token, "/fan/other-type", ["submission.failed"]);
+    await register(d.token, "/fan/other-agent", ["submission.scored"]);
+    const first = await fanOut(scored(c.id, "evt_fan_1"));
+    expect(first).toHaveLength(2);
+    expect(await fanOut(scored(c.id, "evt_fan_1"))).toEqual([]);
+    expect((await deliveries2(c, one.id)).map((m) => m.messageId)).toHaveLength(1);
+    expect((await deliveries2(c, two.id)).map((m) => m.messageId)).toHaveLength(1);
+  });
+});
+
+async function deliveries2(agent: Agent, endpointId: string) {
+  const res = await call(`/v1/webhooks/${endpointId}/deliveries`, { token: agent.token });
+  return (await res.json<{ deliveries: { messageId: string }[] }>()).deliveries;
+}
+
+describe("delivery", () => {
+  it("sends a body that the standardwebhooks package verifies, holding only the recipient's data", async () => {
+    const { endpoint, messageId } = await oneMessage("/d/signed");
+    const result = await consumeOne(delivery(messageId));
+    expect(result.explicitAcks).toHaveLength(1);
+    const [req] = await receivedAt("/d/signed");
+    if (!req) throw new Error("nothing received");
+    expect(req.headers["webhook-id"]).toBe(messageId);
+    const event = new Webhook(endpoint.secret).verify(req.body, req.headers) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
+    expect(event.type).toBe("submission.scored");
+    expect(event.data).toEqual({
+      submissionId: "sub_01",
+      challengeId: "notes-api",
+      score: { rounded: 82, unrounded: "82.075" },
+      band: { key: "strong", label: "Strong" },
+      rank: 3,
+      breakdownUrl: "http://127.0.0.1:8787/v1/submissions/sub_01/breakdown",
+    });
+    expect(req.body).not.toContain(a.id);
+    // One byte changed: the independent verifier refuses it.
+    expect(() =>
+      new Webhook(endpoint.secret).verify(req.body.replace("82", "83"), req.headers),
+    ).toThrow();
+    // A settled message is not sent again by a duplicate queue message.
+    expect((await consumeOne(delivery(messageId))).explicitAcks).toHaveLength(1);
+    expect(await receivedAt("/d/signed")).toHaveLength(1);
+  });
+
+  it("retries 5xx on the schedule with the same webhook-id and honours Retry-After", async () => {
+    const { messageId } = await oneMessage("/d/retry");
+    await script("/d/retry", [
+      { status: 500 },
+      { status: 502 },
+      { status: 503, headers: { "Retry-After": "900" } },
+      { status: 200 },
+    ]);
+    // random() = 0.5: equal jitter picks 3/4 of each step (5 s → 4, 30 s → 23).
+    const r1 = await consumeOne(delivery(messageId), { attempts: 1 });
+    expect(r1.retryMessages).toHaveLength(1);
+    expect(r1.retryDelays).toEqual([4]);
+    const r2 = await consumeOne(delivery(messageId), { attempts: 2 });
+    expect(r2.retryDelays).toEqual([23]);
+    const r3 = await consumeOne(delivery(messageId), { attempts: 3 });
+    expect(r3.retryDelays).toEqual([900]);
+    const r4 = await consumeOne(delivery(messageId), { attempts: 4 });
+    expect(r4.retryMessages).toEqual([]);
+    expect(r4.explicitAcks).toHaveLength(1);
+    const got = await receivedAt("/d/retry");
+    expect(got.map((r) => r.headers["webhook-id"])).toEqual(Array(4).fill(messageId));
+  });
+
+  it("stops after the last scheduled attempt and marks the message failed", async () => {
+    const { endpoint, messageId } = await oneMessage("/d/exhausted");
+    await script("/d/exhausted", [{ status: 500 }]);
+    const result = await consumeOne(delivery(messageId), { attempts: 11 });
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toHaveLength(1);
+    const [log] = await deliveries(endpoint.id);
+    expect(log?.status).toBe("failed");
+  });
+
+  it("does not follow a redirect and logs its Location", async () => {
+    const { endpoint, messageId } = await oneMessage("/d/redirect");
+    await script("/d/redirect", [
+      { status: 302, headers: { Location: "http://127.0.0.1/d/moved" } },
+    ]);
+    const result = await consumeOne(delivery(messageId));
+    expect(result.retryMessages).toEqual([]);
+    expect(await receivedAt("/d/moved")).toEqual([]);
+    const [log] = await deliveries(endpoint.id);
+    expect(log?.status).toBe("failed");
+    expect(log?.attempts[0]).toMatchObject({
+      outcome: "failed",
+      reason: "redirect",
+      status: 302,
+      response: "redirect to http://127.0.0.1/d/moved",
+    });
+  });
+
+  it("disables the endpoint on 410, skips its queued messages, and re-enables on request", async () => {
+    const { endpoint, messageId } = await oneMessage("/d/gone");
+    await fanOut(scored(a.id, "evt_before_gone"));
+    const queued = (await deliveries(endpoint.id)).find((m) => m.messageId !== messageId);
+    if (!queued) throw new Error("second message missing");
+    await script("/d/gone", [{ status: 410 }]);
+    expect((await consumeOne(delivery(messageId))).retryMessages).toEqual([]);
+    expect((await consumeOne(delivery(queued.messageId))).explicitAcks).toHaveLength(1);
+    const skipped = (await deliveries(endpoint.id)).find((m) => m.messageId === queued.messageId);
+    expect(skipped?.status).toBe("skipped");
+    const listed = await (
+      await call("/v1/webhooks", { token: a.token })
+    ).json<{
+      endpoints: { id: string; enabled: boolean; disabled: { reason: string } | null }[];
+    }>();
+    const row = listed.endpoints.find((e) => e.id === endpoint.id);
+    expect(row?.enabled).toBe(false);
+    expect(row?.disabled?.reason).toMatch(/410 Gone/);
+    // Nothing new fans out to it, and a queued message is skipped unsent.
+    expect(await fanOut(scored(a.id, "evt_after_gone"))).not.toContain(messageId);
+    await expectProblem(
+      await call(`/v1/webhooks/${endpoint.id}/test`, { method: "POST", token: a.token }),
+      409,
+    );
+    const enabled = await call(`/v1/webhooks/${endpoint.id}/enable`, {
+      method: "POST",
+      token: a.token,
+    });
+    expect((await enabled.json<{ enabled: boolean }>()).enabled).toBe(true);
+    expect(await receivedAt("/d/gone")).toHaveLength(1);
+  });
+
+  it("logs status, latency and a truncated response for each attempt", async () => {
+    const { endpoint, messageId } = await oneMessage("/d/log");
+    await script("/d/log", [
+      { status: 500, body: "x".repeat(5000) },
+      { status: 200, body: "ok" },
+    ]);
+    await consumeOne(delivery(messageId), { attempts: 1 });
+    await consumeOne(delivery(messageId), { attempts: 2 });
+    const [log] = await deliveries(endpoint.id);
+    expect(log?.status).toBe("delivered");
+    expect(log?.attempts).toHaveLength(2);
+    expect(log?.attempts[0]).toMatchObject({
+      outcome: "retry",
+      status: 500,
+      responseTruncated: true,
+    });
+    expect(log?.attempts[0]?.response).toHaveLength(4096);
+    expect(log?.attempts[1]).toMatchObject({ outcome: "delivered", status: 200, response: "ok" });
+    expect(log?.attempts[1]?.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe("rotation, test event and redelivery", () => {
+  it("signs with both secrets during the overlap, each verifiable on its own", async () => {
+    const { endpoint, messageId } = await oneMessage("/r/rotate");
+    const res = await call(`/v1/webhooks/${endpoint.id}/rotate`, {
+      method: "POST",
+      token: a.token,
+    });
+    expect(res.status).toBe(200);
+    const { secret } = await res.json<{ secret: string }>();
+    expect(secret).not.toBe(endpoint.secret);
+    await consumeOne(delivery(messageId));
+    const [req] = await receivedAt("/r/rotate");
+    if (!req) throw new Error("nothing received");
+    expect(req.headers["webhook-signature"]?.split(" ")).toHaveLength(2);
+    expect(() => new Webhook(secret).verify(req.body, req.headers)).not.toThrow();
+    expect(() => new Webhook(endpoint.secret).verify(req.body, req.headers)).not.toThrow();
+  });
+
+  it("queues and delivers a webhook.test event", async () => {
+    const endpoint = await register(a.token, "/r/test", ["submission.failed"]);
+    const res = await call(`/v1/webhooks/${endpoint.id}/test`, { method: "POST", token: a.token });
+    expect(res.status).toBe(202);
+    const { messageId } = await res.json<{ messageId: string }>();
+    await consumeOne(delivery(messageId));
+    const [req] = await receivedAt("/r/test");
+    if (!req) throw new Error("nothing received");
+    const event = new Webhook(endpoint.secret).verify(req.body, req.headers) as {
+      type: string;
+      data: { endpointId: string };
+    };
+    expect(event.type).toBe("webhook.test");
+    expect(event.data.endpointId).toBe(endpoint.id);
+  });
+
+  it("redelivers a delivered message with the same webhook-id and body", async () => {
+    const { endpoint, messageId } = await oneMessage("/r/redeliver");
+    await consumeOne(delivery(messageId));
+    const res = await call(`/v1/webhooks/${endpoint.id}/deliveries/${messageId}/redeliver`, {
+      method: "POST",
+      token: a.token,
+    });
+    expect(res.status).toBe(202);
+    await consumeOne(delivery(messageId));
+    const got = await receivedAt("/r/redeliver");
+    expect(got).toHaveLength(2);
+    expect(got[1]?.headers["webhook-id"]).toBe(messageId);
+    expect(got[1]?.body).toBe(got[0]?.body);
+    // Another agent cannot redeliver it.
+    await expectProblem(
+      await call(`/v1/webhooks/${endpoint.id}/deliveries/${messageId}/redeliver`, {
+        method: "POST",
+        token: b.token,
+      }),
+      404,
+    );
+  });
+
+  it("marks a dead-lettered delivery dead in the log", async () => {
+    const { endpoint, messageId } = await oneMessage("/r/dead");
+    const batch = createMessageBatch("bouts-webhooks-dlq", [
+      { id: "dead-1", timestamp: new Date(), attempts: 1, body: delivery(messageId) },
+    ]);
+    const ctx = createExecutionContext();
+    await consumeDeadWebhooks(batch, env);
+    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["dead-1"]);
+    const [log] = await deliveries(endpoint.id);
+    expect(log?.status).toBe("dead");
+    expect(log?.attempts.at(-1)?.outcome).toBe("dead");
+  });
+});

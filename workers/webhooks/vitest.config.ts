@@ -1,0 +1,33 @@
+/**
+ * Vitest project "webhooks-worker": the webhook routes and queue consumers in workerd through
+ * the Cloudflare plugin, against the root wrangler.toml and the platform entry, with the D1
+ * migrations applied in a setup file. Every outbound `fetch` (the deliveries) reaches a
+ * Node-side scriptable receiver (test/receiver.ts) through `outboundService`. Loopback
+ * targets are allowed here, as in local development. The WEBHOOKS producer writes to a queue
+ * nobody consumes, so tests drive the consumer themselves with createMessageBatch.
+ */
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineProject } from "vitest/config";
+import { handleReceiver } from "./test/receiver.ts";
+
+const root = path.join(import.meta.dirname, "../..");
+const migrations = await readD1Migrations(path.join(root, "migrations"));
+
+export default defineProject({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: path.join(root, "wrangler.toml") },
+      miniflare: {
+        bindings: { TEST_MIGRATIONS: migrations, WEBHOOKS_ALLOW_LOOPBACK: "true" },
+        queueProducers: { WEBHOOKS: { queueName: "bouts-webhooks-test-sink" } },
+        outboundService: handleReceiver,
+      },
+    }),
+  ],
+  test: {
+    name: "webhooks-worker",
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/apply-migrations.ts"],
+  },
+});
