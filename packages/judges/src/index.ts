@@ -27,6 +27,14 @@ export {
   OFFLINE_LENSES,
 } from "./offline.ts";
 export {
+  computeTraceLosses,
+  createOfflineTraceJudge,
+  createOfflineTracePanel,
+  OFFLINE_TRACE_LENSES,
+  scoreTraceFacts,
+  type TraceLoss,
+} from "./offline-trace.ts";
+export {
   runPanel,
   toCodeQualityInput,
   toDeliverableInput,

@@ -26,7 +26,49 @@ export type JudgeTask =
       deliverable: { name: string; content: string };
       files: SourceFile[];
     }
-  | { kind: "process" | "strategy" | "recovery"; challenge: ChallengeBrief; traceSummary: string };
+  | {
+      kind: TraceTaskKind;
+      challenge: ChallengeBrief;
+      traceSummary: string;
+      /** Structured facts of the same trace, for the offline trace judge (models read the text). */
+      traceFacts?: TraceFacts;
+    };
+
+/** The agent-run components judged from the trace. */
+export type TraceTaskKind = "process" | "strategy" | "recovery";
+
+/**
+ * Deterministic facts of an agent's trace (computed by the score role from @bouts/telemetry),
+ * the offline trace judge's only input. Ratios are in [0, 1]; counts are whole numbers.
+ */
+export interface TraceFacts {
+  /** Tool calls, edits and test runs. */
+  actions: number;
+  /** Edits of files. */
+  edits: number;
+  /** Test runs. */
+  testRuns: number;
+  /** Read/search tool calls before the first edit (all of them when nothing was edited). */
+  investigationsBeforeFirstEdit: number;
+  /** Edits followed by a test run before the next edit (or the end of the trace). */
+  verifiedEdits: number;
+  /** Unproductive actions / actions (docs/telemetry.md, waste). */
+  wasteRatio: number;
+  /** Repeated identical actions without a code change / actions. */
+  churnRatio: number;
+  /** Unused or repeated tool results / actions. */
+  misuseRatio: number;
+  /** clamp(tokens / budget − 0.5, 0, 1); 0 when not measured. */
+  tokenOveruse: number;
+  /** Failed actions (failed tool calls, test runs with failures or errors). */
+  failures: number;
+  /** Failures followed by a success of the same kind (summarizeTrace's recoveries). */
+  recoveries: number;
+  /** Changes of approach (summarizeTrace's pivots). */
+  pivots: number;
+  /** Failing tests in the last test run; null when no test ran. */
+  finalFailingTests: number | null;
+}
 
 export type JudgeTaskKind = JudgeTask["kind"];
 

@@ -4,24 +4,31 @@
  * the submission's sources, and each required deliverable (missing and placeholder
  * deliverables score 0 without a judge). Panels: JUDGE_MODE = "offline" (default, no
  * network), "openai" (JUDGE_OPENAI_BASE_URL, JUDGE_MODELS, JUDGE_OPENAI_API_KEY) or
- * "workers-ai" (the AI binding, JUDGE_MODELS).
+ * "workers-ai" (the AI binding, JUDGE_MODELS). For the agent profile, Process / Strategy /
+ * Recovery over the trace summary; where every judge is `unsupported` (offline), the offline
+ * trace panel grades the trace's facts.
  */
 import type { ChallengeManifest, RunReport } from "@bouts/contracts";
 import {
   classifyDeliverable,
   createOfflinePanel,
+  createOfflineTracePanel,
   createOpenAiJudge,
   createWorkersAiJudge,
   runPanel,
   toCodeQualityInput,
   toDeliverableInput,
+  toScoreInput,
   type AiBinding,
   type ChallengeBrief,
   type Judge,
   type JudgeError,
   type Judgement,
+  type PanelOutcome,
+  type TraceFacts,
 } from "@bouts/judges";
 import type { CodeQualityJudgement, Result } from "@bouts/scoring";
+import type { TraceJudgements } from "./agent-input.ts";
 import type { JudgedDeliverable } from "./build-input.ts";
 
 /** Configuration the panel reads. */
@@ -145,5 +152,52 @@ export async function judgeRun(
     ],
     failures: outcomes.flatMap((o) => o.failures),
     injectionSuspected: outcomes.some((o) => o.injectionSuspected),
+  };
+}
+
+/** What the panel said about an agent's trace: Process, Strategy and Recovery. */
+export interface TraceJudgementsOutcome {
+  judged: TraceJudgements;
+  records: { judgement: Judgement; target: string }[];
+  failures: JudgeError[];
+  /** The offline trace panel answered because every configured judge was `unsupported`. */
+  offlineTrace: boolean;
+}
+
+/**
+ * Asks the panel about the trace (its summary text; the facts ride along for offline judges).
+ * A component every configured judge answered `unsupported` (the offline panel) is graded by
+ * the offline trace panel instead, so the pipeline stays uniform (docs/judges.md).
+ */
+export async function judgeTrace(
+  judges: readonly Judge[],
+  challenge: ChallengeBrief,
+  traceSummary: string,
+  traceFacts: TraceFacts,
+): Promise<TraceJudgementsOutcome> {
+  const kinds = ["process", "strategy", "recovery"] as const;
+  let offlineTrace = false;
+  const outcomes = await Promise.all(
+    kinds.map(async (kind) => {
+      const task = { kind, challenge, traceSummary, traceFacts };
+      const first = await runPanel(judges, task);
+      if (first.judgements.length > 0 || first.failures.some((f) => f.reason !== "unsupported"))
+        return first;
+      offlineTrace = true;
+      return runPanel(createOfflineTracePanel(), task);
+    }),
+  );
+  const [process, strategy, recovery] = outcomes as [PanelOutcome, PanelOutcome, PanelOutcome];
+  return {
+    judged: {
+      process: toScoreInput(process.judgements),
+      strategy: toScoreInput(strategy.judgements),
+      recovery: toScoreInput(recovery.judgements),
+    },
+    records: outcomes.flatMap((o) =>
+      o.judgements.map((judgement) => ({ judgement, target: "trace" })),
+    ),
+    failures: outcomes.flatMap((o) => o.failures.filter((f) => f.reason !== "unsupported")),
+    offlineTrace,
   };
 }

@@ -4,7 +4,9 @@
  * webhook events. Exactly-once effects on at-least-once delivery: the lease keeps two
  * consumers apart, the score is written once (primary key, same batch as the `scored`
  * status), and publishing (leaderboard record, events) is idempotent by submission id, so it
- * is simply repeated when a message comes back after a partial failure.
+ * is simply repeated when a message comes back after a partial failure. A challenge with the
+ * `agent` profile also scores the submission's trace (agent-run.ts); its engineering input
+ * becomes the nested Objective.
  */
 import { ChallengeManifestSchema, type RunReport } from "@bouts/contracts";
 import {
@@ -19,7 +21,8 @@ import {
   type ScoreWrite,
   type ScoringContext,
 } from "@bouts/db";
-import { computeEngineering, type Breakdown, type EngineeringInput } from "@bouts/scoring";
+import { computeEngineering, type Breakdown, type ScoreInput } from "@bouts/scoring";
+import { loadAgentPrelude, scoreAgentRun } from "./agent-run.ts";
 import { buildEngineeringInput } from "./build-input.ts";
 import { createJudgePanel, judgeRun, type JudgeEnv, type RunJudgements } from "./judging.ts";
 import { requestRun, type RunnerEnv } from "./runner-client.ts";
@@ -149,6 +152,10 @@ export async function processSubmission(
   ]);
   if (!artifact) return fail("the submitted archive is no longer stored");
   if (!bundle) return retryOrFail("the challenge bundle is missing from storage");
+  // Agent profile: the trace is checked before the run, so an unscorable submission costs none.
+  const agent =
+    ctx.challenge.profile === "agent" ? await loadAgentPrelude(env.ARTIFACTS, ctx) : null;
+  if (agent && !agent.ok) return fail(agent.error.detail);
 
   const run = await requestRun(env, {
     runId: `${submissionId}-${lease.attempts}`,
@@ -183,6 +190,32 @@ export async function processSubmission(
       `the scoring engine refused the run: ${e.reason === "weight-rule" ? e.rule : e.field}: ${e.detail}`,
     );
   }
+  let stored: { input: ScoreInput; breakdown: Breakdown } = {
+    input: input.value,
+    breakdown: scored.value,
+  };
+  let judgeMode = panel.value.mode;
+  if (agent) {
+    const run = await scoreAgentRun({
+      prelude: agent.value,
+      judges: panel.value.judges,
+      challenge: {
+        id: ctx.challenge.id,
+        title: ctx.challenge.title,
+        summary: ctx.challenge.description,
+      },
+      manifest: manifest.data,
+      report,
+      objective: input.value,
+      claimsJson: ctx.submission.claims,
+    });
+    if (!run.ok)
+      return run.error.retryable ? retryOrFail(run.error.detail) : fail(run.error.detail);
+    stored = { input: run.value.input, breakdown: run.value.breakdown };
+    judged.records.push(...run.value.judged.records);
+    judged.failures.push(...run.value.judged.failures);
+    if (run.value.judged.offlineTrace && judgeMode !== "offline") judgeMode += "+offline-trace";
+  }
 
   const reportKey = `reports/${submissionId}.json`;
   await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {
@@ -192,24 +225,24 @@ export async function processSubmission(
     db,
     buildScoreWrite(
       ctx,
-      input.value,
-      scored.value,
+      stored.input,
+      stored.breakdown,
       report,
       judged,
-      panel.value.mode,
+      judgeMode,
       reportKey,
       now(),
     ),
     now(),
   );
   await publishScored(env, db, ctx);
-  return { action: "ack", note: `scored ${scored.value.final.unrounded.text}` };
+  return { action: "ack", note: `scored ${stored.breakdown.final.unrounded.text}` };
 }
 
 /** Everything one score writes, from the breakdown and the evidence. */
 export function buildScoreWrite(
   ctx: ScoringContext,
-  input: EngineeringInput,
+  input: ScoreInput,
   b: Breakdown,
   report: RunReport,
   judged: RunJudgements,

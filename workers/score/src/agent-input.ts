@@ -1,0 +1,344 @@
+/**
+ * @module score/agent-input
+ * Maps an agent-profile submission onto the engine's `AgentInput`: the challenge's agent
+ * configuration (family, custom weights, token budget), the stored trace (efficiency, trace
+ * integrity and exploit evidence, facts for the offline trace judges), the calibration claims
+ * (structured ones from the submission win over statements parsed from the deliverables and
+ * the trace) and the judges' Process / Strategy / Recovery scores. Invariants: pure (no I/O,
+ * no clock); Objective is the nested engineering input, so the engine computes it unrounded;
+ * runner and trace evidence are merged one item per trigger; a submission that cannot be
+ * scored fairly is a typed failure, never a guessed score.
+ */
+import { AgentWeightsSchema, type ChallengeManifest, type RunReport } from "@bouts/contracts";
+import type { TraceFacts } from "@bouts/judges";
+import {
+  FAMILIES,
+  type AgentInput,
+  type AgentWeights,
+  type Breakdown,
+  type EngineeringInput,
+  type EvidenceInput,
+  type Family,
+  type Result,
+  type ScoreJudgement,
+} from "@bouts/scoring";
+import {
+  DEFAULT_TEST_SETUP_PATHS,
+  extractConfidenceStatements,
+  extractEfficiency,
+  extractTraceClaims,
+  extractTraceEvidence,
+  formatTraceError,
+  isAction,
+  parseTrace,
+  resolveClaims,
+  summarizeTrace,
+  type EfficiencyExtraction,
+  type ResolvedClaims,
+  type Trace,
+  type TraceEvidence,
+  type TraceSummary,
+} from "@bouts/telemetry";
+
+/** Why an agent-profile submission could not become an `AgentInput`. */
+export type AgentInputError =
+  | { reason: "no-trace"; retryable: false; detail: string }
+  | { reason: "invalid-trace"; retryable: false; detail: string }
+  | { reason: "challenge-config"; retryable: false; detail: string }
+  | { reason: "no-judgements"; retryable: true; detail: string };
+
+/** The agent-profile settings of a challenge row. */
+export interface AgentConfig {
+  family: Family;
+  customWeights: AgentWeights | null;
+  tokenBudget: number | null;
+}
+
+/** The message a submission without a trace fails with on an agent-profile challenge. */
+export const NO_TRACE_DETAIL = "the agent profile requires a telemetry trace";
+
+/** Test-harness files an agent must not change, beyond the tests themselves. */
+export const HARNESS_PATHS: readonly string[] = [
+  "tests/**",
+  "test/**",
+  "__tests__/**",
+  "**/*.test.*",
+  "**/*.spec.*",
+  "**/test_*.py",
+  "**/*_test.py",
+  "package.json",
+  "pytest.ini",
+  "tox.ini",
+  "setup.cfg",
+  "pyproject.toml",
+  ...DEFAULT_TEST_SETUP_PATHS,
+];
+
+const parseJson = (text: string | null): unknown => {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+/** Reads family, custom weights and token budget from the challenge row's columns. */
+export function readAgentConfig(row: {
+  family: string;
+  customWeights: string | null;
+  limits: string;
+}): Result<AgentConfig, AgentInputError> {
+  const bad = (detail: string): Result<AgentConfig, AgentInputError> => ({
+    ok: false,
+    error: { reason: "challenge-config", retryable: false, detail },
+  });
+  if (!(FAMILIES as readonly string[]).includes(row.family))
+    return bad(`unknown challenge family ${JSON.stringify(row.family)}`);
+  let customWeights: AgentWeights | null = null;
+  if (row.customWeights !== null) {
+    const w = AgentWeightsSchema.safeParse(parseJson(row.customWeights));
+    if (!w.success) return bad("the challenge's custom weights are not valid JSON weights");
+    customWeights = w.data;
+  }
+  const limits = parseJson(row.limits);
+  const budget =
+    typeof limits === "object" && limits !== null
+      ? (limits as { tokenBudget?: unknown }).tokenBudget
+      : undefined;
+  const tokenBudget =
+    typeof budget === "number" && Number.isSafeInteger(budget) && budget > 0 ? budget : null;
+  return { ok: true, value: { family: row.family as Family, customWeights, tokenBudget } };
+}
+
+/** Parses the stored trace; a trace that fails here is the agent's fault, not ours. */
+export function parseStoredTrace(text: string | null): Result<Trace, AgentInputError> {
+  if (text === null)
+    return { ok: false, error: { reason: "no-trace", retryable: false, detail: NO_TRACE_DETAIL } };
+  const parsed = parseTrace(text);
+  if (!parsed.ok)
+    return {
+      ok: false,
+      error: {
+        reason: "invalid-trace",
+        retryable: false,
+        detail: `the telemetry trace is invalid: ${formatTraceError(parsed.error)}`,
+      },
+    };
+  return parsed;
+}
+
+/** Protected (tests, harness) and hidden-test paths for the trace evidence. */
+export function tracePathsOf(manifest: ChallengeManifest): {
+  protectedPaths: string[];
+  hiddenTestPaths: string[];
+} {
+  const testFiles = [
+    ...new Set([...manifest.staticTests, ...manifest.adversarialTests].map((t) => t.file)),
+  ];
+  return {
+    protectedPaths: [...HARNESS_PATHS],
+    hiddenTestPaths: ["hidden/**", ...testFiles.map((f) => `**/${f}`)],
+  };
+}
+
+/**
+ * Merges evidence lists one item per trigger, in first-seen order: counts add up and the
+ * citations are joined (bounded at 500 characters, the contract's limit).
+ */
+export function mergeEvidence<T extends string>(
+  ...lists: readonly (readonly EvidenceInput<T>[])[]
+): EvidenceInput<T>[] {
+  const byTrigger = new Map<T, EvidenceInput<T>>();
+  for (const item of lists.flat()) {
+    const seen = byTrigger.get(item.trigger);
+    if (!seen) {
+      byTrigger.set(item.trigger, { ...item, count: item.count ?? 1 });
+      continue;
+    }
+    seen.count = (seen.count ?? 1) + (item.count ?? 1);
+    if (!seen.citation.includes(item.citation)) {
+      const joined = `${seen.citation}; ${item.citation}`;
+      seen.citation = joined.length > 500 ? `${joined.slice(0, 499)}…` : joined;
+    }
+  }
+  return [...byTrigger.values()];
+}
+
+/** Everything the trace analysis produced for one submission. */
+export interface TraceAnalysis {
+  efficiency: EfficiencyExtraction;
+  evidence: TraceEvidence;
+  claims: ResolvedClaims;
+  summary: TraceSummary;
+  facts: TraceFacts;
+}
+
+/** The offline trace judges' facts (docs/judges.md, "Offline trace judges"). */
+export function traceFactsOf(
+  trace: Trace,
+  efficiency: EfficiencyExtraction,
+  summary: TraceSummary,
+): TraceFacts {
+  const actions = trace.events.filter(isAction);
+  const firstEdit = actions.findIndex((a) => a.type === "edit");
+  const investigations = (firstEdit === -1 ? actions : actions.slice(0, firstEdit)).filter(
+    (a) =>
+      a.type === "tool_call" &&
+      (a.category === "read" ||
+        a.category === "search" ||
+        /read|search|grep|find|ls|cat/i.test(a.name)),
+  ).length;
+  let verifiedEdits = 0;
+  actions.forEach((a, i) => {
+    if (a.type !== "edit") return;
+    const next = actions.slice(i + 1).find((b) => b.type === "edit" || b.type === "test_run");
+    if (next?.type === "test_run") verifiedEdits++;
+  });
+  const testRuns = actions.filter((a) => a.type === "test_run");
+  const last = testRuns.at(-1);
+  const e = efficiency.evidence;
+  const total = Math.max(1, e.totalActions);
+  const { used, budget } = e.tokens;
+  return {
+    actions: e.totalActions,
+    edits: actions.filter((a) => a.type === "edit").length,
+    testRuns: testRuns.length,
+    investigationsBeforeFirstEdit: investigations,
+    verifiedEdits,
+    wasteRatio: e.unproductive.length / total,
+    churnRatio: e.retryChurn.length / total,
+    misuseRatio: e.toolMisuse.length / total,
+    tokenOveruse:
+      used !== null && budget !== null && budget > 0
+        ? Math.min(1, Math.max(0, used / budget - 0.5))
+        : 0,
+    failures: summary.failures.items.length + summary.failures.omitted,
+    recoveries: summary.recoveries.items.length + summary.recoveries.omitted,
+    pivots: summary.pivots.items.length + summary.pivots.omitted,
+    finalFailingTests: last
+      ? last.outcome === "error"
+        ? Math.max(1, last.failed)
+        : last.failed
+      : null,
+  };
+}
+
+/** Runs every deterministic trace extraction the agent profile needs. */
+export function analyzeTrace(
+  trace: Trace,
+  ctx: {
+    manifest: ChallengeManifest;
+    report: RunReport;
+    tokenBudget: number | null;
+    /** `submissions.claims`: JSON of structured confidence claims, or null. */
+    claimsJson: string | null;
+  },
+): TraceAnalysis {
+  const efficiency = extractEfficiency(trace, { tokenBudget: ctx.tokenBudget });
+  const evidence = extractTraceEvidence(trace, tracePathsOf(ctx.manifest));
+  const testIds = [...ctx.manifest.staticTests, ...ctx.manifest.adversarialTests].map((t) => t.id);
+  const structured = parseJson(ctx.claimsJson);
+  const parsed = [
+    ...ctx.report.deliverables
+      .filter((d) => d.present && d.content)
+      .flatMap((d) =>
+        extractConfidenceStatements(d.content ?? "", {
+          testIds,
+          idPrefix: `deliverable-${d.name}`,
+        }),
+      ),
+    ...extractTraceClaims(trace, { testIds }),
+  ];
+  const claims = resolveClaims(
+    {
+      structured: Array.isArray(structured) ? (structured as never[]) : [],
+      parsed,
+    },
+    { static: ctx.report.staticTests, adversarial: ctx.report.adversarialTests },
+  );
+  const summary = summarizeTrace(trace);
+  return { efficiency, evidence, claims, summary, facts: traceFactsOf(trace, efficiency, summary) };
+}
+
+/** The judges' scores for the three trace-judged components. */
+export interface TraceJudgements {
+  process: ScoreJudgement[];
+  strategy: ScoreJudgement[];
+  recovery: ScoreJudgement[];
+}
+
+/** Builds the engine's agent input from the engineering input, the trace and the judges. */
+export function buildAgentInput(e: {
+  objective: EngineeringInput;
+  config: AgentConfig;
+  report: RunReport;
+  analysis: TraceAnalysis;
+  judged: TraceJudgements;
+}): Result<AgentInput, AgentInputError> {
+  for (const kind of ["process", "strategy", "recovery"] as const)
+    if (e.judged[kind].length === 0)
+      return {
+        ok: false,
+        error: {
+          reason: "no-judgements",
+          retryable: true,
+          detail: `no judge returned a valid ${kind} judgement`,
+        },
+      };
+  return {
+    ok: true,
+    value: {
+      profile: "agent",
+      family: e.config.family,
+      customWeights: e.config.customWeights,
+      objective: e.objective,
+      process: { judges: e.judged.process },
+      strategy: { judges: e.judged.strategy },
+      recovery: { judges: e.judged.recovery },
+      efficiency: e.analysis.efficiency.input,
+      integrity: mergeEvidence(e.report.integrity, e.analysis.evidence.integrity),
+      exploits: mergeEvidence(e.report.exploits, e.analysis.evidence.exploits),
+      calibration: { claims: e.analysis.claims.claims },
+    },
+  };
+}
+
+/**
+ * Adds what the engine does not see to the breakdown, for readers: the actions behind each
+ * efficiency figure (`details.trace` of the efficiency component) and the calibration claims
+ * left unresolved. Scores are untouched (integrity and exploit items already cite the trace).
+ */
+export function annotateAgentBreakdown(b: Breakdown, analysis: TraceAnalysis): Breakdown {
+  const e = analysis.efficiency.evidence;
+  return {
+    ...b,
+    components: b.components.map((c) =>
+      c.key === "efficiency"
+        ? {
+            ...c,
+            details: {
+              ...c.details,
+              trace: {
+                totalActions: e.totalActions,
+                unproductive: e.unproductive,
+                retryChurn: e.retryChurn,
+                toolMisuse: e.toolMisuse,
+                tokens: e.tokens,
+              },
+            },
+          }
+        : c,
+    ),
+    adjustments: b.adjustments.map((a) =>
+      a.key === "calibration" && analysis.claims.unresolved.length > 0
+        ? {
+            ...a,
+            detail: `${a.detail} (unresolved claims: ${analysis.claims.unresolved
+              .map((u) => `${u.id} ${u.reason}`)
+              .join(", ")})`,
+          }
+        : a,
+    ),
+  };
+}

@@ -1,0 +1,123 @@
+/**
+ * @module score/agent-run
+ * The agent profile's steps around the engine: load and parse the submission's trace from R2
+ * (before the runner is asked, so a submission that cannot be scored costs no run), then —
+ * with the run report and the engineering input — analyse the trace, ask the judges about
+ * Process / Strategy / Recovery and compute the agent breakdown. Invariants: a missing or
+ * invalid trace is a non-retryable failure with the reason; the engine decides every point;
+ * the mapping itself is pure (agent-input.ts).
+ */
+import type { ChallengeManifest, RunReport } from "@bouts/contracts";
+import type { ScoringContext } from "@bouts/db";
+import type { Judge } from "@bouts/judges";
+import {
+  computeAgent,
+  type AgentInput,
+  type Breakdown,
+  type EngineeringInput,
+  type Result,
+} from "@bouts/scoring";
+import type { Trace } from "@bouts/telemetry";
+import {
+  analyzeTrace,
+  annotateAgentBreakdown,
+  buildAgentInput,
+  parseStoredTrace,
+  readAgentConfig,
+  type AgentConfig,
+  type AgentInputError,
+} from "./agent-input.ts";
+import { judgeTrace, type TraceJudgementsOutcome } from "./judging.ts";
+
+/** Why an agent run could not be scored; `retryable` failures are ours. */
+export type AgentRunError =
+  | AgentInputError
+  | { reason: "trace-missing"; retryable: false; detail: string }
+  | { reason: "engine"; retryable: false; detail: string };
+
+/** What was loaded before the run: the challenge's agent settings and the parsed trace. */
+export interface AgentPrelude {
+  config: AgentConfig;
+  trace: Trace;
+}
+
+/** Reads the challenge's agent settings and the submission's trace (R2), and parses it. */
+export async function loadAgentPrelude(
+  artifacts: R2Bucket,
+  ctx: ScoringContext,
+): Promise<Result<AgentPrelude, AgentRunError>> {
+  const config = readAgentConfig(ctx.challenge);
+  if (!config.ok) return config;
+  const key = ctx.submission.traceKey;
+  let text: string | null = null;
+  if (key !== null) {
+    const object = await artifacts.get(key);
+    if (!object)
+      return {
+        ok: false,
+        error: {
+          reason: "trace-missing",
+          retryable: false,
+          detail: "the submitted telemetry trace is no longer stored",
+        },
+      };
+    text = await object.text();
+  }
+  const trace = parseStoredTrace(text);
+  if (!trace.ok) return trace;
+  return { ok: true, value: { config: config.value, trace: trace.value } };
+}
+
+/** The scored agent run: input, annotated breakdown and the trace judges' records. */
+export interface AgentRun {
+  input: AgentInput;
+  breakdown: Breakdown;
+  judged: TraceJudgementsOutcome;
+}
+
+/** Analyses the trace, asks the judges and computes the agent breakdown. */
+export async function scoreAgentRun(e: {
+  prelude: AgentPrelude;
+  judges: readonly Judge[];
+  challenge: { id: string; title: string; summary: string };
+  manifest: ChallengeManifest;
+  report: RunReport;
+  objective: EngineeringInput;
+  claimsJson: string | null;
+}): Promise<Result<AgentRun, AgentRunError>> {
+  const analysis = analyzeTrace(e.prelude.trace, {
+    manifest: e.manifest,
+    report: e.report,
+    tokenBudget: e.prelude.config.tokenBudget,
+    claimsJson: e.claimsJson,
+  });
+  const judged = await judgeTrace(e.judges, e.challenge, analysis.summary.text, analysis.facts);
+  const input = buildAgentInput({
+    objective: e.objective,
+    config: e.prelude.config,
+    report: e.report,
+    analysis,
+    judged: judged.judged,
+  });
+  if (!input.ok) return input;
+  const scored = computeAgent(input.value);
+  if (!scored.ok) {
+    const x = scored.error;
+    return {
+      ok: false,
+      error: {
+        reason: "engine",
+        retryable: false,
+        detail: `the scoring engine refused the run: ${x.reason === "weight-rule" ? x.rule : x.field}: ${x.detail}`,
+      },
+    };
+  }
+  return {
+    ok: true,
+    value: {
+      input: input.value,
+      breakdown: annotateAgentBreakdown(scored.value, analysis),
+      judged,
+    },
+  };
+}
