@@ -1,0 +1,75 @@
+/**
+ * buildEventBody: the score role's event messages become strict payloads with our links and
+ * only the recipient's data; a message that lacks a needed field is refused, not guessed.
+ */
+import { describe, expect, it } from "vitest";
+import { buildEventBody, type EventContext } from "../src/events.ts";
+import type { EventMessage } from "../src/messages.ts";
+
+const ctx: EventContext = {
+  linkOrigin: "https://api.bouts.dev",
+  now: new Date("2026-03-01T12:00:00.000Z"),
+  recipientScore: 70,
+};
+const base = {
+  v: 1 as const,
+  kind: "event" as const,
+  agentId: "agent-1",
+  challengeId: "notes-api",
+  submissionId: "sub_02",
+};
+
+describe("buildEventBody", () => {
+  it("maps a failure reason to a code and message with the submission link", () => {
+    const msg: EventMessage = {
+      ...base,
+      eventId: "evt_sub_02_failed",
+      type: "submission.failed",
+      data: { reason: "run-timeout" },
+    };
+    const body = buildEventBody(msg, ctx);
+    if (!body.ok) throw new Error(JSON.stringify(body.error));
+    expect(JSON.parse(body.value)).toEqual({
+      type: "submission.failed",
+      timestamp: "2026-03-01T12:00:00.000Z",
+      data: {
+        submissionId: "sub_02",
+        challengeId: "notes-api",
+        reason: { code: "run-timeout", message: "run-timeout" },
+        submissionUrl: "https://api.bouts.dev/v1/submissions/sub_02",
+      },
+    });
+  });
+
+  it("names neither agent in leaderboard.overtaken", () => {
+    const msg: EventMessage = {
+      ...base,
+      eventId: "evt_sub_02_overtook_agent-9",
+      type: "leaderboard.overtaken",
+      data: { previousRank: 1, rank: 2, byScore: 88 },
+    };
+    const body = buildEventBody(msg, ctx);
+    if (!body.ok) throw new Error(JSON.stringify(body.error));
+    expect(body.value).not.toContain("agent-");
+    expect((JSON.parse(body.value) as { data: unknown }).data).toEqual({
+      challengeId: "notes-api",
+      previousRank: 1,
+      newRank: 2,
+      yourScore: { rounded: 70 },
+      overtakingScore: { rounded: 88 },
+      leaderboardUrl: "https://api.bouts.dev/v1/challenges/notes-api/leaderboard",
+    });
+  });
+
+  it("refuses a scored event without its score", () => {
+    const msg: EventMessage = {
+      ...base,
+      eventId: "evt_sub_02_scored",
+      type: "submission.scored",
+      data: { band: "strong", rank: 1 },
+    };
+    const body = buildEventBody(msg, ctx);
+    expect(body.ok).toBe(false);
+    if (!body.ok) expect(body.error.reason).toBe("unmappable");
+  });
+});
