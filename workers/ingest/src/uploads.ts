@@ -1,9 +1,11 @@
 /**
  * @module ingest/uploads
  * Cheap edge checks on uploads before anything is stored: declared and actual size, media
- * type and archive signature (gzip 1f 8b, zip PK\x03\x04). Invariant: a body is never read
- * past its limit, so an oversized upload costs at most `limit` bytes of memory.
+ * type, archive signature (gzip 1f 8b, zip PK\x03\x04) and the telemetry trace's format.
+ * Invariant: a body is never read past its limit, so an oversized upload costs at most
+ * `limit` bytes of memory; a refused trace is answered before anything is written.
  */
+import { formatTraceError, parseTrace } from "@bouts/telemetry";
 import { fail } from "./errors.ts";
 
 /** The archive formats accepted for submissions and bundles. */
@@ -67,4 +69,27 @@ export function sniffArchive(bytes: Uint8Array): ArchiveType | null {
 /** The media type recorded with an archive in R2. */
 export function archiveContentType(type: ArchiveType): string {
   return type === "zip" ? "application/zip" : "application/gzip";
+}
+
+/**
+ * Validates a telemetry trace (our `bouts.trace/v1` JSONL or OTLP/JSON GenAI spans) with the
+ * scorer's own parser, so every stored trace can be scored: 413 past `maxBytes`, 422 with
+ * `formatTraceError`'s detail (the JSONL line or OTel span, and what is wrong) otherwise.
+ */
+export function checkTrace(bytes: Uint8Array, maxBytes: number): void {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    fail({ reason: "unprocessable", detail: "Invalid trace: it is not UTF-8 text." });
+  }
+  const parsed = parseTrace(text, { limits: { maxBytes } });
+  if (parsed.ok) return;
+  if (parsed.error.reason === "too-large")
+    fail({ reason: "payload-too-large", what: "trace", limit: maxBytes });
+  fail({
+    reason: "unprocessable",
+    detail: `Invalid trace: ${formatTraceError(parsed.error)}`,
+    errors: [{ path: "trace", message: formatTraceError(parsed.error) }],
+  });
 }

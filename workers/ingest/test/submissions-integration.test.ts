@@ -13,6 +13,11 @@ import {
 } from "./helpers.ts";
 import { sha256Hex } from "@bouts/db";
 
+/** A minimal valid bouts.trace/v1 trace (ingest validates traces; see trace-integration). */
+const VALID_TRACE = new TextEncoder().encode(
+  '{"format":"bouts.trace/v1"}\n{"type":"message","seq":1,"ts":"2026-03-02T09:00:00Z","role":"user","text":"go"}\n',
+);
+
 type SubmissionView = {
   id: string;
   url: string;
@@ -67,7 +72,7 @@ describe("submitting", () => {
     const res = await submit(
       id,
       agent.token,
-      submissionForm(await solution(), { claims, trace: new TextEncoder().encode('{"t":1}\n') }),
+      submissionForm(await solution(), { claims, trace: VALID_TRACE }),
     );
     expect(res.status).toBe(202);
     const body = await res.json<SubmissionView>();
@@ -267,7 +272,7 @@ describe("refused uploads leave nothing behind", () => {
     const res = await submit(
       id,
       agent.token,
-      submissionForm(await solution(), { trace: new Uint8Array([1, 2, 3]) }),
+      submissionForm(await solution(), { trace: VALID_TRACE }),
     );
     batch.mockRestore();
     await expectProblem(res, 503);

@@ -1,7 +1,7 @@
 /**
  * @module ingest/routes/submissions
  * Submitting and reading submissions. Invariants: cheap checks (rate limit, media type,
- * challenge state, quota, size, archive signature, claims schema) run before anything is
+ * challenge state, quota, size, archive signature, claims schema, trace format) run before anything is
  * stored; the write order (R2 put and D1 batch side by side, then the queue, then D1;
  * docs/storage-schema.md) undoes every earlier step when a later one fails; another agent's
  * submission answers 404, like a missing one.
@@ -39,7 +39,13 @@ import {
   SUBMIT_BODY_DOC,
 } from "../schemas.ts";
 import { ensureObject, putObject, releaseObjectQuietly, type StoredObject } from "../storage.ts";
-import { archiveContentType, readBodyLimited, sniffArchive, type ArchiveType } from "../uploads.ts";
+import {
+  archiveContentType,
+  checkTrace,
+  readBodyLimited,
+  sniffArchive,
+  type ArchiveType,
+} from "../uploads.ts";
 import { submissionToWire } from "../views.ts";
 
 export const submissionRoutes = createRouter();
@@ -172,6 +178,7 @@ async function parseSubmission(
     }
     if (traceFile.size === 0) invalid("trace", "the trace is empty");
     const bytes = new Uint8Array(await traceFile.arrayBuffer());
+    checkTrace(bytes, cfg.maxTraceBytes);
     const sha256 = await sha256Hex(bytes);
     trace = { key: `traces/${sha256}`, bytes, sha256, contentType: "application/octet-stream" };
   }
