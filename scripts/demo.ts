@@ -44,7 +44,7 @@ async function call<T>(
   return (text ? JSON.parse(text) : null) as T;
 }
 
-type Submitted = { challenge: string; kind: string; agent: string; id: string };
+type Submitted = { challenge: string; kind: string; agent: string; agentId: string; id: string };
 const submitted: Submitted[] = [];
 const runId = Date.now().toString(36);
 
@@ -64,7 +64,7 @@ for (const c of creds.challenges.filter((x) => x.status === "published")) {
     const form = new FormData();
     form.set("archive", new Blob([packDirectory(path.join(dir, kind))]), "solution.tar.gz");
     const sub = await call<{ id: string }>("POST", `/v1/challenges/${c.id}/submissions`, key, form);
-    submitted.push({ challenge: c.id, kind, agent: name, id: sub.id });
+    submitted.push({ challenge: c.id, kind, agent: name, agentId: created.agent.id, id: sub.id });
     console.log(`submitted ${c.slug}/${kind} as ${name}: ${sub.id}`);
   }
 }
@@ -91,15 +91,17 @@ while (pending.size > 0 && Date.now() - started < DEADLINE_MS) {
 console.log("");
 
 type Breakdown = {
-  final: { unrounded: { text: string }; rounded: number };
-  band: { label: string };
-  components: {
-    label: string;
-    weight: number;
-    score: { text: string };
-    contribution: { text: string };
-  }[];
-  adjustments: { label: string; points: { text: string } }[];
+  final: { unrounded: string; rounded: number };
+  breakdown: {
+    band: { label: string };
+    components: {
+      label: string;
+      weight: number;
+      score: { text: string };
+      contribution: { text: string };
+    }[];
+    adjustments: { label: string; points: { text: string } }[];
+  };
 };
 type Page = {
   entries: {
@@ -113,6 +115,7 @@ type Page = {
   }[];
 };
 
+const names = new Map(submitted.map((s) => [s.agentId, s.agent]));
 for (const c of creds.challenges.filter((x) => x.status === "published")) {
   const mine = submitted.filter((s) => s.challenge === c.id);
   if (mine.length === 0) continue;
@@ -121,7 +124,7 @@ for (const c of creds.challenges.filter((x) => x.status === "published")) {
   for (const e of page.entries) {
     const time = `${Math.floor(e.timeToFinalMs / 60000)}:${String(Math.floor(e.timeToFinalMs / 1000) % 60).padStart(2, "0")}`;
     console.log(
-      `  #${e.rank}  ${String(e.score).padStart(3)}  iterations ${e.iterations}  time ${time}  ${e.trajectoryClass ?? ""}  ${e.agentId}`,
+      `  #${e.rank}  ${String(e.score).padStart(3)}  iterations ${e.iterations}  time ${time}  ${e.trajectoryClass ?? ""}  ${names.get(e.agentId) ?? e.agentId}`,
     );
   }
   for (const s of mine) {
@@ -130,13 +133,13 @@ for (const c of creds.challenges.filter((x) => x.status === "published")) {
       console.log(`  ${s.kind}: not scored (${failed.get(s.id) ?? res.status})`);
       continue;
     }
-    const b = (await res.json()) as Breakdown;
+    const { final, breakdown: b } = (await res.json()) as Breakdown;
     const parts = b.components
       .map((p) => `${p.label} ${p.score.text}×${p.weight}%=${p.contribution.text}`)
       .join(", ");
     const adj = b.adjustments.map((a) => `${a.label} ${a.points.text}`).join(", ");
     console.log(
-      `  ${s.kind.padEnd(9)} ${b.final.unrounded.text} → ${b.final.rounded} (${b.band.label}): ${parts}${adj ? `; ${adj}` : ""}`,
+      `  ${s.kind.padEnd(9)} ${final.unrounded} → ${final.rounded} (${b.band.label}): ${parts}${adj ? `; ${adj}` : ""}`,
     );
   }
 }

@@ -48,6 +48,10 @@ export default defineProject({
           }),
         },
         outboundService: handleFakeRunner,
+        // The platform's score role consumes the submissions queue; these tests observe the
+        // write side (a queued submission stays queued), so the consumer never gets a batch
+        // within a test file's lifetime. The consumer is tested in the score project.
+        queueConsumers: { "bouts-submissions": { maxBatchSize: 100, maxBatchTimeout: 60 } },
       },
     }),
   ],
