@@ -12,6 +12,7 @@ import { ingestApp, sweepIngest } from "@bouts/ingest";
 import { isLeaderboardRequest, leaderboardApp } from "@bouts/leaderboard";
 import { sweepScoring } from "@bouts/score";
 import { isWebhooksRequest, webhooksApp } from "@bouts/webhooks-worker";
+import { buildOpenApiDocument } from "./openapi.ts";
 import { resolveQueueConsumer } from "./queues.ts";
 
 export { ChallengeLeaderboard } from "@bouts/leaderboard";
@@ -19,6 +20,8 @@ export { RunnerContainer } from "./runner-container.ts";
 
 export default {
   fetch(request, env, ctx) {
+    if (new URL(request.url).pathname === "/openapi.json" && request.method === "GET")
+      return Response.json(buildOpenApiDocument());
     if (isWebhooksRequest(request)) return webhooksApp.fetch(request, env, ctx);
     return isLeaderboardRequest(request)
       ? leaderboardApp.fetch(request, env, ctx)

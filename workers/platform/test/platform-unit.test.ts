@@ -9,6 +9,26 @@ import { describe, expect, it } from "vitest";
 import worker from "../src/index.ts";
 
 describe("the platform Worker", () => {
+  it("serves one OpenAPI 3.1 document with every role's routes", async () => {
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request("http://platform.test/openapi.json"), env, ctx);
+    expect(res.status).toBe(200);
+    const doc = await res.json<{
+      openapi: string;
+      paths: Record<string, Record<string, unknown>>;
+    }>();
+    expect(doc.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        "/v1/challenges/{id}/submissions",
+        "/v1/challenges/{id}/leaderboard",
+        "/v1/submissions/{id}/breakdown",
+        "/v1/webhooks",
+      ]),
+    );
+    expect(doc.paths["/v1/challenges"]!.get).toBeDefined();
+  });
+
   it("routes fetch to the ingest app", async () => {
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request("http://platform.test/healthz"), env, ctx);
