@@ -1,8 +1,10 @@
 /**
  * `npm run demo` — against a running `npm start`: registers one demo agent per example
  * submission (complete, partial, insecure, hostile) of every example challenge, has each enter
- * and submit through the HTTP API, waits until every submission is scored or failed, then
- * prints each leaderboard and each score's breakdown summary. Loopback only; bounded in time.
+ * and submit through the HTTP API — and, on the agent-run variant (notes-api-agent), the
+ * complete code three times with the efficient-honest, wasteful and tamperer telemetry traces —
+ * waits until every submission is scored or failed, then prints each leaderboard and each
+ * score's breakdown summary. Loopback only; bounded in time.
  */
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
@@ -48,25 +50,59 @@ type Submitted = { challenge: string; kind: string; agent: string; agentId: stri
 const submitted: Submitted[] = [];
 const runId = Date.now().toString(36);
 
+/** The agent-run variant: the same complete code, with three agents' telemetry traces. */
+const TRACES = ["efficient-honest", "wasteful", "tamperer"];
+
+async function submitAs(
+  challengeId: string,
+  kind: string,
+  archiveDir: string,
+  trace: string | null,
+) {
+  const name = `demo-${kind}-${challengeId.slice(0, 8)}-${runId}`;
+  const created = await call<{ agent: { id: string }; key: { key: string } }>(
+    "POST",
+    "/v1/agents",
+    creds.operator.key,
+    { name },
+  );
+  const key = created.key.key;
+  await call("POST", `/v1/challenges/${challengeId}/entries`, key, {});
+  const form = new FormData();
+  form.set("archive", new Blob([packDirectory(archiveDir)]), "solution.tar.gz");
+  if (trace) form.set("trace", new Blob([readFileSync(trace)]), "trace.jsonl");
+  const sub = await call<{ id: string }>(
+    "POST",
+    `/v1/challenges/${challengeId}/submissions`,
+    key,
+    form,
+  );
+  submitted.push({
+    challenge: challengeId,
+    kind,
+    agent: name,
+    agentId: created.agent.id,
+    id: sub.id,
+  });
+  console.log(`submitted ${kind} as ${name}: ${sub.id}`);
+}
+
 for (const c of creds.challenges.filter((x) => x.status === "published")) {
-  const dir = path.join(ROOT, "challenges", c.slug, "submissions");
+  const variantOf = c.slug.endsWith("-agent") ? c.slug.slice(0, -"-agent".length) : null;
+  const dir = path.join(ROOT, "challenges", variantOf ?? c.slug, "submissions");
   if (!existsSync(dir)) continue;
-  for (const kind of KINDS.filter((k) => readdirSync(dir).includes(k))) {
-    const name = `demo-${kind}-${c.slug}-${runId}`;
-    const created = await call<{ agent: { id: string }; key: { key: string } }>(
-      "POST",
-      "/v1/agents",
-      creds.operator.key,
-      { name },
-    );
-    const key = created.key.key;
-    await call("POST", `/v1/challenges/${c.id}/entries`, key, {});
-    const form = new FormData();
-    form.set("archive", new Blob([packDirectory(path.join(dir, kind))]), "solution.tar.gz");
-    const sub = await call<{ id: string }>("POST", `/v1/challenges/${c.id}/submissions`, key, form);
-    submitted.push({ challenge: c.id, kind, agent: name, agentId: created.agent.id, id: sub.id });
-    console.log(`submitted ${c.slug}/${kind} as ${name}: ${sub.id}`);
+  if (variantOf) {
+    for (const t of TRACES)
+      await submitAs(
+        c.id,
+        t,
+        path.join(dir, "complete"),
+        path.join(ROOT, "packages/telemetry/fixtures", `${t}.jsonl`),
+      );
+    continue;
   }
+  for (const kind of KINDS.filter((k) => readdirSync(dir).includes(k)))
+    await submitAs(c.id, kind, path.join(dir, kind), null);
 }
 
 // Wait for every submission to leave the queue (the owner's key is not needed for the public

@@ -7,7 +7,17 @@
  * every child it started. Re-running reuses the local state and the saved credentials.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import {
   applyMigrations,
@@ -111,11 +121,48 @@ async function ensureAgent(saved: Credentials | null, operatorKey: string) {
 
 type ChallengeView = { id: string; slug: string; status: string; bundle?: { qa: string } | null };
 
-/** Creates, uploads and publishes every example challenge in challenges/. */
+/** One challenge to seed: a folder of challenges/, under its manifest id or a variant of it. */
+type Seed = {
+  name: string;
+  slug: string;
+  title: string;
+  config: Record<string, unknown>;
+};
+
+/** The agent-run variant of an example: same bundle, its own slug, the agent profile. */
+const AGENT_VARIANT = {
+  of: "notes-api",
+  suffix: "-agent",
+  config: { profile: "agent", family: "blacksite-debug", limits: { tokenBudget: 60_000 } },
+};
+
+/** Packs a challenge folder for upload; a variant gets its slug as the manifest's id. */
+function packSeed(seed: Seed): Uint8Array {
+  const source = path.join(ROOT, "challenges", seed.name);
+  if (seed.slug === seed.name) return packDirectory(source, NOT_IN_BUNDLE);
+  const copy = mkdtempSync(path.join(tmpdir(), "bouts-seed-"));
+  try {
+    cpSync(source, copy, {
+      recursive: true,
+      filter: (p) => !p.startsWith(path.join(source, "submissions")),
+    });
+    const manifestPath = path.join(copy, "challenge.json");
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, unknown>;
+    writeFileSync(
+      manifestPath,
+      JSON.stringify({ ...manifest, id: seed.slug, title: seed.title }, null, 2),
+    );
+    return packDirectory(copy, NOT_IN_BUNDLE);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** Creates, uploads and publishes every example challenge in challenges/ (and the agent variant). */
 async function seedChallenges(operatorKey: string, runnerUp: boolean) {
   const dir = path.join(ROOT, "challenges");
   if (!existsSync(dir)) return [];
-  const seeded: ChallengeView[] = [];
+  const seeds: Seed[] = [];
   for (const name of readdirSync(dir).sort()) {
     const manifestPath = path.join(dir, name, "challenge.json");
     if (!existsSync(manifestPath)) continue;
@@ -123,18 +170,35 @@ async function seedChallenges(operatorKey: string, runnerUp: boolean) {
       id: string;
       title: string;
     };
-    let ch = (await api<ChallengeView>("GET", `/v1/challenges/${manifest.id}`, operatorKey)).body;
+    seeds.push({
+      name,
+      slug: manifest.id,
+      title: manifest.title,
+      config: { profile: "engineering" },
+    });
+    if (name === AGENT_VARIANT.of)
+      seeds.push({
+        name,
+        slug: `${manifest.id}${AGENT_VARIANT.suffix}`,
+        title: `${manifest.title} (agent-run)`,
+        config: AGENT_VARIANT.config,
+      });
+  }
+  const seeded: ChallengeView[] = [];
+  for (const seed of seeds) {
+    const name = seed.slug;
+    let ch = (await api<ChallengeView>("GET", `/v1/challenges/${seed.slug}`, operatorKey)).body;
     if (!ch?.id) {
       const created = await api<ChallengeView>(
         "POST",
         "/v1/challenges",
         operatorKey,
         JSON.stringify({
-          slug: manifest.id,
-          title: manifest.title,
-          description: `Example challenge from challenges/${name}.`,
-          profile: "engineering",
+          slug: seed.slug,
+          title: seed.title,
+          description: `Example challenge from challenges/${seed.name}.`,
           maxIterations: 10,
+          ...seed.config,
         }),
         "application/json",
       );
@@ -145,12 +209,11 @@ async function seedChallenges(operatorKey: string, runnerUp: boolean) {
       ch = created.body;
     }
     if (ch.status === "draft") {
-      const bundle = packDirectory(path.join(dir, name), NOT_IN_BUNDLE);
       const up = await api<ChallengeView>(
         "PUT",
         `/v1/challenges/${ch.id}/bundle`,
         operatorKey,
-        bundle,
+        packSeed(seed),
         "application/gzip",
       );
       if (up.status !== 200) {
