@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { SeveritySchema } from "./findings.ts";
+import { InterfaceSpecSchema } from "./generation.ts";
 
 /** Runtimes a challenge can target; the runner maps each to one interpreter binary. */
 export const RUNTIMES = ["node22", "python3.11"] as const;
@@ -105,6 +106,19 @@ export const ChallengeManifestSchema = z
         ),
       })
       .prefault({ lockfile: null }),
+    interface: InterfaceSpecSchema.optional().describe(
+      "the submission's public interface; drives the deterministic adversarial generator",
+    ),
+    generation: z
+      .strictObject({
+        maxTests: z.int().min(0).max(64).default(16),
+        exclude: z
+          .array(z.string().regex(/^gen-[a-z0-9][a-z0-9.-]{0,75}$/))
+          .max(500)
+          .default([])
+          .describe("generated candidates removed by challenge QA (they failed on the reference)"),
+      })
+      .prefault({}),
   })
   .superRefine((m, ctx) => {
     const expected = m.runtime === "node22" ? "node:test" : "pytest";

@@ -8,4 +8,5 @@ export * from "./scan-report.ts";
 export * from "./scoring.ts";
 export * from "./run-report.ts";
 export * from "./challenge-bundle.ts";
+export * from "./generation.ts";
 export * from "./problem.ts";

@@ -11,6 +11,14 @@ import { ExploitEvidenceSchema, IntegrityEvidenceSchema } from "./evidence.ts";
 import { SeveritySchema } from "./findings.ts";
 import { ScanReportSchema } from "./scan-report.ts";
 import { RuntimeSchema, StaticCategorySchema } from "./challenge-bundle.ts";
+import {
+  DroppedTestSchema,
+  GeneratedSuiteSchema,
+  GenerationReportSchema,
+  GenerationTechniqueSchema,
+  GeneratorKindSchema,
+  GeneratorReportSchema,
+} from "./generation.ts";
 
 /** Outcome of one test. Only "passed" earns credit. */
 export const TEST_STATUSES = ["passed", "failed", "timeout", "crashed", "not-run"] as const;
@@ -36,6 +44,16 @@ export const AdversarialTestResultSchema = z.strictObject({
   ...TestOutcomeShape,
   severity: SeveritySchema,
   origin: z.enum(["prebuilt", "generated"]),
+  generated: z
+    .strictObject({
+      generator: z.string().max(100),
+      kind: GeneratorKindSchema,
+      technique: GenerationTechniqueSchema,
+      target: z.string().max(120),
+      rationale: z.string().max(300),
+    })
+    .optional()
+    .describe("for generated tests: which generator wrote it, what it probes and why"),
 });
 export type AdversarialTestResult = z.infer<typeof AdversarialTestResultSchema>;
 
@@ -126,6 +144,9 @@ export const RunReportSchema = z.strictObject({
     .max(100)
     .describe("observations that are not evidence, e.g. removed dependency folders"),
   infrastructure: InfrastructureErrorSchema.nullable(),
+  generation: GenerationReportSchema.optional().describe(
+    "how the adversarial suite was composed: pre-built vs generated weight and each generator",
+  ),
 });
 export type RunReport = z.infer<typeof RunReportSchema>;
 
@@ -142,3 +163,29 @@ export const RunJobRequestSchema = z.strictObject({
   limits: RunLimitsSchema.partial().optional(),
 });
 export type RunJobRequest = z.infer<typeof RunJobRequestSchema>;
+
+/**
+ * The `job` part of POST /v1/runs/generated: a suite written elsewhere (by a model-backed
+ * generator in the score worker) to run against the submission. Every test is first run against
+ * the challenge's reference solution; one that fails there is dropped, never counted.
+ */
+export const RunGeneratedRequestSchema = z.strictObject({
+  runId: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
+  limits: RunLimitsSchema.partial().optional(),
+  suite: GeneratedSuiteSchema,
+});
+export type RunGeneratedRequest = z.infer<typeof RunGeneratedRequestSchema>;
+
+/** The answer of POST /v1/runs/generated. */
+export const GeneratedRunResultSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  runId: z.string().min(1).max(100),
+  tests: z.array(AdversarialTestResultSchema).max(64),
+  dropped: z.array(DroppedTestSchema).max(64),
+  generator: GeneratorReportSchema,
+  infrastructure: InfrastructureErrorSchema.nullable(),
+});
+export type GeneratedRunResult = z.infer<typeof GeneratedRunResultSchema>;

@@ -15,6 +15,16 @@ export {
   type JudgeResult,
   type ModelJudgeOptions,
 } from "./judge.ts";
+export {
+  createOpenAiChat,
+  createWorkersAiChat,
+  type ChatAnswer,
+  type ChatClient,
+  type ChatFailure,
+  type ChatJsonSchema,
+  type OpenAiChatOptions,
+  type WorkersAiChatOptions,
+} from "./chat.ts";
 export { createOpenAiJudge, type OpenAiJudgeOptions } from "./openai.ts";
 export { createWorkersAiJudge, type AiBinding, type WorkersAiJudgeOptions } from "./workers-ai.ts";
 export { measureCode, isSourcePath, type CodeMetrics } from "./analysis.ts";

@@ -3,6 +3,7 @@
  * The one judge interface, and the retry loop shared by every model adapter: bounded time
  * per attempt, malformed answers retried, each failure a typed value.
  */
+import type { ChatClient, ChatJsonSchema } from "./chat.ts";
 import { findInjectionLines } from "./injection.ts";
 import { buildMessages, createNonce, type ChatMessage } from "./prompt.ts";
 import type { JudgeTask, Judgement } from "./task.ts";
@@ -41,6 +42,22 @@ export type Exchange = (
   task: JudgeTask,
   signal: AbortSignal,
 ) => Promise<{ ok: true; raw: unknown } | { ok: false; error: JudgeError; retryable: boolean }>;
+
+/** Adapts a chat client to the judge exchange, optionally constraining answers per task. */
+export function exchangeFromChat(
+  chat: ChatClient,
+  schemaFor?: (task: JudgeTask) => ChatJsonSchema,
+): Exchange {
+  return async (messages, task, signal) => {
+    const answer = await chat.complete(messages, signal, schemaFor?.(task));
+    if (answer.ok) return answer;
+    return {
+      ok: false,
+      retryable: answer.retryable,
+      error: { ...answer.error, judge: chat.id },
+    };
+  };
+}
 
 /** Text of a task that came from the submission, for the injection pre-scan. */
 export function submittedText(task: JudgeTask): string {
