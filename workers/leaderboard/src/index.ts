@@ -1,7 +1,8 @@
 /**
  * @module leaderboard
- * The public read API of the leaderboards (no key needed; rate-limited per client IP) and the
- * `ChallengeLeaderboard` Durable Object. Invariants: one `onError` renders every failure as
+ * The public read API of the leaderboards (no key needed; rate-limited per client IP), the
+ * public HTML pages built on it (`pages/`, docs/pages.md) and the `ChallengeLeaderboard`
+ * Durable Object. Invariants: one `onError` renders every failure as
  * problem+json and an unexpected error as a logged, generic 500; browser consumers get CORS
  * without credentials; the WebSocket route is passed to the object untouched (no header
  * rewriting on a 101).
@@ -13,6 +14,7 @@ import { HTTPException } from "hono/http-exception";
 import { buildProblem } from "@bouts/contracts";
 import { DEFAULT_CACHE_OPTIONS, type CacheOptions } from "./cache.ts";
 import { errorResponse, fail, LeaderboardHttpError, problemResponse } from "./errors.ts";
+import { createPageRoutes } from "./pages/routes.ts";
 import { challengeRoutes } from "./routes/challenges.ts";
 import { operatorRoutes } from "./routes/operators.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
@@ -34,6 +36,7 @@ export type {
 } from "./rpc.ts";
 export type { LeaderboardBindings } from "./types.ts";
 export { DEFAULT_CACHE_OPTIONS, type CacheOptions } from "./cache.ts";
+export { isPageRequest, PAGE_CSP } from "./pages/routes.ts";
 
 const WS_ROUTE = /^\/v1\/challenges\/[^/]+\/leaderboard\/ws\/?$/;
 
@@ -78,6 +81,7 @@ export function createLeaderboardApp(options: LeaderboardAppOptions = {}) {
   app.route("/v1", challengeRoutes);
   app.route("/v1", submissionRoutes);
   app.route("/v1", operatorRoutes);
+  app.route("/", createPageRoutes(cache));
 
   app.notFound(() =>
     problemResponse(buildProblem(404, "not-found", "Not found", "No such route.")),

@@ -27,6 +27,7 @@ import {
   type RankChangedMessage,
   type RecordResultOutcome,
   type StandingView,
+  type TrajectoryView,
 } from "./rpc.ts";
 import {
   computeAgentStanding,
@@ -321,6 +322,28 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       band: resolveBand(e.score),
       trajectoryClass: classes.get(e.agentId) ?? "one-shot",
     }));
+  }
+
+  /**
+   * The ranking submission, unrounded score and trajectory of each given agent (at most
+   * MAX_PAGE_LIMIT ids, one query): what a leaderboard page draws beside its rows.
+   */
+  getTrajectories(agentIds: string[]): TrajectoryView[] {
+    const ids = Array.isArray(agentIds) ? agentIds.slice(0, MAX_PAGE_LIMIT) : [];
+    if (ids.length === 0) return [];
+    return this.#sql
+      .exec<Pick<StandingRow, "agent_id" | "submission_id" | "unrounded" | "trajectory">>(
+        `SELECT agent_id, submission_id, unrounded, trajectory FROM standings
+         WHERE agent_id IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(ids.map(String)),
+      )
+      .toArray()
+      .map((row) => ({
+        agentId: row.agent_id,
+        submissionId: row.submission_id,
+        unrounded: row.unrounded,
+        trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
+      }));
   }
 
   /** Number of agents per interpretation band. */

@@ -106,6 +106,14 @@ export interface StandingView {
   version: number;
 }
 
+/** What a page draws beside a row: the ranking submission and the score history. */
+export interface TrajectoryView {
+  agentId: string;
+  submissionId: string;
+  unrounded: string;
+  trajectory: TrajectoryPoint[];
+}
+
 /** Counts per interpretation band. */
 export type BandCountsView = BandCounts & { total: number; version: number };
 

@@ -19,6 +19,9 @@ export interface StoredScore {
   finalRounded: number;
   profile: string;
   profileVersion: number;
+  iteration: number;
+  enteredAt: number;
+  submittedAt: number;
   scoredAt: number;
 }
 
@@ -93,6 +96,23 @@ export async function listPublicChallenges(
   return rows.map(toPublic).filter((c): c is PublicChallenge => c !== null);
 }
 
+/**
+ * The display names of the given agents (at most 100 ids, one query); ids without a row are
+ * absent from the map. Names are untrusted text chosen by operators: escape them to show.
+ */
+export async function findAgentNames(
+  d1: D1Database,
+  agentIds: readonly string[],
+): Promise<Map<string, string>> {
+  const ids = [...new Set(agentIds)].slice(0, 100);
+  if (ids.length === 0) return new Map();
+  const { results } = await d1
+    .prepare("SELECT id, name FROM agents WHERE id IN (SELECT value FROM json_each(?))")
+    .bind(JSON.stringify(ids))
+    .all<{ id: string; name: string }>();
+  return new Map(results.map((r) => [r.id, r.name]));
+}
+
 function isMissingTable(err: unknown): boolean {
   return /no such table/i.test(String(err));
 }
@@ -106,6 +126,9 @@ type ScoreRow = {
   final_rounded: number;
   profile: string;
   profile_version: number;
+  iteration: number;
+  entered_at: number;
+  submitted_at: number;
   scored_at: number;
 };
 
@@ -122,7 +145,8 @@ export async function findStoredScore(
     row = await d1
       .prepare(
         `SELECT s.submission_id, sub.agent_id, sub.challenge_id, s.breakdown, s.final_unrounded,
-                s.final_rounded, s.profile, s.profile_version, s.scored_at
+                s.final_rounded, s.profile, s.profile_version, s.iteration, s.entered_at,
+                s.submitted_at, s.scored_at
          FROM scores s
          JOIN submissions sub ON sub.id = s.submission_id
          JOIN challenges c ON c.id = sub.challenge_id
@@ -146,6 +170,9 @@ export async function findStoredScore(
       finalRounded: row.final_rounded,
       profile: row.profile,
       profileVersion: row.profile_version,
+      iteration: row.iteration,
+      enteredAt: row.entered_at,
+      submittedAt: row.submitted_at,
       scoredAt: row.scored_at,
     },
   };

@@ -7,9 +7,11 @@
  * `scheduled` runs the ingest and scoring sweeps. It exports the ChallengeLeaderboard
  * Durable Object and, for production, the runner's Container class. Each role owns its
  * code; this file only wires them, so a split into separate Workers is a config change.
+ * The public HTML pages (docs/pages.md) go to the leaderboard app too; their stylesheet and
+ * script are static assets (public/, [assets]) served before this Worker runs.
  */
 import { ingestApp, sweepIngest } from "@bouts/ingest";
-import { isLeaderboardRequest, leaderboardApp } from "@bouts/leaderboard";
+import { isLeaderboardRequest, isPageRequest, leaderboardApp } from "@bouts/leaderboard";
 import { sweepScoring } from "@bouts/score";
 import { isWebhooksRequest, webhooksApp } from "@bouts/webhooks-worker";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -23,7 +25,7 @@ export default {
     if (new URL(request.url).pathname === "/openapi.json" && request.method === "GET")
       return Response.json(buildOpenApiDocument());
     if (isWebhooksRequest(request)) return webhooksApp.fetch(request, env, ctx);
-    return isLeaderboardRequest(request)
+    return isLeaderboardRequest(request) || isPageRequest(request)
       ? leaderboardApp.fetch(request, env, ctx)
       : ingestApp.fetch(request, env, ctx);
   },

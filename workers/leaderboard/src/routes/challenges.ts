@@ -6,7 +6,6 @@
  * the colo has the current version, so most reads never reach the Durable Object.
  */
 import { createRoute } from "@hono/zod-openapi";
-import type { Context } from "hono";
 import { createDb } from "@bouts/db";
 import { decodeCursor } from "@bouts/ranking";
 import {
@@ -19,7 +18,15 @@ import {
 } from "../cache.ts";
 import { fail } from "../errors.ts";
 import { createRouter, json, problems } from "../openapi.ts";
-import type { BandCountsView, BoardEntry, BoardPage, StandingView } from "../rpc.ts";
+import {
+  boardOf,
+  clampLimit,
+  entryToWire,
+  readBoardPage,
+  readVersion,
+  resolveChallenge,
+} from "../reads.ts";
+import type { BoardEntry, StandingView } from "../rpc.ts";
 import {
   AgentParamSchema,
   ChallengeListQuerySchema,
@@ -30,16 +37,11 @@ import {
   PublicChallengeSchema,
   StandingSchema,
 } from "../schemas.ts";
-import { findPublicChallenge, listPublicChallenges, type PublicChallenge } from "../store.ts";
-import type { LeaderboardEnv } from "../types.ts";
+import { listPublicChallenges, type PublicChallenge } from "../store.ts";
 
 export const challengeRoutes = createRouter();
 
 const tags = ["leaderboard"];
-/** Page size when `limit` is absent. */
-export const DEFAULT_PAGE_LIMIT = 50;
-
-type Ctx = Context<LeaderboardEnv>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -52,54 +54,6 @@ function challengeToWire(ch: PublicChallenge) {
     closedAt: isoOrNull(ch.closedAt),
     links: { leaderboard: base, websocket: `${base}/ws` },
   };
-}
-
-function entryToWire(e: BoardEntry) {
-  return { ...e, submittedAt: iso(e.submittedAt) };
-}
-
-/** The DO stub of a challenge's board: one object per challenge, named by its id. */
-function boardOf(c: Ctx, challengeId: string) {
-  return c.env.LEADERBOARD.getByName(challengeId);
-}
-
-async function resolveChallenge(c: Ctx, idOrSlug: string): Promise<PublicChallenge> {
-  const ch = await readThroughCache(
-    c,
-    `challenge/${encodeURIComponent(idOrSlug)}`,
-    c.var.cache.challengeTtlSeconds,
-    () => findPublicChallenge(createDb(c.env.DB), idOrSlug),
-  );
-  if (!ch) fail({ reason: "not-found", resource: "challenge" });
-  return ch;
-}
-
-async function readVersion(c: Ctx, challengeId: string): Promise<number> {
-  const version = await readThroughCache(
-    c,
-    `version/${challengeId}`,
-    c.var.cache.versionTtlSeconds,
-    () => boardOf(c, challengeId).getVersion(),
-  );
-  return version ?? 0;
-}
-
-/** Clamps `limit` to 1..100; absent → the default; not an integer → 400. */
-function clampLimit(raw: string | undefined): number {
-  if (raw === undefined || raw === "") return DEFAULT_PAGE_LIMIT;
-  if (!/^-?\d{1,12}$/.test(raw)) {
-    fail({
-      reason: "invalid",
-      problem: {
-        type: "urn:bouts:problem:validation",
-        title: "Invalid request",
-        status: 400,
-        detail: "Invalid query: limit: must be an integer (it is clamped to 1..100)",
-        errors: [{ path: "limit", message: "must be an integer" }],
-      },
-    });
-  }
-  return Math.min(100, Math.max(1, Number(raw)));
 }
 
 challengeRoutes.openapi(
@@ -163,28 +117,7 @@ challengeRoutes.openapi(
     const version = await readVersion(c, ch.id);
     const etag = boardEtag(version);
     if (matchesIfNoneMatch(c.req.header("If-None-Match"), etag)) return notModified(etag);
-    const key = `board/${ch.id}/v${version}/page/${limit}/${cursor ?? ""}`;
-    const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
-      const board = boardOf(c, ch.id);
-      const [page, bands] = (await Promise.all([
-        board.getPage({ limit, cursor }),
-        board.getBandCounts(),
-      ])) as [
-        { ok: true; value: BoardPage } | { ok: false; error: { reason: "bad-cursor" } },
-        BandCountsView,
-      ];
-      if (!page.ok) return { badCursor: true as const };
-      const { total: _total, version: _version, ...counts } = bands;
-      return {
-        challengeId: ch.id,
-        version: page.value.version,
-        total: page.value.total,
-        entries: page.value.entries.map(entryToWire),
-        next: page.value.next,
-        bands: counts,
-      };
-    });
-    if (!body || "badCursor" in body) fail({ reason: "bad-cursor", detail: "refused by board" });
+    const body = await readBoardPage(c, ch.id, version, limit, cursor);
     c.header("ETag", etag);
     c.header("Cache-Control", BOARD_CACHE_CONTROL);
     return c.json(body, 200);

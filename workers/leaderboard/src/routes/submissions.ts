@@ -7,13 +7,12 @@
  * shared-cached.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { BreakdownSchema } from "@bouts/contracts";
 import { toPublicBreakdown } from "../breakdown-view.ts";
 import { resolveCaller } from "../caller.ts";
 import { fail } from "../errors.ts";
 import { createRouter, json, problems } from "../openapi.ts";
 import { PublicBreakdownSchema, SubmissionParamSchema } from "../schemas.ts";
-import { findStoredScore } from "../store.ts";
+import { readStoredBreakdown } from "../reads.ts";
 
 export const submissionRoutes = createRouter();
 
@@ -36,21 +35,7 @@ submissionRoutes.openapi(
     const { id } = c.req.valid("param");
     const caller = await resolveCaller(c.env.DB, c.req.header("Authorization"));
     if (!caller.ok) fail(caller.error);
-    const stored = await findStoredScore(c.env.DB, id);
-    if (!stored.ok) fail({ reason: "unavailable", service: "score store", retryAfter: 60 });
-    const score = stored.value;
-    if (!score) fail({ reason: "not-found", resource: "scored submission" });
-    let raw: unknown;
-    try {
-      raw = JSON.parse(score.breakdown);
-    } catch {
-      raw = null;
-    }
-    const breakdown = BreakdownSchema.safeParse(raw);
-    if (!breakdown.success) {
-      console.error(`stored breakdown of ${score.submissionId} does not parse`, breakdown.error);
-      fail({ reason: "unavailable", service: "breakdown", retryAfter: 60 });
-    }
+    const { score, breakdown } = await readStoredBreakdown(c, id);
     const owner = caller.value.role === "agent" && caller.value.agentId === score.agentId;
     c.header("Cache-Control", owner ? "private, no-store" : "public, max-age=60");
     c.header("Vary", "Authorization");
@@ -65,9 +50,10 @@ submissionRoutes.openapi(
         final: { unrounded: score.finalUnrounded, rounded: score.finalRounded },
         scoredAt: new Date(score.scoredAt).toISOString(),
         // The contract's interface has no index signature; the wire schema is a plain record.
-        breakdown: (owner
-          ? breakdown.data
-          : toPublicBreakdown(breakdown.data)) as unknown as Record<string, unknown>,
+        breakdown: (owner ? breakdown : toPublicBreakdown(breakdown)) as unknown as Record<
+          string,
+          unknown
+        >,
       },
       200,
     );

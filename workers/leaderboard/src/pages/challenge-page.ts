@@ -1,0 +1,246 @@
+/**
+ * @module leaderboard/pages/challenge-page
+ * A challenge's page: what it asks, and its leaderboard (rank, agent, score, band,
+ * iterations, time to final, trajectory drawn with its class), one keyset page at a time.
+ * Invariants: the board region carries the board version and the WebSocket path, so the
+ * live module can refresh it in place; it renders in full without scripts; agent names and
+ * every other text are escaped by `html`.
+ */
+import type { BoardPageBody } from "../reads.ts";
+import type { TrajectoryView } from "../rpc.ts";
+import type { PublicChallenge } from "../store.ts";
+import { renderTrajectoryChart } from "./charts.ts";
+import {
+  describeBand,
+  describeDuration,
+  describeProfile,
+  describeTrajectoryClass,
+  formatDateTime,
+  formatDuration,
+  isoTime,
+} from "./format.ts";
+import { html, type Html } from "./html.ts";
+import { challengePath } from "./index-page.ts";
+import { renderDocument } from "./layout.ts";
+
+/** Everything a challenge page shows. */
+export interface ChallengePageData {
+  challenge: PublicChallenge;
+  page: BoardPageBody;
+  /** Display names by agent id (an agent without one shows its id). */
+  names: Record<string, string>;
+  trajectories: TrajectoryView[];
+  limit: number;
+  /** The page size used when the URL names none (kept out of links). */
+  defaultLimit: number;
+  cursor: string | null;
+}
+
+const BAND_ORDER = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
+const BAND_SCORES: Record<(typeof BAND_ORDER)[number], number> = {
+  elite: 90,
+  strong: 75,
+  competent: 55,
+  struggling: 35,
+  weak: 15,
+  failed: 0,
+};
+
+/** The public path of a submission's breakdown page. */
+export function submissionPath(submissionId: string): string {
+  return `/submissions/${encodeURIComponent(submissionId)}`;
+}
+
+function pageHref(ch: PublicChallenge, limit: number, defaultLimit: number, cursor: string | null) {
+  const params = new URLSearchParams();
+  if (limit !== defaultLimit) params.set("limit", String(limit));
+  if (cursor) params.set("cursor", cursor);
+  const query = params.toString();
+  return `${challengePath(ch)}${query ? `?${query}` : ""}`;
+}
+
+/** ISO 8601 duration for `<time datetime>`: PT22M14S. */
+function isoDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  return `PT${h ? `${h}H` : ""}${m ? `${m}M` : ""}${s || (!h && !m) ? `${s}S` : ""}`;
+}
+
+function renderRow(
+  entry: BoardPageBody["entries"][number],
+  name: string,
+  detail: TrajectoryView | undefined,
+): Html {
+  const band = describeBand(entry.score);
+  const cls = describeTrajectoryClass(entry.trajectoryClass);
+  const points = detail?.trajectory ?? [];
+  return html`<tr data-agent-id="${entry.agentId}">
+    <td class="num rank">${entry.rank}</td>
+    <th scope="row" class="agent"><span class="agent-name">${name}</span></th>
+    <td class="num score">
+      ${
+        detail
+          ? html`<a href="${submissionPath(detail.submissionId)}"
+              >${entry.score}<span class="visually-hidden">: score breakdown of ${name}</span></a
+            >`
+          : entry.score
+      }${detail && detail.unrounded !== String(entry.score) ? html`<span class="unrounded">${detail.unrounded}</span>` : null}
+    </td>
+    <td><span class="band band-${band.key}" title="${band.meaning}">${band.label}</span></td>
+    <td class="num">${entry.iterations}</td>
+    <td class="num">
+      <time
+        datetime="${isoDuration(entry.timeToFinalMs)}"
+        title="${describeDuration(entry.timeToFinalMs)}"
+        >${formatDuration(entry.timeToFinalMs)}</time
+      >
+    </td>
+    <td class="trajectory">
+      ${points.length > 0 ? renderTrajectoryChart(points, cls.label) : null}<span
+        class="trajectory-class"
+        title="${cls.meaning}"
+        >${cls.label}</span
+      >
+    </td>
+  </tr>`;
+}
+
+function renderBoard(data: ChallengePageData): Html {
+  const { challenge: ch, page } = data;
+  const byAgent = new Map(data.trajectories.map((t) => [t.agentId, t]));
+  const first = page.entries[0]?.rank ?? 0;
+  const last = page.entries[page.entries.length - 1]?.rank ?? 0;
+  const wsPath = `/v1/challenges/${encodeURIComponent(ch.id)}/leaderboard/ws`;
+  const showing =
+    page.total === 0
+      ? "No agent has a scored submission yet."
+      : `Showing ranks ${first}–${last} of ${page.total} ${page.total === 1 ? "agent" : "agents"}.`;
+  const table =
+    page.entries.length > 0
+      ? html`<div class="table-scroll" role="region" aria-labelledby="board-caption" tabindex="0">
+          <table class="board">
+            <caption id="board-caption">
+              Leaderboard of ${ch.title}, best first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col" class="num">Rank</th>
+                <th scope="col">Agent</th>
+                <th scope="col" class="num">Score</th>
+                <th scope="col">Band</th>
+                <th scope="col" class="num">Iterations</th>
+                <th scope="col" class="num">Time</th>
+                <th scope="col">Trajectory</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${page.entries.map((e) => renderRow(e, data.names[e.agentId] ?? e.agentId, byAgent.get(e.agentId)))}
+            </tbody>
+          </table>
+        </div>`
+      : html`<p class="empty">
+          ${page.total === 0 ? "The leaderboard is empty: no submission has been scored yet." : "This page is past the end of the leaderboard."}
+        </p>`;
+  const pager =
+    data.cursor || page.next
+      ? html`<nav class="pager" aria-label="Leaderboard pages">
+          <ul>
+            ${data.cursor ? html`<li><a href="${pageHref(ch, data.limit, data.defaultLimit, null)}">First page</a></li>` : null}
+            ${page.next ? html`<li><a rel="next" href="${pageHref(ch, data.limit, data.defaultLimit, page.next)}">Next page</a></li>` : null}
+          </ul>
+        </nav>`
+      : null;
+  return html`<section
+    id="board"
+    class="board-section"
+    aria-labelledby="board-heading"
+    data-live-board
+    data-ws="${wsPath}"
+    data-version="${page.version}"
+  >
+    <h2 id="board-heading">Leaderboard</h2>
+    <p class="live-status" data-live-status hidden></p>
+    <p class="showing">${showing}</p>
+    ${table} ${pager}
+    <h3 id="bands-heading">Bands</h3>
+    <ul class="band-counts" aria-labelledby="bands-heading">
+      ${BAND_ORDER.map((key) => {
+        const band = describeBand(BAND_SCORES[key]);
+        return html`<li>
+          <span class="band band-${key}">${band.label}</span>
+          <span class="count">${page.bands[key]}</span>
+        </li>`;
+      })}
+    </ul>
+  </section>`;
+}
+
+/** The whole challenge page. */
+export function renderChallengePage(data: ChallengePageData): Html {
+  const ch = data.challenge;
+  const when = ch.status === "closed" ? ch.closedAt : ch.publishedAt;
+  const facts = html`<dl class="facts">
+    <div>
+      <dt>Status</dt>
+      <dd>${ch.status === "closed" ? "Closed" : "Open"}</dd>
+    </div>
+    <div>
+      <dt>Scoring</dt>
+      <dd>
+        ${describeProfile(ch.profile)}${ch.profile === "agent" ? html` (family ${ch.family})` : null}
+      </dd>
+    </div>
+    <div>
+      <dt>Ranks by</dt>
+      <dd>
+        ${ch.rankingMode === "best" ? "each agent's best score" : "each agent's latest score"}; ties
+        go to fewer iterations, then less time
+      </dd>
+    </div>
+    <div>
+      <dt>Iterations</dt>
+      <dd>up to ${ch.maxIterations}</dd>
+    </div>
+    ${
+      ch.runtime
+        ? html`<div>
+            <dt>Runtime</dt>
+            <dd>${ch.runtime}</dd>
+          </div>`
+        : null
+    }
+    ${
+      when !== null
+        ? html`<div>
+            <dt>${ch.status === "closed" ? "Closed" : "Published"}</dt>
+            <dd><time datetime="${isoTime(when)}">${formatDateTime(when)}</time></dd>
+          </div>`
+        : null
+    }
+  </dl>`;
+  const deliverables =
+    ch.deliverables.length > 0
+      ? html`<h2 id="deliverables">Deliverables</h2>
+          <ul class="deliverables">
+            ${ch.deliverables.map(
+              (d) =>
+                html`<li>
+                  <code>${d.path}</code
+                  >${d.required ? null : html` <span class="optional">(optional)</span>`}:
+                  ${d.description}
+                </li>`,
+            )}
+          </ul>`
+      : null;
+  return renderDocument({
+    title: ch.title,
+    description: `Leaderboard of ${ch.title} on Bouts.`,
+    breadcrumbs: [{ label: "Challenges", href: "/" }, { label: ch.title }],
+    live: true,
+    body: html`<h1>${ch.title}</h1>
+      <p class="lede">${ch.description}</p>
+      ${facts} ${renderBoard(data)} ${deliverables}`,
+  });
+}

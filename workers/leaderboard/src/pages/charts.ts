@@ -1,0 +1,140 @@
+/**
+ * @module leaderboard/pages/charts
+ * Small inline SVG charts for the public pages: a score trajectory, the composition of a
+ * weighted sum, and one component's score and contribution. Invariants: every chart is an
+ * `role="img"` with a text alternative that states the same numbers (the tables beside them
+ * carry the numbers too); colours come from the stylesheet through classes, never inline
+ * styles (the Content-Security-Policy allows no inline style); all text is escaped by `html`.
+ */
+import { html, type Html } from "./html.ts";
+
+/** One point of a trajectory. */
+export interface ChartPoint {
+  iteration: number;
+  score: number;
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
+
+/**
+ * A sparkline of the score at each iteration (0–100, oldest first), the last point marked.
+ * @example renderTrajectoryChart([{ iteration: 1, score: 40 }, { iteration: 2, score: 70 }], "Improving")
+ */
+export function renderTrajectoryChart(points: readonly ChartPoint[], classLabel: string): Html {
+  const w = 96;
+  const h = 28;
+  const pad = 4;
+  const n = points.length;
+  const coords = points.map((p, i) => ({
+    x: round2(n === 1 ? w / 2 : pad + (i * (w - 2 * pad)) / (n - 1)),
+    y: round2(pad + ((100 - clamp(p.score, 0, 100)) / 100) * (h - 2 * pad)),
+  }));
+  const spoken = points.map((p) => `iteration ${p.iteration}: ${p.score}`).join(", ");
+  const label = `${classLabel} trajectory. Scores by iteration: ${spoken || "none"}.`;
+  const last = coords[coords.length - 1];
+  return html`<svg
+    class="spark"
+    viewBox="0 0 ${w} ${h}"
+    width="${w}"
+    height="${h}"
+    role="img"
+    aria-label="${label}"
+    focusable="false"
+  >
+    <title>${label}</title>
+    <line class="spark-axis" x1="0" y1="${h - pad}" x2="${w}" y2="${h - pad}"></line>
+    ${
+      n > 1
+        ? html`<polyline
+            class="spark-line"
+            points="${coords.map((c) => `${c.x},${c.y}`).join(" ")}"
+          ></polyline>`
+        : null
+    }${coords.map((c) => html`<circle class="spark-dot" cx="${c.x}" cy="${c.y}" r="1.8"></circle>`)}${
+      last ? html`<circle class="spark-last" cx="${last.x}" cy="${last.y}" r="3"></circle>` : null
+    }
+  </svg>`;
+}
+
+/** One component of a weighted sum, as the composition chart draws it. */
+export interface CompositionPart {
+  label: string;
+  /** Weight in percent: the most this component can add. */
+  weight: number;
+  /** What it added (score × weight / 100). */
+  contribution: number;
+  contributionText: string;
+}
+
+/**
+ * The weighted sum as one bar on a 0–100 scale: each component's weight is a light segment,
+ * its contribution the dark part of that segment; the dark parts add up to the weighted sum.
+ */
+export function renderCompositionChart(parts: readonly CompositionPart[], sumText: string): Html {
+  let offset = 0;
+  const segments = parts.map((p, i) => {
+    const x = round2(offset);
+    offset += p.weight;
+    const weight = round2(clamp(p.weight, 0, 100));
+    const filled = round2(clamp(p.contribution, 0, weight));
+    return html`<rect
+        class="seg-track c${i % 8}"
+        x="${x}"
+        y="0"
+        width="${weight}"
+        height="12"
+      ></rect
+      ><rect class="seg-fill c${i % 8}" x="${x}" y="0" width="${filled}" height="12"></rect
+      ><line
+        class="seg-edge"
+        x1="${x}"
+        y1="0"
+        x2="${x}"
+        y2="12"
+        vector-effect="non-scaling-stroke"
+      ></line>`;
+  });
+  const spoken = parts.map((p) => `${p.label} ${p.contributionText} of ${p.weight}`).join("; ");
+  const label = `Weighted sum ${sumText} of 100. ${spoken}.`;
+  return html`<svg
+    class="composition"
+    viewBox="0 0 100 12"
+    preserveAspectRatio="none"
+    role="img"
+    aria-label="${label}"
+    focusable="false"
+  >
+    <title>${label}</title>
+    <rect class="seg-empty" x="0" y="0" width="100" height="12"></rect>
+    ${segments}
+  </svg>`;
+}
+
+/**
+ * One component on the same 0–100 scale: its score (top bar, of 100) and its contribution
+ * (bottom bar, inside a track as long as its weight).
+ */
+export function renderComponentBars(
+  index: number,
+  part: CompositionPart & { score: number; scoreText: string },
+): Html {
+  const score = round2(clamp(part.score, 0, 100));
+  const weight = round2(clamp(part.weight, 0, 100));
+  const filled = round2(clamp(part.contribution, 0, weight));
+  const label = `${part.label}: score ${part.scoreText} of 100; contributes ${part.contributionText} of its ${part.weight} points.`;
+  return html`<svg
+    class="bars"
+    viewBox="0 0 100 16"
+    preserveAspectRatio="none"
+    role="img"
+    aria-label="${label}"
+    focusable="false"
+  >
+    <title>${label}</title>
+    <rect class="bar-track" x="0" y="1" width="100" height="6"></rect>
+    <rect class="bar-score" x="0" y="1" width="${score}" height="6"></rect>
+    <rect class="seg-track c${index % 8}" x="0" y="9" width="${weight}" height="6"></rect>
+    <rect class="seg-fill c${index % 8}" x="0" y="9" width="${filled}" height="6"></rect>
+  </svg>`;
+}

@@ -1,0 +1,156 @@
+/**
+ * @module leaderboard/reads
+ * The read paths shared by the JSON API (`routes/`) and the HTML pages (`pages/`): the
+ * challenge lookup, the board version, a board page and a stored breakdown, each through the
+ * same colo cache keys (docs/leaderboard.md "Caching"). Invariants: a page and the API read
+ * the same cached bodies, so the pages add no Durable Object or D1 load of their own beyond
+ * what they show in addition (names, trajectories); drafts are never returned.
+ */
+import type { Context } from "hono";
+import { BreakdownSchema, type BreakdownWire } from "@bouts/contracts";
+import { createDb } from "@bouts/db";
+import { readThroughCache } from "./cache.ts";
+import { fail } from "./errors.ts";
+import type { BandCountsView, BoardEntry, BoardPage } from "./rpc.ts";
+import {
+  findPublicChallenge,
+  findStoredScore,
+  type PublicChallenge,
+  type StoredScore,
+} from "./store.ts";
+import type { LeaderboardEnv } from "./types.ts";
+
+type Ctx = Context<LeaderboardEnv>;
+
+/** Page size when `limit` is absent. */
+export const DEFAULT_PAGE_LIMIT = 50;
+
+/** The DO stub of a challenge's board: one object per challenge, named by its id. */
+export function boardOf(c: Ctx, challengeId: string) {
+  return c.env.LEADERBOARD.getByName(challengeId);
+}
+
+/** A published or closed challenge by id or slug (cached); a 404 otherwise. */
+export async function resolveChallenge(c: Ctx, idOrSlug: string): Promise<PublicChallenge> {
+  const ch = await readThroughCache(
+    c,
+    `challenge/${encodeURIComponent(idOrSlug)}`,
+    c.var.cache.challengeTtlSeconds,
+    () => findPublicChallenge(createDb(c.env.DB), idOrSlug),
+  );
+  if (!ch) fail({ reason: "not-found", resource: "challenge" });
+  return ch;
+}
+
+/** The board version of a challenge, as this colo last read it (cached for seconds). */
+export async function readVersion(c: Ctx, challengeId: string): Promise<number> {
+  const version = await readThroughCache(
+    c,
+    `version/${challengeId}`,
+    c.var.cache.versionTtlSeconds,
+    () => boardOf(c, challengeId).getVersion(),
+  );
+  return version ?? 0;
+}
+
+/** Clamps `limit` to 1..100; absent → `fallback`; not an integer → 400. */
+export function clampLimit(raw: string | undefined, fallback = DEFAULT_PAGE_LIMIT): number {
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^-?\d{1,12}$/.test(raw)) {
+    fail({
+      reason: "invalid",
+      problem: {
+        type: "urn:bouts:problem:validation",
+        title: "Invalid request",
+        status: 400,
+        detail: "Invalid query: limit: must be an integer (it is clamped to 1..100)",
+        errors: [{ path: "limit", message: "must be an integer" }],
+      },
+    });
+  }
+  return Math.min(100, Math.max(1, Number(raw)));
+}
+
+/** A board row as the API serves it: `submittedAt` as ISO 8601. */
+export type BoardEntryWire = Omit<BoardEntry, "submittedAt"> & { submittedAt: string };
+
+/** A board page as the API serves it (and as the colo cache holds it). */
+export interface BoardPageBody {
+  challengeId: string;
+  version: number;
+  total: number;
+  entries: BoardEntryWire[];
+  next: string | null;
+  bands: Omit<BandCountsView, "total" | "version">;
+}
+
+/** A board row on the wire. */
+export function entryToWire(e: BoardEntry): BoardEntryWire {
+  return { ...e, submittedAt: new Date(e.submittedAt).toISOString() };
+}
+
+/**
+ * One page of the board at `version`, from the colo cache (key
+ * `board/<id>/v<version>/page/<limit>/<cursor>`) or the object; `bad-cursor` when the object
+ * refuses the cursor.
+ */
+export async function readBoardPage(
+  c: Ctx,
+  challengeId: string,
+  version: number,
+  limit: number,
+  cursor: string | null,
+): Promise<BoardPageBody> {
+  const key = `board/${challengeId}/v${version}/page/${limit}/${cursor ?? ""}`;
+  const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
+    const board = boardOf(c, challengeId);
+    const [page, bands] = (await Promise.all([
+      board.getPage({ limit, cursor }),
+      board.getBandCounts(),
+    ])) as [
+      { ok: true; value: BoardPage } | { ok: false; error: { reason: "bad-cursor" } },
+      BandCountsView,
+    ];
+    if (!page.ok) return { badCursor: true as const };
+    const { total: _total, version: _version, ...counts } = bands;
+    return {
+      challengeId,
+      version: page.value.version,
+      total: page.value.total,
+      entries: page.value.entries.map(entryToWire),
+      next: page.value.next,
+      bands: counts,
+    };
+  });
+  if (!body || "badCursor" in body) fail({ reason: "bad-cursor", detail: "refused by board" });
+  return body;
+}
+
+/** A stored score and its parsed breakdown (the stored, owner-level one: filter before showing). */
+export interface ScoredBreakdown {
+  score: StoredScore;
+  breakdown: BreakdownWire;
+}
+
+/**
+ * The stored score and breakdown of a submission on a public challenge; 404 when there is
+ * none, 503 while the `scores` table is absent or when the stored breakdown does not parse.
+ */
+export async function readStoredBreakdown(c: Ctx, submissionId: string): Promise<ScoredBreakdown> {
+  const stored = await findStoredScore(c.env.DB, submissionId);
+  if (!stored.ok) fail({ reason: "unavailable", service: "score store", retryAfter: 60 });
+  const score = stored.value;
+  if (!score) fail({ reason: "not-found", resource: "scored submission" });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(score.breakdown);
+  } catch {
+    raw = null;
+  }
+  const breakdown = BreakdownSchema.safeParse(raw);
+  if (!breakdown.success) {
+    console.error(`stored breakdown of ${score.submissionId} does not parse`, breakdown.error);
+    fail({ reason: "unavailable", service: "breakdown", retryAfter: 60 });
+  }
+  return { score, breakdown: breakdown.data };
+}
