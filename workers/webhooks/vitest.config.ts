@@ -4,7 +4,9 @@
  * migrations applied in a setup file. Every outbound `fetch` (the deliveries) reaches a
  * Node-side scriptable receiver (test/receiver.ts) through `outboundService`. Loopback
  * targets are allowed here, as in local development. The WEBHOOKS producer writes to a queue
- * nobody consumes, so tests drive the consumer themselves with createMessageBatch.
+ * nobody consumes, so tests drive the consumer themselves with createMessageBatch. The
+ * WEBHOOKS_DLQ producer is the real `bouts-webhooks-dlq`, delivered promptly to the platform's
+ * dead-letter consumer, so a test sees a dead letter arrive in the delivery log.
  */
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
@@ -21,6 +23,7 @@ export default defineProject({
       miniflare: {
         bindings: { TEST_MIGRATIONS: migrations, WEBHOOKS_ALLOW_LOOPBACK: "true" },
         queueProducers: { WEBHOOKS: { queueName: "bouts-webhooks-test-sink" } },
+        queueConsumers: { "bouts-webhooks-dlq": { maxBatchTimeout: 0.05, maxRetries: 3 } },
         outboundService: handleReceiver,
       },
     }),

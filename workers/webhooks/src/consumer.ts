@@ -12,11 +12,16 @@
  * - Only `pending` messages are sent: a duplicate queue message for a delivered, failed or
  *   dead message is acknowledged unsent. Disabled endpoints get nothing (logged as skipped).
  * - Every attempt is recorded before the queue message is acked or retried.
+ * - A delivery whose retry schedule is exhausted is marked `dead` and sent to
+ *   `bouts-webhooks-dlq` before it is acked; if that send fails, the message is retried and
+ *   the queue, past `max_retries`, dead-letters it itself. Either way the dead-letter consumer
+ *   adds one `dead` entry to the log, however often a dead letter arrives.
  */
 import {
   createDb,
   deleteWebhookMessages,
   disableWebhookEndpoint,
+  findLatestWebhookAttempt,
   findRankingRoundedScore,
   findWebhookMessage,
   insertWebhookAttempt,
@@ -47,7 +52,12 @@ import {
 } from "./messages.ts";
 
 /** The bindings the consumer uses. */
-export type WebhooksConsumerEnv = WebhooksVars & { DB: D1Database; WEBHOOKS: Queue };
+export type WebhooksConsumerEnv = WebhooksVars & {
+  DB: D1Database;
+  WEBHOOKS: Queue;
+  /** `bouts-webhooks-dlq`: where a delivery goes when its retry schedule is exhausted. */
+  WEBHOOKS_DLQ: Queue;
+};
 
 /** Injectable effects, for tests; production uses the globals. */
 export interface ConsumeOptions {
@@ -251,8 +261,16 @@ async function deliver(
       message.retry({ delaySeconds: plan.value.delaySeconds });
       return;
     }
+    // Exhausted. Dead-lettered by us, not by a retry past `max_retries`: the schedule alone
+    // decides when, whatever the queue's limit. Marked first, so the log never shows a
+    // buried message as pending; a failed send throws, and the retry lets the queue
+    // dead-letter it instead (attempts > max_retries).
+    await setWebhookMessageStatus(db, stored.id, "dead", now.getTime());
+    await env.WEBHOOKS_DLQ.send(body);
+    message.ack();
+    return;
   }
-  // Exhausted, refused for good (3xx, 4xx, 410) or the endpoint was just disabled.
+  // Refused for good (3xx, 4xx, 410) or the endpoint was just disabled.
   await setWebhookMessageStatus(db, stored.id, "failed", now.getTime());
   message.ack();
 }
@@ -279,37 +297,58 @@ function attemptFields(outcome: DeliveryOutcome) {
 // ─── Dead letters ───
 
 /**
- * Consumes `bouts-webhooks-dlq`: a delivery that the queue gave up on is marked `dead` with a
- * final log entry, so the agent sees it in the delivery log; an event is logged.
+ * Consumes `bouts-webhooks-dlq`. A dead delivery gets one final `dead` entry in its delivery
+ * log and the status `dead`, whichever way it arrived: sent by {@link consumeWebhooks} when
+ * the retry schedule ran out (already `dead`), or moved by the queue after `max_retries`
+ * because the consumer itself kept failing (still `pending`). Idempotent: a message whose
+ * latest log entry is already `dead` is left alone (a repeated dead letter, or a stale one
+ * after a manual redelivery that has not been attempted yet), and so is a message that has
+ * settled otherwise (delivered, failed, skipped). An event is only logged. A fault of ours
+ * retries that dead letter alone.
  */
 export async function consumeDeadWebhooks(
   batch: MessageBatch,
-  env: WebhooksConsumerEnv,
+  env: Pick<WebhooksConsumerEnv, "DB">,
   now: () => Date = () => new Date(),
 ): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
-    const parsed = WebhookQueueMessageSchema.safeParse(message.body);
-    if (parsed.success && parsed.data.kind === "delivery") {
-      const found = await findWebhookMessage(db, parsed.data.messageId);
-      if (found) {
-        const at = now().getTime();
-        await insertWebhookAttempt(db, {
-          messageId: found.message.id,
-          attempt: message.attempts,
-          at,
-          outcome: "dead",
-          reason: "dead-lettered",
-          status: null,
-          latencyMs: 0,
-          response: null,
-          responseTruncated: false,
-        });
-        await setWebhookMessageStatus(db, found.message.id, "dead", at);
-      }
-    } else {
-      console.error(`webhooks: dead letter ${message.id}`, JSON.stringify(message.body));
+    try {
+      await buryDeadLetter(db, message, now());
+      message.ack();
+    } catch (e) {
+      console.error(`webhooks: dead letter ${message.id} failed`, e);
+      message.retry();
     }
-    message.ack();
   }
+}
+
+async function buryDeadLetter(db: Db, message: Message, now: Date): Promise<void> {
+  const parsed = WebhookQueueMessageSchema.safeParse(message.body);
+  if (!parsed.success || parsed.data.kind !== "delivery") {
+    console.error(`webhooks: dead letter ${message.id}`, JSON.stringify(message.body));
+    return;
+  }
+  const found = await findWebhookMessage(db, parsed.data.messageId);
+  if (!found) {
+    console.warn(`webhooks: dead letter ${message.id} for a deleted message`);
+    return;
+  }
+  const { id, status } = found.message;
+  if (status !== "pending" && status !== "dead") return;
+  const latest = await findLatestWebhookAttempt(db, id);
+  if (latest?.outcome === "dead") return;
+  await insertWebhookAttempt(db, {
+    messageId: id,
+    // The attempt it concludes: the last one made (0 when none was recorded).
+    attempt: latest?.attempt ?? 0,
+    at: now.getTime(),
+    outcome: "dead",
+    reason: status === "dead" ? "retries-exhausted" : "dead-lettered",
+    status: null,
+    latencyMs: 0,
+    response: null,
+    responseTruncated: false,
+  });
+  if (status === "pending") await setWebhookMessageStatus(db, id, "dead", now.getTime());
 }

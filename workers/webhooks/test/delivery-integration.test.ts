@@ -2,12 +2,13 @@
  * The consumer against the Node-side receiver: fan-out and dedupe, Standard Webhooks
  * signatures checked with the independent `standardwebhooks` package, the retry schedule as
  * `message.retry` delays, Retry-After, redirects, 410, rotation, the test event, the delivery
- * log, redelivery with the same webhook-id and dead letters.
+ * log, redelivery with the same webhook-id, and dead letters: an exhausted delivery reaches the
+ * real `bouts-webhooks-dlq` queue and its consumer, which logs each dead message once.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { consumeDeadWebhooks } from "../src/index.ts";
 import {
   call,
@@ -49,16 +50,19 @@ async function fanOut(event: unknown): Promise<string[]> {
 }
 
 /** Registers an endpoint at `path` and fans one scored event out to it; returns its message id. */
-async function oneMessage(path: string): Promise<{ endpoint: Registered; messageId: string }> {
-  const endpoint = await register(a.token, path, ["submission.scored"]);
-  const ids = await fanOut(scored(a.id, `evt_${path.replaceAll("/", "_")}`));
+async function oneMessage(
+  path: string,
+  agent: Agent = a,
+): Promise<{ endpoint: Registered; messageId: string }> {
+  const endpoint = await register(agent.token, path, ["submission.scored"]);
+  const ids = await fanOut(scored(agent.id, `evt_${path.replaceAll("/", "_")}`));
   const messageId = ids.at(-1);
   if (!messageId) throw new Error("nothing enqueued");
   return { endpoint, messageId };
 }
 
-async function deliveries(endpointId: string) {
-  const res = await call(`/v1/webhooks/${endpointId}/deliveries`, { token: a.token });
+async function deliveries(endpointId: string, agent: Agent = a) {
+  const res = await call(`/v1/webhooks/${endpointId}/deliveries`, { token: agent.token });
   expect(res.status).toBe(200);
   return (
     await res.json<{
@@ -150,16 +154,6 @@ describe("delivery", () => {
     expect(r4.explicitAcks).toHaveLength(1);
     const got = await receivedAt("/d/retry");
     expect(got.map((r) => r.headers["webhook-id"])).toEqual(Array(4).fill(messageId));
-  });
-
-  it("stops after the last scheduled attempt and marks the message failed", async () => {
-    const { endpoint, messageId } = await oneMessage("/d/exhausted");
-    await script("/d/exhausted", [{ status: 500 }]);
-    const result = await consumeOne(delivery(messageId), { attempts: 11 });
-    expect(result.retryMessages).toEqual([]);
-    expect(result.explicitAcks).toHaveLength(1);
-    const [log] = await deliveries(endpoint.id);
-    expect(log?.status).toBe("failed");
   });
 
   it("does not follow a redirect and logs its Location", async () => {
@@ -290,17 +284,137 @@ describe("rotation, test event and redelivery", () => {
       404,
     );
   });
+});
 
-  it("marks a dead-lettered delivery dead in the log", async () => {
-    const { endpoint, messageId } = await oneMessage("/r/dead");
+/** Runs the dead-letter consumer on `bodies` (one DLQ message each); returns the acked ids. */
+async function consumeDead(bodies: unknown[]): Promise<string[]> {
+  const batch = createMessageBatch(
+    "bouts-webhooks-dlq",
+    bodies.map((body, i) => ({ id: `dead-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await consumeDeadWebhooks(batch, env);
+  return (await getQueueResult(batch, ctx)).explicitAcks;
+}
+
+/** Polls the delivery log until `done` holds for the message (the DLQ consumer runs apart). */
+async function logOnceSettled(endpointId: string, messageId: string, done: (m: Log) => boolean) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const log = (await deliveries(endpointId, c)).find((m) => m.messageId === messageId);
+    if (log && done(log)) return log;
+    if (Date.now() > deadline) throw new Error(`log never settled: ${JSON.stringify(log)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+type Log = Awaited<ReturnType<typeof deliveries>>[number];
+let c: Agent;
+
+describe("dead letters", () => {
+  // An agent of its own: an agent has at most 10 endpoints.
+  beforeAll(async () => {
+    ({ a: c } = await seedAgents());
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("sends an exhausted delivery to the dead-letter queue, whose consumer logs it once, and redelivers it", async () => {
+    const { endpoint, messageId } = await oneMessage("/dl/exhausted", c);
+    await script("/dl/exhausted", [{ status: 500 }, { status: 200 }]);
+    const sent = vi.spyOn(env.WEBHOOKS_DLQ, "send");
+    const result = await consumeOne(delivery(messageId), { attempts: 11 });
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(sent.mock.calls.map(([body]) => body)).toEqual([delivery(messageId)]);
+    // Marked at once, before the dead letter is consumed.
+    const marked = (await deliveries(endpoint.id, c)).find((m) => m.messageId === messageId);
+    expect(marked?.status).toBe("dead");
+    // The real queue delivers the dead letter to the platform's DLQ consumer.
+    const log = await logOnceSettled(endpoint.id, messageId, (m) => m.attempts.length === 2);
+    expect(log.status).toBe("dead");
+    expect(log.attempts.map((a) => [a.outcome, a.reason])).toEqual([
+      ["retry", "server-error"],
+      ["dead", "retries-exhausted"],
+    ]);
+    // A repeated dead letter adds nothing.
+    expect(await consumeDead([delivery(messageId)])).toEqual(["dead-0"]);
+    expect((await logOnceSettled(endpoint.id, messageId, () => true)).attempts).toHaveLength(2);
+    // Manual redelivery still works, with the same webhook-id, and a stale dead letter that
+    // arrives before its first attempt does not bury it again.
+    const res = await call(`/v1/webhooks/${endpoint.id}/deliveries/${messageId}/redeliver`, {
+      method: "POST",
+      token: c.token,
+    });
+    expect(res.status).toBe(202);
+    await consumeDead([delivery(messageId)]);
+    expect((await consumeOne(delivery(messageId))).explicitAcks).toHaveLength(1);
+    const redelivered = await logOnceSettled(endpoint.id, messageId, () => true);
+    expect(redelivered.status).toBe("delivered");
+    expect(redelivered.attempts.at(-1)?.outcome).toBe("delivered");
+    const got = await receivedAt("/dl/exhausted");
+    expect(got.map((r) => r.headers["webhook-id"])).toEqual([messageId, messageId]);
+  });
+
+  it("retries an exhausted delivery whose dead-letter send fails, so that the queue dead-letters it", async () => {
+    const { endpoint, messageId } = await oneMessage("/dl/send-fails", c);
+    await script("/dl/send-fails", [{ status: 503 }]);
+    vi.spyOn(env.WEBHOOKS_DLQ, "send").mockRejectedValue(new Error("queue down"));
+    const result = await consumeOne(delivery(messageId), { attempts: 11 });
+    expect(result.retryMessages).toHaveLength(1);
+    expect(result.explicitAcks).toEqual([]);
+    // The queue's own dead letter (attempts > max_retries) then meets a message already dead.
+    expect(await consumeDead([delivery(messageId)])).toEqual(["dead-0"]);
+    const [log] = await deliveries(endpoint.id, c);
+    expect(log?.status).toBe("dead");
+    expect(log?.attempts.map((x) => x.outcome)).toEqual(["retry", "dead"]);
+  });
+
+  it("buries a delivery the queue dead-lettered after consumer faults, once however often it arrives", async () => {
+    const { endpoint, messageId } = await oneMessage("/dl/faulted", c);
+    expect(await consumeDead([delivery(messageId), delivery(messageId)])).toEqual([
+      "dead-0",
+      "dead-1",
+    ]);
+    await consumeDead([delivery(messageId)]);
+    const [log] = await deliveries(endpoint.id, c);
+    expect(log?.status).toBe("dead");
+    expect(log?.attempts).toEqual([
+      expect.objectContaining({ outcome: "dead", reason: "dead-lettered", status: null }),
+    ]);
+    // A duplicate delivery message of a dead message is acked unsent.
+    expect((await consumeOne(delivery(messageId))).explicitAcks).toHaveLength(1);
+    expect(await receivedAt("/dl/faulted")).toEqual([]);
+  });
+
+  it("leaves a settled message as it is and acks events, malformed and unknown dead letters", async () => {
+    const { endpoint, messageId } = await oneMessage("/dl/settled", c);
+    await consumeOne(delivery(messageId));
+    expect(
+      await consumeDead([
+        delivery(messageId),
+        delivery("msg_missing"),
+        scored(c.id, "evt_dead_event"),
+        { not: "a message" },
+      ]),
+    ).toEqual(["dead-0", "dead-1", "dead-2", "dead-3"]);
+    const [log] = await deliveries(endpoint.id, c);
+    expect(log?.status).toBe("delivered");
+    expect(log?.attempts.map((x) => x.outcome)).toEqual(["delivered"]);
+  });
+
+  it("retries a dead letter when the database fails", async () => {
+    const { messageId } = await oneMessage("/dl/db-down", c);
+    vi.spyOn(env.DB, "prepare").mockImplementation(() => {
+      throw new Error("D1 down");
+    });
     const batch = createMessageBatch("bouts-webhooks-dlq", [
-      { id: "dead-1", timestamp: new Date(), attempts: 1, body: delivery(messageId) },
+      { id: "dead-db", timestamp: new Date(), attempts: 1, body: delivery(messageId) },
     ]);
     const ctx = createExecutionContext();
     await consumeDeadWebhooks(batch, env);
-    expect((await getQueueResult(batch, ctx)).explicitAcks).toEqual(["dead-1"]);
-    const [log] = await deliveries(endpoint.id);
-    expect(log?.status).toBe("dead");
-    expect(log?.attempts.at(-1)?.outcome).toBe("dead");
+    const result = await getQueueResult(batch, ctx);
+    expect(result.retryMessages.map((m) => m.msgId)).toEqual(["dead-db"]);
+    expect(result.explicitAcks).toEqual([]);
   });
 });

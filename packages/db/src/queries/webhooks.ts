@@ -177,6 +177,20 @@ export async function insertWebhookAttempt(db: Db, row: NewWebhookAttempt): Prom
   await db.insert(webhookAttempts).values(row);
 }
 
+/** The message's most recent attempt (or dead-letter entry); undefined when it has none. */
+export async function findLatestWebhookAttempt(
+  db: Db,
+  messageId: string,
+): Promise<WebhookAttemptRow | undefined> {
+  return db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.messageId, messageId))
+    .orderBy(desc(webhookAttempts.id))
+    .limit(1)
+    .get();
+}
+
 /** A message of the delivery log with its attempts, oldest attempt first. */
 export interface WebhookDelivery {
   message: WebhookMessageRow;
