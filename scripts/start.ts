@@ -271,7 +271,12 @@ async function main() {
   const worker = startWorker({
     port: PORT,
     persistTo: PERSIST,
-    vars: { RUNNER_URL: runnerUp ? RUNNER : "" },
+    vars: {
+      RUNNER_URL: runnerUp ? RUNNER : "",
+      // Local development: webhook receivers on loopback (docs/webhooks.md), links to this API.
+      WEBHOOKS_ALLOW_LOOPBACK: "true",
+      WEBHOOKS_LINK_ORIGIN: API,
+    },
   });
   children.push(worker);
   worker.on("exit", (code) => {
