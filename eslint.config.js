@@ -49,6 +49,7 @@ export default tseslint.config(
       "packages/ranking/src/**/*.ts",
       "packages/webhooks/src/**/*.ts",
       "packages/judges/src/**/*.ts",
+      "packages/adversarial/src/**/*.ts",
     ],
     ignores: ["**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", PLATFORM_IMPORTS] },

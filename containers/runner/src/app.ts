@@ -9,10 +9,18 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { RunJobRequestSchema, type RunJobRequest, type RunReport } from "@bouts/contracts";
+import path from "node:path";
+import {
+  RunGeneratedRequestSchema,
+  RunJobRequestSchema,
+  type GeneratedRunResult,
+  type RunJobRequest,
+  type RunReport,
+} from "@bouts/contracts";
 import {
   describeBundleError,
   computeSha256,
+  packDir,
   prepareChallenge,
   type BundleError,
 } from "./challenge/bundle.ts";
@@ -212,6 +220,101 @@ export function createRunnerApp(
       if (r.value.infrastructure?.reason === "sandbox-unavailable")
         return problem(c, { reason: "sandbox-unavailable", report: r.value });
       return c.json(r.value);
+    } finally {
+      active -= 1;
+    }
+  });
+
+  // A suite written elsewhere (the score worker's model-backed generator): every test runs first
+  // against the reference solution, and only the tests the reference passes are run against
+  // the submission and counted. Nothing here trusts the suite beyond running it sandboxed.
+  app.post("/v1/runs/generated", limitBody, async (c) => {
+    const parts = await readParts(c, ["submission", "bundle"]);
+    if (!parts.ok) return problem(c, parts.error);
+    const parsed = RunGeneratedRequestSchema.safeParse(parts.job);
+    if (!parsed.success)
+      return problem(c, {
+        reason: "invalid-job",
+        issues: parsed.error.issues.map((i) => `${i.path.join(".") || "job"}: ${i.message}`),
+      });
+    const job = parsed.data;
+    const challenge = await prepareChallenge(parts.files.bundle!, prepareOptions);
+    if (!challenge.ok) return problem(c, { reason: "bundle", error: challenge.error });
+    if (job.suite.tests.length === 0)
+      return problem(c, { reason: "invalid-job", issues: ["suite.tests: the suite is empty"] });
+    const runtimeFile = challenge.value.manifest.runtime === "node22" ? /\.test\.mjs$/ : /\.py$/;
+    const foreign = job.suite.files.find((f) => !runtimeFile.test(f.path));
+    if (foreign)
+      return problem(c, {
+        reason: "invalid-job",
+        issues: [
+          `suite.files: ${foreign.path} is not a ${challenge.value.manifest.runtime} test file`,
+        ],
+      });
+    active += 1;
+    try {
+      const runId = job.runId ?? randomUUID();
+      const reference = await packDir(path.join(challenge.value.root, "reference"));
+      const onReference = await runJob({
+        runId: `${runId}-ref`,
+        challenge: challenge.value,
+        submission: reference,
+        submissionSha256: computeSha256(reference),
+        requestedLimits: job.limits ?? {},
+        environment,
+        generation: { suite: job.suite, onlyGenerated: true },
+      });
+      if (!onReference.ok) return problem(c, { reason: "job", error: onReference.error });
+      if (onReference.value.infrastructure?.reason === "sandbox-unavailable")
+        return problem(c, { reason: "sandbox-unavailable", report: onReference.value });
+      const refById = new Map(onReference.value.adversarialTests.map((t) => [t.id, t]));
+      const dropped = job.suite.tests
+        .filter((t) => refById.get(t.id)?.status !== "passed")
+        .map((t) => ({
+          id: t.id,
+          reason:
+            `fails on the reference solution: ${refById.get(t.id)?.message ?? "not run"}`.slice(
+              0,
+              300,
+            ),
+        }));
+      const kept = job.suite.tests.filter((t) => refById.get(t.id)?.status === "passed");
+      const generator = {
+        ...job.suite.generator,
+        status: "ok" as const,
+        detail: null,
+        candidates: job.suite.tests.length,
+        selected: kept.length,
+        dropped,
+      };
+      let tests: GeneratedRunResult["tests"] = [];
+      let infrastructure: GeneratedRunResult["infrastructure"] = null;
+      if (kept.length > 0) {
+        const submission = parts.files.submission!;
+        const r = await runJob({
+          runId,
+          challenge: challenge.value,
+          submission,
+          submissionSha256: computeSha256(submission),
+          requestedLimits: job.limits ?? {},
+          environment,
+          generation: { suite: { ...job.suite, tests: kept }, onlyGenerated: true },
+        });
+        if (!r.ok) return problem(c, { reason: "job", error: r.error });
+        if (r.value.infrastructure?.reason === "sandbox-unavailable")
+          return problem(c, { reason: "sandbox-unavailable", report: r.value });
+        tests = r.value.adversarialTests;
+        infrastructure = r.value.infrastructure;
+      }
+      const result: GeneratedRunResult = {
+        schemaVersion: 1,
+        runId,
+        tests,
+        dropped,
+        generator,
+        infrastructure,
+      };
+      return c.json(result);
     } finally {
       active -= 1;
     }

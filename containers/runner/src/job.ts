@@ -8,10 +8,22 @@
  * Invariants: every manifest test appears in the report exactly once; a sandbox that cannot
  * start turns the whole run into an infrastructure error, and nothing runs unsandboxed.
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import {
+  buildCandidates,
+  computeGeneratedBudget,
+  createDeterministicGenerator,
+  weightHalves,
+  writeDeterministicSuite,
+} from "@bouts/adversarial";
 import type {
+  AdversarialTestResult,
   ChallengeLimits,
+  GeneratedSuite,
+  GeneratedTestSpec,
+  GenerationReport,
+  GeneratorReport,
   ExploitEvidence,
   IntegrityEvidence,
   RunLimits,
@@ -55,6 +67,13 @@ export interface JobContext {
   environment: RunnerEnvironment;
   /** Called after each test, e.g. for progress output. */
   onTest?: (id: string, judgement: TestJudgement) => void;
+  /**
+   * Generated adversarial tests: "select" (default) draws the deterministic generator's tests
+   * for this submission; "all-candidates" runs every candidate (challenge QA); a supplied suite
+   * (written by a model-backed generator elsewhere) replaces both; "none" runs none.
+   */
+  generation?:
+    "select" | "all-candidates" | "none" | { suite: GeneratedSuite; onlyGenerated: boolean };
 }
 
 /** Per-process runner state shared by all jobs. */
@@ -135,6 +154,7 @@ export class RunJob {
   #workspace: Workspace | null = null;
   #limits: RunLimits | null = null;
   #unpackMs = 0;
+  #generated: { tests: GeneratedTestSpec[]; report: GenerationReport } | null = null;
   readonly #ctx: JobContext;
   readonly #runDir: string;
   readonly #startedAt = new Date();
@@ -177,8 +197,112 @@ export class RunJob {
     }
     this.#workspace = ws.value;
     this.#limits = limits.value;
+    this.#generated = await this.#generate(ws.value);
     this.#state = "primed";
     return ok(limits.value);
+  }
+
+  /** Writes this run's generated tests into the workspace (after the pristine tests). */
+  async #generate(
+    ws: Workspace,
+  ): Promise<{ tests: GeneratedTestSpec[]; report: GenerationReport }> {
+    const { manifest } = this.#ctx.challenge;
+    const mode = this.#ctx.generation ?? "select";
+    const prebuilt = manifest.adversarialTests.reduce((s, t) => s + weightHalves(t.severity), 0);
+    const budget = computeGeneratedBudget(prebuilt);
+    const generators: GeneratorReport[] = [];
+    let suite: GeneratedSuite | null = null;
+    if (typeof mode === "object") {
+      suite = mode.suite;
+      generators.push({
+        ...mode.suite.generator,
+        status: "ok",
+        detail: null,
+        candidates: mode.suite.tests.length,
+        selected: mode.suite.tests.length,
+        dropped: [],
+      });
+    } else if (mode !== "none") {
+      const base = { name: "deterministic-interface", kind: "deterministic" as const, model: null };
+      const iface = manifest.interface ?? null;
+      const excluded = manifest.generation.exclude;
+      if (mode === "all-candidates" && iface) {
+        const pool = buildCandidates(iface, manifest.runtime);
+        if (pool.ok) {
+          const all = pool.value.filter((c) => !excluded.includes(c.id));
+          suite = writeDeterministicSuite(iface, manifest.runtime, all);
+          generators.push({
+            ...base,
+            status: "ok",
+            detail: "every candidate (challenge QA)",
+            candidates: all.length,
+            selected: all.length,
+            dropped: [],
+          });
+        } else
+          generators.push({
+            ...base,
+            status: "unavailable",
+            detail: pool.detail,
+            candidates: 0,
+            selected: 0,
+            dropped: [],
+          });
+      } else {
+        const r = await createDeterministicGenerator().generate({
+          challengeId: manifest.id,
+          runtime: manifest.runtime,
+          interface: iface,
+          sources: ws.sources,
+          seed: this.#ctx.submissionSha256,
+          budget: { weightHalves: budget, maxTests: manifest.generation.maxTests },
+          exclude: excluded,
+        });
+        if (r.ok) {
+          suite = r.value.suite;
+          generators.push({
+            ...base,
+            status: "ok",
+            detail: r.value.notes.join("; ").slice(0, 500) || null,
+            candidates: r.value.candidates,
+            selected: r.value.suite.tests.length,
+            dropped: excluded.slice(0, 64).map((id) => ({
+              id,
+              reason: "failed on the reference solution in challenge QA",
+            })),
+          });
+        } else
+          generators.push({
+            ...base,
+            status: r.error.reason,
+            detail: r.error.detail,
+            candidates: 0,
+            selected: 0,
+            dropped: [],
+          });
+      }
+    }
+    if (suite) {
+      // Host-written after the pristine tests were laid down: the submission cannot plant these.
+      for (const f of suite.files) {
+        const target = path.join(ws.workDir, "tests", f.path);
+        mkdirSync(path.dirname(target), { recursive: true });
+        writeFileSync(target, f.content, { flag: "w" });
+      }
+    }
+    const tests = suite?.tests ?? [];
+    return {
+      tests,
+      report: {
+        target: { prebuilt: 40, generated: 60 },
+        weightHalves: {
+          prebuilt,
+          generated: tests.reduce((s, t) => s + weightHalves(t.severity), 0),
+          budget,
+        },
+        generators,
+      },
+    };
   }
 
   /** Scans and runs every test; primed → executed. Refuses unless primed. */
@@ -196,19 +320,30 @@ export class RunJob {
 
     const tScan = performance.now();
     let scan: ScanReport;
-    try {
-      scan = await scanSubmission(ws.submissionDir, {
-        runtime: manifest.runtime === "node22" ? "node" : "python",
-        timeoutMs: Math.min(120_000, limits.runWallMs),
-      });
-    } catch (e) {
-      scan = UNAVAILABLE_SCAN(`scanner failed: ${(e as Error).message}`.slice(0, 500));
-    }
+    if (typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated)
+      scan = UNAVAILABLE_SCAN("not scanned: this run only checks generated tests");
+    else
+      try {
+        scan = await scanSubmission(ws.submissionDir, {
+          runtime: manifest.runtime === "node22" ? "node" : "python",
+          timeoutMs: Math.min(120_000, limits.runWallMs),
+        });
+      } catch (e) {
+        scan = UNAVAILABLE_SCAN(`scanner failed: ${(e as Error).message}`.slice(0, 500));
+      }
     const scanMs = performance.now() - tScan;
 
+    const generated = this.#generated?.tests ?? [];
+    const onlyGenerated =
+      typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated;
     const tests = [
-      ...manifest.staticTests.map((t) => ({ ...t, kind: "static" as const })),
-      ...manifest.adversarialTests.map((t) => ({ ...t, kind: "adversarial" as const })),
+      ...(onlyGenerated
+        ? []
+        : manifest.staticTests.map((t) => ({ ...t, kind: "static" as const }))),
+      ...(onlyGenerated
+        ? []
+        : manifest.adversarialTests.map((t) => ({ ...t, kind: "adversarial" as const }))),
+      ...generated.map((t) => ({ ...t, kind: "generated" as const })),
     ];
     const judgements = new Map<string, TestJudgement>();
     let infrastructure: RunReport["infrastructure"] = null;
@@ -315,16 +450,32 @@ export class RunJob {
           durationMs: Math.round(j.durationMs * 1000) / 1000,
           message: j.message,
         })),
-      adversarialTests: all
-        .filter(({ t }) => t.kind === "adversarial")
-        .map(({ t, j }) => ({
+      adversarialTests: all.flatMap(({ t, j }): AdversarialTestResult[] => {
+        const outcome = {
           id: t.id,
-          severity: "severity" in t ? t.severity : "low",
-          origin: "prebuilt" as const,
           status: j.status,
           durationMs: Math.round(j.durationMs * 1000) / 1000,
           message: j.message,
-        })),
+        };
+        if (t.kind === "adversarial")
+          return [{ ...outcome, severity: t.severity, origin: "prebuilt" }];
+        if (t.kind !== "generated") return [];
+        const generator = this.#generated!.report.generators[0]!;
+        return [
+          {
+            ...outcome,
+            severity: t.severity,
+            origin: "generated",
+            generated: {
+              generator: generator.name,
+              kind: generator.kind,
+              technique: t.technique,
+              target: t.target,
+              rationale: t.rationale,
+            },
+          },
+        ];
+      }),
       stability: {
         verdict: infrastructure
           ? "clean"
@@ -350,6 +501,7 @@ export class RunJob {
       },
       notes: ws.notes.slice(0, 100).map((n) => n.slice(0, 500)),
       infrastructure,
+      ...(this.#generated ? { generation: this.#generated.report } : {}),
     };
     return ok(report);
   }

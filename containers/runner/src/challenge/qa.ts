@@ -2,8 +2,11 @@
  * @module runner/challenge/qa
  * Challenge QA, the seed's flaky detection: run the reference solution several times; a test
  * that fails on it even once is reported ("failing" if it never passed, "flaky" otherwise) and
- * removed from the cleaned manifest. A challenge is publishable only when every run completed,
- * every test passed every time, and the reference ran with clean stability.
+ * removed from the cleaned manifest. Every candidate of the deterministic adversarial generator
+ * is run too: one that fails on the reference is listed for `generation.exclude` (the declared
+ * interface promised something the reference does not do). A challenge is publishable only
+ * when every run completed, every test and candidate passed every time, and the reference ran
+ * with clean stability.
  */
 import { randomUUID } from "node:crypto";
 import type { ChallengeManifest } from "@bouts/contracts";
@@ -16,7 +19,7 @@ import path from "node:path";
 /** QA verdict for one test. */
 export interface QaTest {
   id: string;
-  kind: "static" | "adversarial";
+  kind: "static" | "adversarial" | "generated";
   passes: number;
   runs: number;
   verdict: "stable" | "flaky" | "failing";
@@ -44,6 +47,8 @@ export async function runChallengeQa(
   const submission = await packDir(path.join(challenge.root, "reference"));
   const m = challenge.manifest;
   const tally = new Map<string, { passes: number; last: string }>();
+  const prebuiltIds = new Set(m.adversarialTests.map((t) => t.id));
+  const generatedIds = new Set<string>();
   const problems: string[] = [];
   for (let i = 0; i < repeats; i += 1) {
     const r = await runJob({
@@ -53,6 +58,7 @@ export async function runChallengeQa(
       submissionSha256: computeSha256(submission),
       requestedLimits: {},
       environment,
+      generation: "all-candidates",
     });
     if (!r.ok) return err(r.error);
     const report = r.value;
@@ -62,6 +68,8 @@ export async function runChallengeQa(
         `run ${i + 1}: reference stability ${report.stability.verdict}: ${report.stability.evidence.slice(0, 3).join("; ")}`,
       );
     }
+    for (const t of report.adversarialTests)
+      if (!prebuiltIds.has(t.id) && t.origin === "generated") generatedIds.add(t.id);
     for (const t of [...report.staticTests, ...report.adversarialTests]) {
       const prev = tally.get(t.id) ?? { passes: 0, last: "" };
       tally.set(t.id, {
@@ -73,6 +81,7 @@ export async function runChallengeQa(
   const tests: QaTest[] = [
     ...m.staticTests.map((t) => ({ id: t.id, kind: "static" as const })),
     ...m.adversarialTests.map((t) => ({ id: t.id, kind: "adversarial" as const })),
+    ...[...generatedIds].map((id) => ({ id, kind: "generated" as const })),
   ].map(({ id, kind }) => {
     const { passes, last } = tally.get(id) ?? { passes: 0, last: "never ran" };
     return {
@@ -85,11 +94,22 @@ export async function runChallengeQa(
     };
   });
   const removed = tests.filter((t) => t.verdict !== "stable").map((t) => t.id);
+  const removedGenerated = tests
+    .filter((t) => t.kind === "generated" && t.verdict !== "stable")
+    .map((t) => t.id);
   const cleanedManifest: ChallengeManifest = {
     ...m,
     staticTests: m.staticTests.filter((t) => !removed.includes(t.id)),
     adversarialTests: m.adversarialTests.filter((t) => !removed.includes(t.id)),
+    generation: {
+      ...m.generation,
+      exclude: [...m.generation.exclude, ...removedGenerated],
+    },
   };
+  if (removedGenerated.length > 0)
+    problems.push(
+      `generated candidates failed on the reference; add them to generation.exclude: ${removedGenerated.join(", ")}`,
+    );
   if (cleanedManifest.staticTests.length === 0) problems.push("no static test survives QA");
   return ok({
     challengeId: m.id,

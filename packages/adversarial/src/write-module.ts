@@ -1,0 +1,257 @@
+/**
+ * @module adversarial/write-module
+ * Writes module candidates as one node:test file or one pytest file. The helpers at the top
+ * of each file are the oracles; every test is one call of one helper. Generated files import
+ * the submission's module by its declared path and nothing else of the workspace. Pure.
+ */
+import type { ModuleInterface } from "@bouts/contracts";
+import type { ModuleCandidate, ModuleOp } from "./module.ts";
+import { pyString, toJs, toPy, type TestValue } from "./values.ts";
+
+const JS_HELPERS = String.raw`
+const J = (s) => JSON.parse(s);
+const deep = (n) => { let o = { leaf: 1 }; for (let i = 0; i < n; i++) o = { a: o }; return o; };
+const wide = (n) => { const o = {}; for (let i = 0; i < n; i++) o["k" + i] = i; return o; };
+const describe = (e) => {
+  const name = e?.constructor?.name ?? typeof e;
+  return name + ": " + String(e?.message ?? e).slice(0, 200);
+};
+const preview = (v) => {
+  try { return String(JSON.stringify(v)).slice(0, 100); } catch { return typeof v; }
+};
+function isA(e, expected) {
+  if (e === null || typeof e !== "object") return false;
+  for (let p = Object.getPrototypeOf(e); p; p = Object.getPrototypeOf(p)) {
+    if (p.constructor?.name === expected) return true;
+  }
+  return false;
+}
+function fn(name) {
+  const f = mod[name] ?? mod.default?.[name];
+  if (typeof f !== "function") throw new Error("the module does not export " + name);
+  return f;
+}
+async function expectRejects(name, args, expected) {
+  let thrown = null;
+  let result;
+  try { result = await fn(name)(...args()); } catch (e) { thrown = { e }; }
+  assert.ok(thrown, name + " accepted invalid input and returned " + preview(result) + " instead of throwing " + expected);
+  assert.ok(isA(thrown.e, expected), name + " threw " + describe(thrown.e) + " instead of " + expected);
+}
+async function expectGraceful(name, args, expected) {
+  try { await fn(name)(...args()); } catch (e) {
+    assert.ok(isA(e, expected), name + " failed with " + describe(e) + "; only " + expected + " is a graceful refusal");
+  }
+}
+async function expectNoPollution(name, args, expected) {
+  try {
+    let result;
+    try { result = await fn(name)(...args()); } catch (e) {
+      assert.ok(isA(e, expected), name + " failed with " + describe(e) + "; only " + expected + " is a graceful refusal");
+    }
+    assert.equal(Object.prototype.polluted, undefined, "Object.prototype was polluted");
+    assert.equal({}.polluted, undefined, "new objects inherit a polluted key");
+    if (result !== null && typeof result === "object") {
+      assert.equal(result.polluted, undefined, "the result's prototype chain carries the hostile key");
+      const proto = Object.getPrototypeOf(result);
+      assert.ok(proto === Object.prototype || proto === null || Array.isArray(result), "the result's prototype was replaced");
+    }
+  } finally {
+    delete Object.prototype.polluted;
+  }
+}
+async function expectConsistent(name, args, calls) {
+  const first = await fn(name)(...args());
+  const all = await Promise.all(Array.from({ length: calls }, async () => fn(name)(...args())));
+  for (const r of all) assert.deepStrictEqual(r, first, "concurrent calls disagree");
+}
+async function expectInterleaved(name, args, other) {
+  const first = await fn(name)(...args());
+  try { await fn(name)(...other()); } catch {}
+  const again = await fn(name)(...args());
+  assert.deepStrictEqual(again, first, "the same call gave a different result after another call");
+}
+async function expectNoMutation(name, args) {
+  const given = args();
+  const before = structuredClone(given);
+  try { await fn(name)(...given); } catch {}
+  assert.deepStrictEqual(given, before, name + " changed its arguments");
+}
+`;
+
+function jsArgs(args: TestValue[]): string {
+  return `() => [${args.map(toJs).join(", ")}]`;
+}
+
+function jsCall(op: ModuleOp): string {
+  const n = JSON.stringify(op.fn);
+  switch (op.op) {
+    case "rejects":
+      return `await expectRejects(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)});`;
+    case "graceful":
+      return `await expectGraceful(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)});`;
+    case "no-pollution":
+      return `await expectNoPollution(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)});`;
+    case "consistent":
+      return `await expectConsistent(${n}, ${jsArgs(op.args)}, ${op.calls});`;
+    case "interleaved":
+      return `await expectInterleaved(${n}, ${jsArgs(op.args)}, ${jsArgs(op.other)});`;
+    case "no-mutation":
+      return `await expectNoMutation(${n}, ${jsArgs(op.args)});`;
+  }
+}
+
+/** The node:test file for `chosen` (test names are the candidates' titles, prefixed by id). */
+export function writeModuleJs(iface: ModuleInterface, chosen: readonly ModuleCandidate[]): string {
+  const lines = [
+    "// Generated adversarial tests (deterministic generator). Do not edit: rewritten per run.",
+    'import { test } from "node:test";',
+    'import assert from "node:assert/strict";',
+    `import * as mod from ${JSON.stringify(`../../${iface.module}`)};`,
+    JS_HELPERS,
+  ];
+  for (const c of chosen) {
+    lines.push(
+      `test(${JSON.stringify(jsTestName(c))}, async () => {`,
+      `  ${jsCall(c.op)}`,
+      "});",
+      "",
+    );
+  }
+  return lines.join("\n");
+}
+
+/** The name a node:test candidate runs under. */
+export function jsTestName(c: { id: string; title: string }): string {
+  return `${c.id}: ${c.title}`;
+}
+
+/** The pytest function name of a candidate. */
+export function pyTestName(c: { id: string }): string {
+  return `test_${c.id.replace(/[^a-z0-9]/g, "_")}`;
+}
+
+const PY_HELPERS = `
+def J(text):
+    return json.loads(text)
+
+
+def deep(n):
+    o = {"leaf": 1}
+    for _ in range(n):
+        o = {"a": o}
+    return o
+
+
+def wide(n):
+    return {f"k{i}": i for i in range(n)}
+
+
+def _fn(name):
+    f = getattr(_mod, name, None)
+    assert callable(f), f"the module does not define {name}"
+    return f
+
+
+def _is_a(e, expected):
+    return any(c.__name__ == expected for c in type(e).__mro__)
+
+
+def _describe(e):
+    return f"{type(e).__name__}: {str(e)[:200]}"
+
+
+def expect_rejects(name, args, expected):
+    try:
+        result = _fn(name)(*args())
+    except Exception as e:  # noqa: BLE001 - the oracle inspects every exception
+        assert _is_a(e, expected), f"{name} raised {_describe(e)} instead of {expected}"
+        return
+    raise AssertionError(f"{name} accepted invalid input and returned {str(result)[:100]} instead of raising {expected}")
+
+
+def expect_graceful(name, args, expected):
+    try:
+        _fn(name)(*args())
+    except Exception as e:  # noqa: BLE001
+        assert _is_a(e, expected), f"{name} failed with {_describe(e)}; only {expected} is a graceful refusal"
+
+
+def expect_no_pollution(name, args, expected):
+    expect_graceful(name, args, expected)
+    assert not hasattr(object, "polluted"), "object was given a hostile attribute"
+
+
+def expect_consistent(name, args, calls):
+    first = _fn(name)(*args())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda _: _fn(name)(*args()), range(calls)))
+    for r in results:
+        assert r == first, "concurrent calls disagree"
+
+
+def expect_interleaved(name, args, other):
+    first = _fn(name)(*args())
+    try:
+        _fn(name)(*other())
+    except Exception:  # noqa: BLE001
+        pass
+    assert _fn(name)(*args()) == first, "the same call gave a different result after another call"
+
+
+def expect_no_mutation(name, args):
+    given = args()
+    before = copy.deepcopy(given)
+    try:
+        _fn(name)(*given)
+    except Exception:  # noqa: BLE001
+        pass
+    assert given == before, f"{name} changed its arguments"
+`;
+
+function pyArgs(args: TestValue[]): string {
+  return `lambda: [${args.map(toPy).join(", ")}]`;
+}
+
+function pyCall(op: ModuleOp): string {
+  const n = pyString(op.fn);
+  switch (op.op) {
+    case "rejects":
+      return `expect_rejects(${n}, ${pyArgs(op.args)}, ${pyString(op.error)})`;
+    case "graceful":
+      return `expect_graceful(${n}, ${pyArgs(op.args)}, ${pyString(op.error)})`;
+    case "no-pollution":
+      return `expect_no_pollution(${n}, ${pyArgs(op.args)}, ${pyString(op.error)})`;
+    case "consistent":
+      return `expect_consistent(${n}, ${pyArgs(op.args)}, ${op.calls})`;
+    case "interleaved":
+      return `expect_interleaved(${n}, ${pyArgs(op.args)}, ${pyArgs(op.other)})`;
+    case "no-mutation":
+      return `expect_no_mutation(${n}, ${pyArgs(op.args)})`;
+  }
+}
+
+/** The pytest file for `chosen`. */
+export function writeModulePy(iface: ModuleInterface, chosen: readonly ModuleCandidate[]): string {
+  const moduleName = iface.module.replace(/\.py$/, "").replace(/\//g, ".");
+  const lines = [
+    "# Generated adversarial tests (deterministic generator). Do not edit: rewritten per run.",
+    "import concurrent.futures",
+    "import copy",
+    "import importlib",
+    "import json",
+    "",
+    `_mod = importlib.import_module(${pyString(moduleName)})`,
+    PY_HELPERS,
+  ];
+  for (const c of chosen) {
+    lines.push(
+      "",
+      `def ${pyTestName(c)}():`,
+      `    """${c.title.replace(/\\/g, "").replace(/"/g, "'")}"""`,
+      `    ${pyCall(c.op)}`,
+      "",
+    );
+  }
+  return lines.join("\n");
+}
