@@ -45,7 +45,12 @@ function timeBare(argv: string[]): Promise<number> {
 export default async function bench(args: string[]): Promise<void> {
   const iterations = Number(args[0] ?? 21);
   const workDir = mkdtempSync(path.join(tmpdir(), "bouts-bench-"));
-  const cfg = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, RUNNER_SELF_TEST: "off" });
+  // RUNNER_UID_BASE is honoured so a bench never shares uids with another runner on the host.
+  const cfg = parseRunnerConfig({
+    RUNNER_WORK_DIR: workDir,
+    RUNNER_SELF_TEST: "off",
+    ...(process.env.RUNNER_UID_BASE ? { RUNNER_UID_BASE: process.env.RUNNER_UID_BASE } : {}),
+  });
   if (!cfg.ok) throw new Error(cfg.error.issues.join("; "));
   const env = await createRunnerEnvironment(cfg.value);
   if (!env.ok) throw new Error(JSON.stringify(env.error));

@@ -8,8 +8,10 @@
  * reused by every sandbox of that uid (creating and removing a memory cgroup per test costs more
  * than the test's interpreter start-up). Invariants: a group is only opened by the holder of its
  * uid in this runner process (names are `uid-<uid>-<pid>`), so it is never shared by two runs;
- * `release()` leaves it empty; groups of dead runner processes are removed at start-up; OOM kills are counted
- * from the moment the group was opened.
+ * `release()` leaves nothing in it but the uid's sandbox launcher (launcher.ts), a root helper
+ * that joined once so that sandboxes are born in the group instead of migrated into it; groups
+ * of dead runner processes are removed at start-up; OOM kills are counted from the moment the
+ * group was opened.
  */
 import {
   existsSync,
@@ -35,13 +37,13 @@ export interface CgroupLimits {
   maxProcesses: number;
 }
 
-/** A live group that sandboxed processes are moved into. */
+/** A live group; the sandbox launcher joins it once and forks sandboxes inside it. */
 export interface RunCgroup {
-  /** cgroup.procs files the wrapper shell writes its pid into before exec. */
+  /** cgroup.procs files the launcher writes its own pid into when it starts. */
   procsFiles: string[];
   /** True when the kernel OOM-killed something in the group since it was opened. */
   readOomKilled(): boolean;
-  /** SIGKILLs every process left in the group and waits until it is empty. */
+  /** SIGKILLs every process left in the group but the launcher, and waits until they are gone. */
   release(): Promise<void>;
 }
 
@@ -124,9 +126,11 @@ function readProcs(dir: string): number[] {
   }
 }
 
-async function emptyGroup(dir: string): Promise<void> {
+/** SIGKILLs every process in `dir` but `spare()` (the group's launcher) until none is left. */
+async function emptyGroup(dir: string, spare: () => number | null): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt += 1) {
-    const pids = readProcs(dir);
+    const keep = spare();
+    const pids = readProcs(dir).filter((p) => p !== keep);
     if (pids.length === 0) return;
     for (const pid of pids) {
       try {
@@ -152,26 +156,32 @@ function ensureDir(dir: string): void {
   mkdirSync(dir, { recursive: true });
 }
 
-/** Opens (creating on first use) the group `name` and sets its limits; empties it first. */
+/**
+ * Opens (creating on first use) the group `name` and sets its limits; empties it first.
+ * `spare()` names the one process that lives in the group between sandboxes (the launcher),
+ * which sweeps leave alone and which `pids.max` makes room for.
+ */
 export async function openRunCgroup(
   support: CgroupSupport,
   name: string,
   limits: CgroupLimits,
+  spare: () => number | null = () => null,
 ): Promise<RunCgroup> {
+  const maxPids = String(limits.maxProcesses + 1);
   if ("unified" in support.dirs) {
     const dir = path.join(support.dirs.unified, name);
     ensureDir(dir);
-    await emptyGroup(dir);
+    await emptyGroup(dir, spare);
     writeFileSync(path.join(dir, "memory.max"), String(limits.memoryBytes));
     writeFileSync(path.join(dir, "memory.swap.max"), "0");
-    writeFileSync(path.join(dir, "pids.max"), String(limits.maxProcesses));
+    writeFileSync(path.join(dir, "pids.max"), maxPids);
     writeFileSync(path.join(dir, "cpu.weight"), "100");
     const events = path.join(dir, "memory.events");
     const baseline = readCounter(events, "oom_kill");
     return {
       procsFiles: [path.join(dir, "cgroup.procs")],
       readOomKilled: () => readCounter(events, "oom_kill") > baseline,
-      release: () => emptyGroup(dir),
+      release: () => emptyGroup(dir, spare),
     };
   }
   const { memory, pids, cpu } = support.dirs;
@@ -180,10 +190,10 @@ export async function openRunCgroup(
   const cp = path.join(cpu, name);
   for (const d of [mem, pid, cp]) {
     ensureDir(d);
-    await emptyGroup(d);
+    await emptyGroup(d, spare);
   }
   writeFileSync(path.join(mem, "memory.limit_in_bytes"), String(limits.memoryBytes));
-  writeFileSync(path.join(pid, "pids.max"), String(limits.maxProcesses));
+  writeFileSync(path.join(pid, "pids.max"), maxPids);
   writeFileSync(path.join(cp, "cpu.shares"), "1024");
   const oomControl = path.join(mem, "memory.oom_control");
   const baseline = readCounter(oomControl, "oom_kill");
@@ -191,7 +201,7 @@ export async function openRunCgroup(
     procsFiles: [mem, pid, cp].map((d) => path.join(d, "cgroup.procs")),
     readOomKilled: () => readCounter(oomControl, "oom_kill") > baseline,
     release: async () => {
-      for (const d of [pid, mem, cp]) await emptyGroup(d);
+      for (const d of [pid, mem, cp]) await emptyGroup(d, spare);
     },
   };
 }

@@ -1,18 +1,27 @@
 /**
  * @module runner/sandbox/sandbox
- * Runs one command inside bubblewrap. The launch chain, all by absolute path, is
- *   sh (joins the per-sandbox cgroups) → prlimit (rlimits) → setpriv (drops to the run's own
- *   unprivileged host uid) → bwrap (new user, pid, net, ipc, uts and cgroup namespaces; read-only
- *   system; fresh tmpfs /tmp; cleared environment) → the command.
+ * Runs one command inside bubblewrap. The launch chain is
+ *   the uid's launcher (launcher.py, a root helper that joined the per-uid cgroups once) → fork:
+ *   new session, rlimits, drop to the run's own unprivileged host uid and gid, no new privileges
+ *   → exec bwrap (new user, pid, net, ipc, uts and cgroup namespaces; read-only system; fresh
+ *   tmpfs /tmp; cleared environment) → the command, all by absolute path.
  * Invariants: the command never runs outside bwrap (there is no fallback path); a sandbox that
  * did not report its child pid on --info-fd never started, which is an infrastructure error,
  * not a verdict; the wall-clock limit kills the whole tree (process group, cgroup, and the pid
  * namespace dies with bwrap); output beyond the cap is dropped and ends the process; results
  * come only from fd 3, a pipe the host owns, never from files the sandbox wrote.
  */
-import { spawn } from "node:child_process";
+import { constants, openSync } from "node:fs";
+import { Socket } from "node:net";
+import { constants as osConstants } from "node:os";
 import type { Readable } from "node:stream";
 import { openRunCgroup, type CgroupSupport, type RunCgroup } from "./cgroup.ts";
+import {
+  acquireLauncher,
+  resolveLauncherPid,
+  type LaunchExit,
+  type SandboxLauncher,
+} from "./launcher.ts";
 
 /** A bind mount into the sandbox. Sources are host paths the host created itself. */
 export interface SandboxMount {
@@ -46,8 +55,6 @@ export interface SandboxSpec {
   cgroups: CgroupSupport | null;
   /** Label for this sandbox in logs; the cgroup is named after `hostUid` and this process. */
   name: string;
-  /** Written to the sandbox's stdin, then closed. */
-  stdin?: string;
   /** Called with the host pid of the sandbox's first process once bwrap reports it. */
   onStarted?: (hostPid: number) => void;
 }
@@ -69,9 +76,7 @@ export interface SandboxOutcome {
   durationMs: number;
 }
 
-const SH = "/bin/sh";
-const PRLIMIT = "/usr/bin/prlimit";
-const SETPRIV = "/usr/bin/setpriv";
+const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([n, v]) => [v, n]));
 const SANDBOX_UID = 65534;
 const CHANNEL_CAP = 4 * 1024 * 1024;
 const MIB = 1024 * 1024;
@@ -126,16 +131,15 @@ export function buildBwrapArgs(spec: SandboxSpec): string[] {
   return args;
 }
 
-function buildPrlimitArgs(limits: SandboxLimits): string[] {
-  const l = (name: string, v: number) => `--${name}=${v}:${v}`;
-  const out = [
-    l("nproc", limits.maxProcesses),
-    l("nofile", limits.maxOpenFiles),
-    l("fsize", limits.maxFileSizeMb * MIB),
-    l("cpu", limits.cpuSeconds),
-    l("core", 0),
+function buildRlimits(limits: SandboxLimits): [string, number][] {
+  const out: [string, number][] = [
+    ["RLIMIT_NPROC", limits.maxProcesses],
+    ["RLIMIT_NOFILE", limits.maxOpenFiles],
+    ["RLIMIT_FSIZE", limits.maxFileSizeMb * MIB],
+    ["RLIMIT_CPU", limits.cpuSeconds],
+    ["RLIMIT_CORE", 0],
   ];
-  if (limits.addressSpaceMb !== null) out.push(l("as", limits.addressSpaceMb * MIB));
+  if (limits.addressSpaceMb !== null) out.push(["RLIMIT_AS", limits.addressSpaceMb * MIB]);
   return out;
 }
 
@@ -156,14 +160,8 @@ function capture(stream: Readable, cap: number, onOverflow: () => void): () => s
   return () => Buffer.concat(chunks).toString("utf8");
 }
 
-/**
- * Runs `spec` in the sandbox and resolves when the whole tree is gone. Never rejects for
- * anything the sandboxed code does; a sandbox that cannot start resolves with `started: false`.
- */
-export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
-  const t0 = performance.now();
-  let cgroup: RunCgroup | null = null;
-  const fail = (startError: string): SandboxOutcome => ({
+function notStarted(startError: string, t0: number): SandboxOutcome {
+  return {
     started: false,
     startError,
     exitCode: null,
@@ -175,60 +173,91 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
     stderr: "",
     channel: "",
     durationMs: performance.now() - t0,
-  });
+  };
+}
+
+/** Opens one of the launcher's pipe ends through /proc as a non-blocking stream. */
+function openLauncherPipe(launcherPid: number, fd: number): Socket {
+  const own = openSync(`/proc/${launcherPid}/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
+  return new Socket({ fd: own, readable: true, writable: false });
+}
+
+/**
+ * Runs `spec` in the sandbox and resolves when the whole tree is gone. Never rejects for
+ * anything the sandboxed code does; a sandbox that cannot start resolves with `started: false`.
+ */
+export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
+  const t0 = performance.now();
+  let cgroup: RunCgroup | null = null;
+  const key = `uid-${spec.hostUid}-${process.pid}`;
   if (spec.cgroups) {
     try {
-      cgroup = await openRunCgroup(spec.cgroups, `uid-${spec.hostUid}-${process.pid}`, {
-        memoryBytes: spec.limits.memoryMb * MIB,
-        maxProcesses: spec.limits.maxProcesses,
-      });
+      cgroup = await openRunCgroup(
+        spec.cgroups,
+        key,
+        { memoryBytes: spec.limits.memoryMb * MIB, maxProcesses: spec.limits.maxProcesses },
+        () => resolveLauncherPid(key),
+      );
     } catch (e) {
-      return fail(`cannot create cgroup: ${(e as Error).message}`);
+      return notStarted(`cannot create cgroup: ${(e as Error).message}`, t0);
     }
   }
   try {
-    return await launch(spec, cgroup, t0);
+    let launcher: SandboxLauncher;
+    try {
+      launcher = await acquireLauncher(key, cgroup?.procsFiles ?? []);
+    } catch (e) {
+      return notStarted(
+        `cannot start the sandbox launcher: ${(e as Error).message}`.slice(0, 2000),
+        t0,
+      );
+    }
+    return await launch(spec, launcher, cgroup, t0);
   } finally {
     await cgroup?.release();
   }
 }
 
-function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promise<SandboxOutcome> {
-  const join =
-    'while [ "$1" != "--" ]; do echo $$ > "$1" || exit 97; shift; done; shift; exec "$@"';
-  const argv = [
-    "-c",
-    join,
-    "sh",
-    ...(cgroup?.procsFiles ?? []),
-    "--",
-    PRLIMIT,
-    ...buildPrlimitArgs(spec.limits),
-    "--",
-    SETPRIV,
-    `--reuid=${spec.hostUid}`,
-    `--regid=${spec.hostUid}`,
-    "--clear-groups",
-    "--no-new-privs",
-    "--",
-    spec.bwrapBin,
-    ...buildBwrapArgs(spec),
-  ];
-  return new Promise((resolve) => {
-    const child = spawn(SH, argv, {
-      env: { PATH: "/usr/bin:/bin" },
-      stdio: ["pipe", "pipe", "pipe", "pipe", "pipe"],
-      detached: true,
+async function launch(
+  spec: SandboxSpec,
+  launcher: SandboxLauncher,
+  cgroup: RunCgroup | null,
+  t0: number,
+): Promise<SandboxOutcome> {
+  let id: number;
+  let streams: Socket[];
+  try {
+    const prepared = await launcher.prepare({
+      argv: [spec.bwrapBin, ...buildBwrapArgs(spec)],
+      uid: spec.hostUid,
+      rlimits: buildRlimits(spec.limits),
     });
+    id = prepared.id;
+    try {
+      streams = prepared.fds.map((fd) => openLauncherPipe(launcher.pid, fd));
+    } catch (e) {
+      launcher.cancel(id);
+      return notStarted(`cannot open the sandbox's pipes: ${(e as Error).message}`, t0);
+    }
+  } catch (e) {
+    return notStarted((e as Error).message.slice(0, 2000), t0);
+  }
+  const [outS, errS, chanS, infoS] = streams as [Socket, Socket, Socket, Socket];
+  return new Promise((resolve) => {
     let timedOut = false;
     let outputLimited = false;
     let infoSeen = "";
     let finished = false;
+    let chainPid: number | null = null;
     let sandboxPid: number | null = null;
+    let exit: LaunchExit | null = null;
+    let open = streams.length;
+    let timer: NodeJS.Timeout | undefined;
+    let hardStop: NodeJS.Timeout | undefined;
     const killGroup = () => {
-      if (child.pid === undefined) return;
+      if (chainPid === null) return;
       try {
-        process.kill(-child.pid, "SIGKILL");
+        process.kill(-chainPid, "SIGKILL");
       } catch {
         // group already gone
       }
@@ -250,13 +279,6 @@ function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promis
       outputLimited = true;
       killTree();
     };
-    const [, outS, errS, chanS, infoS] = child.stdio as unknown as [
-      unknown,
-      Readable,
-      Readable,
-      Readable,
-      Readable,
-    ];
     const readOut = capture(outS, spec.limits.maxOutputBytes, onOverflow);
     const readErr = capture(errS, spec.limits.maxOutputBytes, onOverflow);
     const readChan = capture(chanS, CHANNEL_CAP, () => undefined);
@@ -269,27 +291,19 @@ function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promis
         spec.onStarted?.(sandboxPid);
       }
     });
-    infoS.on("error", () => undefined);
-    child.stdin?.on("error", () => undefined);
-    child.stdin?.end(spec.stdin ?? "");
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killTree();
-    }, spec.limits.wallMs);
-    // If a stray descriptor keeps the pipes open after the tree is killed, stop waiting.
-    let hardStop: NodeJS.Timeout | undefined;
-    const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
+    const finish = (spawnError?: string) => {
       if (finished) return;
       finished = true;
       clearTimeout(timer);
       clearTimeout(hardStop);
       killGroup();
+      for (const s of streams) s.destroy();
       const started = /"child-pid"\s*:\s*\d+/.test(infoSeen);
       resolve({
         started,
         startError: started ? "" : (spawnError ?? readErr().slice(0, 2000)),
-        exitCode: code,
-        signal,
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ? (SIGNAL_NAMES.get(exit.signal) ?? `signal ${exit.signal}`) : null,
         timedOut,
         outputLimited,
         oomKilled: cgroup?.readOomKilled() ?? false,
@@ -299,12 +313,31 @@ function launch(spec: SandboxSpec, cgroup: RunCgroup | null, t0: number): Promis
         durationMs: performance.now() - t0,
       });
     };
-    child.on("error", (e) => finish(null, null, `spawn failed: ${e.message}`));
-    child.on("exit", (code, signal) => {
+    for (const s of streams) {
+      s.on("close", () => {
+        open -= 1;
+        if (open === 0 && exit) finish();
+      });
+    }
+    const onExit = (e: LaunchExit) => {
+      exit = e;
       // bwrap has exited, and its namespace with it; sweep the group for pre-sandbox stragglers.
       killGroup();
-      hardStop = setTimeout(() => finish(code, signal), 2000);
-      child.on("close", () => finish(code, signal));
-    });
+      if (e.launcherLost) return finish("the sandbox launcher died");
+      if (open === 0) return finish();
+      // If a stray descriptor keeps the pipes open after the tree is killed, stop waiting.
+      hardStop = setTimeout(() => finish(), 2000);
+    };
+    launcher.start(id, onExit).then(
+      (pid) => {
+        chainPid = pid;
+        timer = setTimeout(() => {
+          timedOut = true;
+          killTree();
+        }, spec.limits.wallMs);
+        if (finished || exit) killGroup();
+      },
+      (e: Error) => finish(`sandbox launch failed: ${e.message}`),
+    );
   });
 }
