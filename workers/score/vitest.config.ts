@@ -79,6 +79,48 @@ function serveFixture(request: Request): Response {
   return new Response("not found", { status: 404 });
 }
 
+/**
+ * A fake OpenAI-compatible provider for the model-backed test generator (GENERATOR_MODE=openai
+ * with base URL http://model.test/v1): it answers every chat completion with two tests for
+ * deep-merge — one a correct solution passes, one it does not — and keeps the last request so
+ * a test can check the prompt. Everything else outbound is refused.
+ */
+let lastModelRequest: unknown = null;
+const MODEL_TESTS = {
+  tests: [
+    {
+      name: "nested __proto__ keys stay out of Object.prototype",
+      severity: "critical",
+      technique: "injection",
+      target: "deepMerge",
+      rationale: "merge() copies every key with for...in and plain assignment",
+      code: [
+        'const { deepMerge } = await load("merge.mjs");',
+        'try { deepMerge(JSON.parse(\'{"a":{"__proto__":{"polluted":1}}}\')); } catch (e) { if (!(e instanceof TypeError)) throw e; }',
+        "assert.equal({}.polluted, undefined);",
+      ].join("\n"),
+    },
+    {
+      name: "arrays are concatenated",
+      severity: "low",
+      technique: "code-reading",
+      target: "deepMerge",
+      rationale: "a misreading of the contract: arrays are replaced",
+      code: 'const { deepMerge } = await load("merge.mjs");\nassert.deepEqual(deepMerge({ a: [1] }, { a: [2] }).a, [1, 2]);',
+    },
+  ],
+};
+async function fakeModel(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  if (url.host !== "model.test")
+    return new Response("no outbound access in tests", { status: 502 });
+  if (url.pathname === "/last") return Response.json(lastModelRequest);
+  lastModelRequest = await request.json();
+  return Response.json({
+    choices: [{ message: { role: "assistant", content: JSON.stringify(MODEL_TESTS) } }],
+  });
+}
+
 export default defineProject({
   plugins: [
     cloudflareTest({
@@ -86,6 +128,7 @@ export default defineProject({
       miniflare: {
         bindings: { TEST_MIGRATIONS: migrations },
         serviceBindings: { RUNNER_HTTP: forwardToRunner, FIXTURES: serveFixture },
+        outboundService: fakeModel,
         // Deliver queued submissions promptly to the score role's consumer.
         queueConsumers: { "bouts-submissions": { maxBatchTimeout: 0.05, maxRetries: 5 } },
       },

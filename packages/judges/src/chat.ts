@@ -3,7 +3,8 @@
  * Provider round trips shared by everything that asks a model for JSON: the judges and the
  * model-backed adversarial test generator. One call is one attempt; retries, prompts and the
  * validation of the answer belong to the caller. Invariants: a provider's body is read up to a
- * fixed size; redirects are errors; 429 and 5xx are retryable, other HTTP failures are not.
+ * fixed size; redirects are not followed and count as failures (`redirect: "manual"`: Workers
+ * reject `"error"`); 429 and 5xx are retryable, other HTTP failures are not.
  */
 import type { ChatMessage } from "./prompt.ts";
 
@@ -58,7 +59,7 @@ export function createOpenAiChat(options: OpenAiChatOptions): ChatClient {
       const res = await doFetch(url, {
         method: "POST",
         signal,
-        redirect: "error",
+        redirect: "manual",
         headers: {
           "content-type": "application/json",
           ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),

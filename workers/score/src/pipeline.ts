@@ -25,6 +25,7 @@ import { computeEngineering, type Breakdown, type ScoreInput } from "@bouts/scor
 import { loadAgentPrelude, scoreAgentRun } from "./agent-run.ts";
 import { buildEngineeringInput } from "./build-input.ts";
 import { createJudgePanel, judgeRun, type JudgeEnv, type RunJudgements } from "./judging.ts";
+import { addModelTests, createTestGenerator, type GeneratorEnv } from "./generation.ts";
 import { requestRun, type RunnerEnv } from "./runner-client.ts";
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
@@ -63,7 +64,8 @@ export interface LeaderboardRecorder {
 
 /** Bindings and configuration the pipeline uses. */
 export type ScoreEnv = RunnerEnv &
-  JudgeEnv & {
+  JudgeEnv &
+  GeneratorEnv & {
     DB: D1Database;
     ARTIFACTS: R2Bucket;
     WEBHOOKS: Queue;
@@ -157,19 +159,29 @@ export async function processSubmission(
     ctx.challenge.profile === "agent" ? await loadAgentPrelude(env.ARTIFACTS, ctx) : null;
   if (agent && !agent.ok) return fail(agent.error.detail);
 
-  const run = await requestRun(env, {
-    runId: `${submissionId}-${lease.attempts}`,
-    submission: new Uint8Array(await artifact.arrayBuffer()),
-    bundle: new Uint8Array(await bundle.arrayBuffer()),
-  });
+  const panel = createJudgePanel(env);
+  if (!panel.ok) return retryOrFail(panel.error.detail);
+  const generator = createTestGenerator(env);
+  if (!generator.ok) return retryOrFail(generator.error.detail);
+
+  const runId = `${submissionId}-${lease.attempts}`;
+  const submissionBytes = new Uint8Array(await artifact.arrayBuffer());
+  const bundleBytes = new Uint8Array(await bundle.arrayBuffer());
+  const run = await requestRun(env, { runId, submission: submissionBytes, bundle: bundleBytes });
   if (!run.ok)
     return run.error.retryable
       ? retryOrFail(run.error.detail)
       : fail(`the runner refused the archive: ${run.error.detail}`);
-  const report = run.value;
-
-  const panel = createJudgePanel(env);
-  if (!panel.ok) return retryOrFail(panel.error.detail);
+  // The run carries the deterministic generator's tests; a configured model adds its own.
+  const report = generator.value
+    ? await addModelTests(env, generator.value, {
+        runId,
+        report: run.value,
+        manifest: manifest.data,
+        submission: submissionBytes,
+        bundle: bundleBytes,
+      })
+    : run.value;
   const judged = await judgeRun(panel.value.judges, report, manifest.data, {
     id: ctx.challenge.id,
     title: ctx.challenge.title,

@@ -8,7 +8,13 @@
  * agent's failure, anything else is ours and retryable.
  */
 import { getContainer } from "@cloudflare/containers";
-import { RunReportSchema, type RunReport } from "@bouts/contracts";
+import {
+  GeneratedRunResultSchema,
+  RunReportSchema,
+  type GeneratedRunResult,
+  type GeneratedSuite,
+  type RunReport,
+} from "@bouts/contracts";
 import type { Result } from "@bouts/scoring";
 
 /** Why no report came back. */
@@ -25,8 +31,13 @@ export interface RunRequest {
   bundle: Uint8Array;
 }
 
-async function send(env: RunnerEnv, runId: string, body: FormData): Promise<Response> {
-  const url = `${env.RUNNER_URL || "http://runner"}/v1/runs`;
+async function send(
+  env: RunnerEnv,
+  runId: string,
+  body: FormData,
+  route = "/v1/runs",
+): Promise<Response> {
+  const url = `${env.RUNNER_URL || "http://runner"}${route}`;
   if (env.RUNNER_HTTP) return env.RUNNER_HTTP.fetch(new Request(url, { method: "POST", body }));
   if (env.RUNNER_URL) return fetch(url, { method: "POST", body });
   if (env.RUNNER)
@@ -41,13 +52,41 @@ export async function requestRun(
   env: RunnerEnv,
   req: RunRequest,
 ): Promise<Result<RunReport, RunnerError>> {
+  return exchange(env, req, "/v1/runs", { runId: req.runId }, RunReportSchema);
+}
+
+/** Runs a generated suite: against the reference first, then the survivors against the submission. */
+export async function requestGeneratedRun(
+  env: RunnerEnv,
+  req: RunRequest & { suite: GeneratedSuite },
+): Promise<Result<GeneratedRunResult, RunnerError>> {
+  return exchange(
+    env,
+    req,
+    "/v1/runs/generated",
+    { runId: req.runId, suite: req.suite },
+    GeneratedRunResultSchema,
+  );
+}
+
+async function exchange<T>(
+  env: RunnerEnv,
+  req: RunRequest,
+  route: string,
+  job: unknown,
+  schema: {
+    safeParse(
+      v: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: { message: string }[] } };
+  },
+): Promise<Result<T, RunnerError>> {
   const form = new FormData();
-  form.set("job", new Blob([JSON.stringify({ runId: req.runId })], { type: "application/json" }));
+  form.set("job", new Blob([JSON.stringify(job)], { type: "application/json" }));
   form.set("submission", new Blob([req.submission]), "submission");
   form.set("bundle", new Blob([req.bundle]), "bundle.tar.gz");
   let res: Response;
   try {
-    res = await send(env, req.runId, form);
+    res = await send(env, req.runId, form, route);
   } catch (e) {
     return {
       ok: false,
@@ -86,7 +125,7 @@ export async function requestRun(
       },
     };
   }
-  const parsed = RunReportSchema.safeParse(json);
+  const parsed = schema.safeParse(json);
   if (!parsed.success)
     return {
       ok: false,

@@ -1,0 +1,162 @@
+/**
+ * @module score/generation
+ * The model-backed half of generated adversarial tests. The runner's own run already carries
+ * the deterministic generator's tests; when a model is configured (GENERATOR_MODE "openai" or
+ * "workers-ai"), the model reads the run's sources and writes tests, the runner checks them
+ * against the reference solution and runs the survivors against the submission, and the two
+ * generators' tests are merged inside the same 60 % weight budget (model tests first). A model
+ * that fails, times out or writes nothing usable never fails the scoring: the run keeps its
+ * deterministic tests and the report says why the model added none.
+ */
+import {
+  composeGeneratedTests,
+  createModelGenerator,
+  type AdversarialGenerator,
+} from "@bouts/adversarial";
+import type { ChallengeManifest, GeneratorReport, RunReport } from "@bouts/contracts";
+import { createOpenAiChat, createWorkersAiChat, type AiBinding } from "@bouts/judges";
+import { requestGeneratedRun, type RunnerEnv } from "./runner-client.ts";
+
+/** Configuration of the model-backed generator (docs/score.md). */
+export interface GeneratorEnv {
+  GENERATOR_MODE?: string;
+  GENERATOR_MODEL?: string;
+  GENERATOR_OPENAI_BASE_URL?: string;
+  GENERATOR_OPENAI_API_KEY?: string;
+  GENERATOR_TIMEOUT_MS?: string;
+  AI?: AiBinding;
+}
+
+/** The configured model generator, null when only the deterministic one runs, or why not. */
+export function createTestGenerator(
+  env: GeneratorEnv,
+): { ok: true; value: AdversarialGenerator | null } | { ok: false; error: { detail: string } } {
+  const mode = env.GENERATOR_MODE || "deterministic";
+  if (mode === "deterministic") return { ok: true, value: null };
+  const model = env.GENERATOR_MODEL;
+  if (!model)
+    return { ok: false, error: { detail: `GENERATOR_MODE=${mode} needs GENERATOR_MODEL` } };
+  const timeoutMs = Number(env.GENERATOR_TIMEOUT_MS) || 60_000;
+  if (mode === "openai") {
+    if (!env.GENERATOR_OPENAI_BASE_URL)
+      return {
+        ok: false,
+        error: { detail: "GENERATOR_MODE=openai needs GENERATOR_OPENAI_BASE_URL" },
+      };
+    const chat = createOpenAiChat({
+      baseUrl: env.GENERATOR_OPENAI_BASE_URL,
+      model,
+      apiKey: env.GENERATOR_OPENAI_API_KEY,
+    });
+    return { ok: true, value: createModelGenerator({ chat, timeoutMs }) };
+  }
+  if (mode === "workers-ai") {
+    if (!env.AI)
+      return { ok: false, error: { detail: "GENERATOR_MODE=workers-ai needs the AI binding" } };
+    return {
+      ok: true,
+      value: createModelGenerator({ chat: createWorkersAiChat({ ai: env.AI, model }), timeoutMs }),
+    };
+  }
+  return { ok: false, error: { detail: `unknown GENERATOR_MODE ${JSON.stringify(mode)}` } };
+}
+
+function unavailable(g: AdversarialGenerator, detail: string): GeneratorReport {
+  return {
+    name: g.name,
+    kind: g.kind,
+    model: g.model,
+    status: "unavailable",
+    detail: detail.slice(0, 500),
+    candidates: 0,
+    selected: 0,
+    dropped: [],
+  };
+}
+
+/** What adding model tests needs beyond the first run. */
+export interface ModelTestsRequest {
+  runId: string;
+  report: RunReport;
+  manifest: ChallengeManifest;
+  submission: Uint8Array;
+  bundle: Uint8Array;
+}
+
+/**
+ * Runs the model generator for one run and merges its surviving tests into the report. The
+ * returned report differs only in its generated adversarial tests and its generation section.
+ */
+export async function addModelTests(
+  env: RunnerEnv,
+  generator: AdversarialGenerator,
+  req: ModelTestsRequest,
+): Promise<RunReport> {
+  const { report, manifest } = req;
+  const generation = report.generation;
+  if (!generation) return report;
+  const withGenerator = (g: GeneratorReport, tests = report.adversarialTests): RunReport => ({
+    ...report,
+    adversarialTests: tests,
+    generation: { ...generation, generators: [...generation.generators, g] },
+  });
+  const made = await generator.generate({
+    challengeId: manifest.id,
+    runtime: manifest.runtime,
+    interface: manifest.interface ?? null,
+    sources: report.sources,
+    seed: report.submissionSha256,
+    budget: {
+      weightHalves: generation.weightHalves.budget,
+      maxTests: manifest.generation.maxTests,
+    },
+    exclude: [],
+  });
+  if (!made.ok) return withGenerator(unavailable(generator, made.error.detail));
+  if (made.value.suite.tests.length === 0)
+    return withGenerator(unavailable(generator, "the model wrote no test that fits the budget"));
+  const ran = await requestGeneratedRun(env, {
+    runId: `${req.runId}-model`,
+    submission: req.submission,
+    bundle: req.bundle,
+    suite: made.value.suite,
+  });
+  if (!ran.ok) return withGenerator(unavailable(generator, ran.error.detail));
+  const prebuilt = report.adversarialTests.filter((t) => t.origin === "prebuilt");
+  const deterministic = report.adversarialTests.filter((t) => t.origin === "generated");
+  const merged = composeGeneratedTests(
+    deterministic,
+    ran.value.tests,
+    generation.weightHalves.budget,
+  );
+  const modelReport: GeneratorReport = {
+    ...ran.value.generator,
+    candidates: made.value.candidates,
+    detail: made.value.notes.join("; ").slice(0, 500) || null,
+  };
+  const generators = generation.generators.map((g) =>
+    g.kind === "deterministic"
+      ? {
+          ...g,
+          selected: g.selected - merged.displaced.length,
+          dropped: [
+            ...merged.displaced.map((id) => ({ id, reason: "displaced by model-written tests" })),
+            ...g.dropped,
+          ].slice(0, 64),
+        }
+      : g,
+  );
+  const generatedWeight = merged.tests.reduce(
+    (s, t) => s + ({ critical: 6, high: 4, medium: 2, low: 1 } as const)[t.severity],
+    0,
+  );
+  return {
+    ...report,
+    adversarialTests: [...prebuilt, ...merged.tests],
+    generation: {
+      ...generation,
+      weightHalves: { ...generation.weightHalves, generated: generatedWeight },
+      generators: [...generators, modelReport],
+    },
+  };
+}
