@@ -11,6 +11,7 @@ export default defineConfig({
       "containers/*/vitest.config.ts",
       "workers/*/vitest.config.ts",
       "scripts/vitest.config.ts",
+      "e2e/vitest.config.ts",
     ],
     reporters: json ? ["default", ["json", { outputFile: json }]] : ["default"],
   },

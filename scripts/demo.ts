@@ -16,7 +16,7 @@ type Credentials = {
   challenges: { id: string; slug: string; status: string }[];
 };
 
-const CREDENTIALS = path.join(ROOT, ".dev/credentials.json");
+const CREDENTIALS = path.resolve(ROOT, process.env.BOUTS_CREDENTIALS ?? ".dev/credentials.json");
 const KINDS = ["complete", "partial", "insecure", "hostile"];
 const DEADLINE_MS = Number(process.env.DEMO_TIMEOUT_MS ?? 15 * 60 * 1000);
 

@@ -5,6 +5,10 @@
  * (published when the runner's QA passes), writes the demo credentials to
  * .dev/credentials.json (git-ignored) and stays in the foreground until Ctrl-C, then stops
  * every child it started. Re-running reuses the local state and the saved credentials.
+ * A second instance beside it (the browser tests) sets BOUTS_PORT, RUNNER_PORT,
+ * BOUTS_STATE_DIR (the wrangler state, default .wrangler/state) and BOUTS_CREDENTIALS (default
+ * .dev/credentials.json); RUNNER_* variables (RUNNER_UID_BASE, RUNNER_WORK_DIR) reach the runner.
+ * BOUTS_SEED (comma-separated slugs, e.g. "deep-merge") seeds only those example challenges.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import {
@@ -32,11 +36,15 @@ import {
 
 const PORT = Number(process.env.BOUTS_PORT ?? 8787);
 const RUNNER_PORT = Number(process.env.RUNNER_PORT ?? 8080);
-const PERSIST = path.join(ROOT, ".wrangler/state");
-const CREDENTIALS = path.join(ROOT, ".dev/credentials.json");
+const PERSIST = path.resolve(ROOT, process.env.BOUTS_STATE_DIR ?? ".wrangler/state");
+const CREDENTIALS = path.resolve(ROOT, process.env.BOUTS_CREDENTIALS ?? ".dev/credentials.json");
 const API = `http://127.0.0.1:${PORT}`;
 const RUNNER = `http://127.0.0.1:${RUNNER_PORT}`;
 const RUNNER_ENTRY = path.join(ROOT, "containers/runner/src/server.ts");
+/** Slugs to seed (BOUTS_SEED, comma-separated); null seeds every example challenge. */
+const SEED_ONLY = process.env.BOUTS_SEED
+  ? new Set(process.env.BOUTS_SEED.split(",").map((s) => s.trim()))
+  : null;
 /** Folders of an example challenge that are not part of its bundle. */
 const NOT_IN_BUNDLE = ["submissions", "README.md"];
 
@@ -185,7 +193,7 @@ async function seedChallenges(operatorKey: string, runnerUp: boolean) {
       });
   }
   const seeded: ChallengeView[] = [];
-  for (const seed of seeds) {
+  for (const seed of seeds.filter((s) => !SEED_ONLY || SEED_ONLY.has(s.slug))) {
     const name = seed.slug;
     let ch = (await api<ChallengeView>("GET", `/v1/challenges/${seed.slug}`, operatorKey)).body;
     if (!ch?.id) {

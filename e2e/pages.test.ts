@@ -1,0 +1,375 @@
+/**
+ * The public pages in a real browser (docs/pages.md "Browser tests"): Debian's Chromium driven
+ * by playwright-core against a private `npm start` (its own ports and state, the deep-merge
+ * example challenge), with submissions scored by the real runner. Asserts what a person sees —
+ * text, roles, keyboard focus, the page without JavaScript, a row arriving live after a new
+ * submission is scored — and that no hidden test content, no injected markup from an agent
+ * name and no Content-Security-Policy violation shows up. Screenshots go to
+ * test-artifacts/screenshots/ (git-ignored).
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packDirectory } from "../scripts/lib/local-platform.ts";
+import { ROOT, startPlatform, type Platform } from "./platform.ts";
+
+const CHROMIUM = process.env.BOUTS_CHROMIUM ?? "/usr/bin/chromium";
+const IS_ROOT = process.getuid?.() === 0;
+/** Chromium comes from `npm run setup`; only a machine that cannot install it skips. */
+const SKIP = !existsSync(CHROMIUM) && !IS_ROOT;
+const SKIP_REASON = `Chromium not found at ${CHROMIUM} and not root: run "sudo apt-get install -y chromium" (or npm run setup as root) for the browser tests`;
+
+const SLUG = "deep-merge";
+const SCREENSHOTS = path.join(ROOT, "test-artifacts/screenshots");
+const RUN = Date.now().toString(36);
+/** An agent name that would run script if a page did not escape it. */
+const HOSTILE_NAME = `<img src=x onerror="window.__xss=1">Mallory ${RUN}`;
+const PLAIN_NAME = `Patient Pat ${RUN}`;
+const LIVE_NAME = `Late Lou ${RUN}`;
+const SCORE_TIMEOUT_MS = 150_000;
+
+type Submitted = { id: string; agentId: string; key: string; name: string };
+
+let platform: Platform;
+let browser: Browser;
+let challengeId: string;
+let scored: Promise<Submitted[]>;
+const cspViolations: string[] = [];
+
+/** Strings of the challenge's hidden tests (ids, names, files) that a page must never show. */
+function hiddenTestStrings(): string[] {
+  const manifest = JSON.parse(
+    readFileSync(path.join(ROOT, "challenges", SLUG, "challenge.json"), "utf8"),
+  ) as Record<string, unknown>;
+  const out = new Set<string>();
+  for (const key of ["staticTests", "adversarialTests"]) {
+    for (const t of (manifest[key] as Record<string, unknown>[] | undefined) ?? []) {
+      for (const field of ["id", "name", "file"]) {
+        const v = t[field];
+        if (typeof v === "string" && v.length >= 6) out.add(v);
+      }
+    }
+  }
+  for (const f of readdirSync(path.join(ROOT, "challenges", SLUG, "tests"), { recursive: true })) {
+    const base = path.basename(String(f));
+    if (base.includes(".")) out.add(base);
+  }
+  return [...out];
+}
+
+async function api<T>(method: string, route: string, key: string | null, body?: FormData | object) {
+  const headers: Record<string, string> = key ? { Authorization: `Bearer ${key}` } : {};
+  let payload: FormData | string | undefined;
+  if (body instanceof FormData) payload = body;
+  else if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  const res = await fetch(`${platform.api}${route}`, { method, headers, body: payload });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route} → ${res.status}: ${text.slice(0, 300)}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** Registers an agent called `name`, enters it and submits an example submission. */
+async function submitAs(name: string, kind: "complete" | "partial"): Promise<Submitted> {
+  const created = await api<{ agent: { id: string }; key: { key: string } }>(
+    "POST",
+    "/v1/agents",
+    platform.credentials.operator.key,
+    { name },
+  );
+  const key = created.key.key;
+  await api("POST", `/v1/challenges/${challengeId}/entries`, key, {});
+  const form = new FormData();
+  const archive = packDirectory(path.join(ROOT, "challenges", SLUG, "submissions", kind));
+  form.set("archive", new Blob([archive]), "solution.tar.gz");
+  const sub = await api<{ id: string }>(
+    "POST",
+    `/v1/challenges/${challengeId}/submissions`,
+    key,
+    form,
+  );
+  return { id: sub.id, agentId: created.agent.id, key, name };
+}
+
+/** Waits until the submission is scored (its public breakdown exists); fails fast on `failed`. */
+async function waitScored(s: Submitted): Promise<Submitted> {
+  const deadline = Date.now() + SCORE_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    const view = await api<{ status: string; failureReason?: unknown }>(
+      "GET",
+      `/v1/submissions/${s.id}`,
+      s.key,
+    );
+    if (view.status === "failed") {
+      throw new Error(`submission of ${s.name} failed: ${JSON.stringify(view.failureReason)}`);
+    }
+    if (view.status === "scored") {
+      const res = await fetch(`${platform.api}/v1/submissions/${s.id}/breakdown`);
+      await res.body?.cancel();
+      if (res.ok) return s;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`submission of ${s.name} was not scored within ${SCORE_TIMEOUT_MS} ms`);
+}
+
+async function newPage(options: { javaScriptEnabled?: boolean; phone?: boolean } = {}) {
+  const context: BrowserContext = await browser.newContext({
+    javaScriptEnabled: options.javaScriptEnabled ?? true,
+    viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 },
+    deviceScaleFactor: options.phone ? 2 : 1,
+    isMobile: options.phone ?? false,
+    hasTouch: options.phone ?? false,
+  });
+  const page = await context.newPage();
+  page.on("console", (msg) => {
+    if (/Content.Security.Policy/i.test(msg.text())) cspViolations.push(msg.text());
+  });
+  page.on("pageerror", (err) => cspViolations.push(`page error: ${err.message}`));
+  return { context, page };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Evaluates a JavaScript expression in the page (a string: these tests have no DOM types). */
+function inPage<T = unknown>(page: Page, expression: string): Promise<T> {
+  return page.evaluate<T>(expression);
+}
+
+/** How far the document is wider than the viewport (sideways scrolling), in CSS pixels. */
+const OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth";
+
+async function shoot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+const SUITE = "public pages in Chromium";
+describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () => {
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    platform = await startPlatform({
+      seed: [SLUG],
+      logFile: path.join(ROOT, "test-artifacts/e2e-platform.log"),
+      timeoutMs: 240_000,
+    });
+    challengeId = platform.credentials.challenges.find((c) => c.slug === SLUG)!.id;
+    // Scoring runs while the browser starts and the first pages are checked.
+    scored = Promise.all([
+      submitAs(HOSTILE_NAME, "complete").then(waitScored),
+      submitAs(PLAIN_NAME, "partial").then(waitScored),
+    ]);
+    scored.catch(() => undefined); // awaited by the tests that need it
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      // Root (CI) cannot use Chromium's user-namespace sandbox.
+      args: IS_ROOT ? ["--no-sandbox"] : [],
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await platform?.stop();
+  }, 60_000);
+
+  it("lists the published challenge on the index, styled by the static stylesheet", async () => {
+    const { context, page } = await newPage();
+    const res = await page.goto(`${platform.api}/`);
+    expect(res?.status()).toBe(200);
+    expect(res?.headers()["content-security-policy"]).toContain("script-src 'self'");
+    await expect
+      .poll(() => page.getByRole("heading", { level: 1 }).textContent())
+      .toBe("Challenges");
+    const link = page.getByRole("link", { name: /deepMerge/ });
+    expect(await link.getAttribute("href")).toBe(`/challenges/${SLUG}`);
+    // The stylesheet came from public/ through the assets binding.
+    const font = await inPage<string>(page, "getComputedStyle(document.body).fontFamily");
+    expect(font).toContain("system-ui");
+    const css = await page.request.get(`${platform.api}/static/pages.css`);
+    expect(css.headers()["content-type"]).toContain("text/css");
+    await shoot(page, "index");
+    await context.close();
+  });
+
+  it("shows the leaderboard with every column, escaping an agent's name", async () => {
+    const [hostile, plain] = await scored;
+    const { context, page } = await newPage();
+    await page.goto(`${platform.api}/challenges/${SLUG}`);
+    const table = page.getByRole("table", { name: /Leaderboard of/ });
+    await table.waitFor();
+    const headers = await table.getByRole("columnheader").allTextContents();
+    expect(headers).toEqual(["Rank", "Agent", "Score", "Band", "Iterations", "Time", "Trajectory"]);
+    const rows = table.locator("tbody tr");
+    expect(await rows.count()).toBe(2);
+    // The hostile name is shown as text and ran nothing.
+    const hostileRow = page.locator(`tr[data-agent-id="${hostile!.agentId}"]`);
+    expect(await hostileRow.getByRole("rowheader").textContent()).toBe(HOSTILE_NAME);
+    expect(await inPage<number | undefined>(page, "window.__xss")).toBeUndefined();
+    expect(await page.locator("main img").count()).toBe(0);
+    // Score, band, iterations, time and a trajectory chart with its class, per row.
+    for (const s of [hostile!, plain!]) {
+      const row = page.locator(`tr[data-agent-id="${s.agentId}"]`);
+      const cells = (await row.getByRole("cell").allTextContents()).map((t) =>
+        t.replace(/\s+/g, " ").trim(),
+      );
+      expect(cells[0]).toMatch(/^[12]$/);
+      expect(cells[1]).toMatch(new RegExp(`^\\d{1,3}: score breakdown of ${escapeRegExp(s.name)}`));
+      expect(cells[2]).toMatch(/^(Elite|Strong|Competent|Struggling|Weak|Failed)$/);
+      expect(cells[3]).toBe("1");
+      expect(cells[4]).toMatch(/^\d+:\d\d$/);
+      expect(cells[5]).toContain("One-shot");
+      await expect
+        .poll(() => row.getByRole("img").getAttribute("aria-label"))
+        .toMatch(/^One-shot trajectory\. Scores by iteration: iteration 1: \d+\.$/);
+    }
+    expect(await page.getByText("Showing ranks 1–2 of 2 agents.").count()).toBe(1);
+    await expect
+      .poll(() => page.locator("[data-live-status]").textContent(), { timeout: 15_000 })
+      .toContain("Live");
+    await shoot(page, "challenge-desktop");
+    await context.close();
+  });
+
+  it("fits a phone screen: no sideways scroll of the page itself", async () => {
+    await scored;
+    const { context, page } = await newPage({ phone: true });
+    await page.goto(`${platform.api}/challenges/${SLUG}`);
+    await page.getByRole("table").waitFor();
+    const overflow = await inPage<number>(page, OVERFLOW);
+    expect(overflow).toBeLessThanOrEqual(1);
+    await shoot(page, "challenge-phone");
+    const [hostile] = await scored;
+    await page.goto(`${platform.api}/submissions/${hostile!.id}`);
+    expect(await inPage<number>(page, OVERFLOW)).toBeLessThanOrEqual(1);
+    await shoot(page, "submission-phone");
+    await context.close();
+  });
+
+  it("is usable from the keyboard: skip link, then the rows' links, with a visible focus", async () => {
+    const [hostile] = await scored;
+    const { context, page } = await newPage();
+    await page.goto(`${platform.api}/challenges/${SLUG}`);
+    await page.keyboard.press("Tab");
+    expect(await inPage<string>(page, "document.activeElement?.textContent")).toBe(
+      "Skip to content",
+    );
+    const skipBox = await page.locator(".skip-link").boundingBox();
+    expect(skipBox && skipBox.y >= 0).toBe(true);
+    await page.keyboard.press("Enter");
+    expect(await inPage<string>(page, "document.activeElement?.id")).toBe("main");
+    // Tab on until the first row's score link has focus.
+    let focused = "";
+    for (let i = 0; i < 10 && !focused.startsWith("/submissions/"); i++) {
+      await page.keyboard.press("Tab");
+      focused = await inPage<string>(page, 'document.activeElement?.getAttribute("href") ?? ""');
+    }
+    expect(focused).toMatch(/^\/submissions\//);
+    const outline = await inPage<string>(
+      page,
+      "getComputedStyle(document.activeElement).outlineStyle",
+    );
+    expect(outline).not.toBe("none");
+    await shoot(page, "challenge-keyboard-focus");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(/\/submissions\//);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toMatch(/^Score of /);
+    expect([hostile!.id, (await scored)[1]!.id]).toContain(page.url().split("/").pop());
+    await context.close();
+  });
+
+  it("draws the breakdown so the math can be followed, without hidden test content", async () => {
+    const [hostile] = await scored;
+    const breakdown = (await (
+      await fetch(`${platform.api}/v1/submissions/${hostile!.id}/breakdown`)
+    ).json()) as {
+      final: { unrounded: string; rounded: number };
+      breakdown: {
+        components: { label: string; weight: number; contribution: { text: string } }[];
+      };
+    };
+    const { context, page } = await newPage();
+    await page.goto(`${platform.api}/submissions/${hostile!.id}`);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(
+      `Score of ${HOSTILE_NAME} on deepMerge: a safe recursive object merge library`,
+    );
+    for (const name of ["Components", "How each component was scored", "Adjustments"]) {
+      expect(await page.getByRole("heading", { level: 2, name }).count()).toBe(1);
+    }
+    const table = page.getByRole("table", { name: /score × weight = contribution/ });
+    for (const c of breakdown.breakdown.components) {
+      const row = table.getByRole("row", { name: new RegExp(`^${c.label}`) });
+      const text = (await row.textContent()) ?? "";
+      expect(text).toContain(`× ${c.weight}%`);
+      expect(text).toContain(`= ${c.contribution.text}`);
+    }
+    expect(await page.getByRole("img", { name: /^Weighted sum / }).count()).toBe(1);
+    const judges = page.getByRole("table", { name: /each judge's rubric scores/ }).first();
+    expect(await judges.getByRole("row").count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator("p.rule").first().textContent()).toMatch(
+      /Median|Outlier|Ambiguity|Single judge/,
+    );
+    const steps = page.getByRole("table", { name: /From the weighted sum to the final score/ });
+    expect(await steps.getByRole("row", { name: /Final, unrounded/ }).textContent()).toContain(
+      breakdown.final.unrounded,
+    );
+    expect(
+      await steps.getByRole("row", { name: /Final, rounded half-up/ }).textContent(),
+    ).toContain(String(breakdown.final.rounded));
+    expect(await page.locator("pre.math").textContent()).toContain("rounded half-up");
+    const text = (await page.locator("body").textContent()) ?? "";
+    for (const hidden of hiddenTestStrings()) expect(text).not.toContain(hidden);
+    await shoot(page, "submission-desktop");
+    await context.close();
+  });
+
+  it("renders the static parts without JavaScript", async () => {
+    const [hostile] = await scored;
+    const { context, page } = await newPage({ javaScriptEnabled: false });
+    await page.goto(`${platform.api}/challenges/${SLUG}`);
+    expect(
+      await page
+        .getByRole("table", { name: /Leaderboard of/ })
+        .locator("tbody tr")
+        .count(),
+    ).toBe(2);
+    expect(await page.locator("[data-live-status]").isHidden()).toBe(true);
+    expect(await page.getByRole("img", { name: /trajectory/ }).count()).toBe(2);
+    await shoot(page, "challenge-no-js");
+    await page.goto(`${platform.api}/submissions/${hostile!.id}`);
+    expect(await page.getByRole("img", { name: /^Weighted sum / }).count()).toBe(1);
+    expect(await page.getByRole("heading", { name: "Final score" }).count()).toBe(1);
+    await shoot(page, "submission-no-js");
+    await context.close();
+  });
+
+  it("adds a newly scored agent to the open page live, without a reload", async () => {
+    await scored;
+    const { context, page } = await newPage();
+    await page.goto(`${platform.api}/challenges/${SLUG}`);
+    await expect
+      .poll(() => page.locator("[data-live-status]").textContent(), { timeout: 15_000 })
+      .toContain("Live");
+    await inPage(page, "window.__sameDocument = true");
+    const late = await submitAs(LIVE_NAME, "complete");
+    await waitScored(late);
+    const row = page.locator(`tr[data-agent-id="${late.agentId}"]`);
+    await row.waitFor({ timeout: 30_000 });
+    expect(await row.getByRole("rowheader").textContent()).toBe(LIVE_NAME);
+    expect(await page.locator("tbody tr").count()).toBe(3);
+    expect(await page.getByText("Showing ranks 1–3 of 3 agents.").count()).toBe(1);
+    expect(await inPage<boolean>(page, "window.__sameDocument")).toBe(true);
+    await expect
+      .poll(() => page.locator("[data-live-announcer]").textContent(), { timeout: 10_000 })
+      .toContain(LIVE_NAME);
+    await shoot(page, "challenge-live-update");
+    await context.close();
+  }, 200_000);
+
+  it("saw no Content-Security-Policy violation and no script error on any page", () => {
+    expect(cspViolations).toEqual([]);
+  });
+});
