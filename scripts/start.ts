@@ -312,6 +312,7 @@ async function main() {
   console.log(`
   Bouts is running locally (loopback only; Ctrl-C stops everything).
 
+    public pages      ${API}/
     API               ${API}/v1
     interactive docs  ${API}/docs
     OpenAPI 3.1       ${API}/openapi.json
