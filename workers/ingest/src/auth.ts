@@ -1,32 +1,57 @@
 /**
  * @module ingest/auth
  * Bearer-key authentication and role checks. Invariants: every /v1 route passes through
- * `authenticate`; an unknown, malformed or revoked key gets the same 401 after the same
+ * `authenticate` (the submit route through the same `readBearer` + `verifyPrincipal`, in its
+ * own first read); an unknown, malformed or revoked key gets the same 401 after the same
  * amount of hashing work; operator routes answer 403 to an agent key.
  */
 import { createMiddleware } from "hono/factory";
-import { createDb, findApiKey, parseApiKey, verifySecret } from "@bouts/db";
+import { createDb, findApiKey, parseApiKey, verifySecret, type KeyCredentials } from "@bouts/db";
 import { fail } from "./errors.ts";
 import type { IngestEnv, Principal } from "./types.ts";
 
 // A hash no secret produces, so unknown key ids cost the same comparison as real ones.
 const DUMMY_HASH = "0".repeat(64);
 
-/** Resolves the caller's key into `c.var.principal`, or answers 401. */
-export const authenticate = createMiddleware<IngestEnv>(async (c, next) => {
-  const header = c.req.header("Authorization") ?? "";
-  const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+/** The presented bearer token, and its key id and secret when it is shaped like a key. */
+export type Bearer = { token: string; key: { id: string; secret: string } | null };
+
+/** Reads the bearer token of an `Authorization` header; 401 when there is none. */
+export function readBearer(header: string | undefined): Bearer {
+  const h = header ?? "";
+  const token = h.startsWith("Bearer ") ? h.slice(7).trim() : "";
   if (!token)
     fail({ reason: "unauthenticated", detail: "Send an API key: Authorization: Bearer <key>." });
-  const parsed = parseApiKey(token);
-  const row = parsed ? await findApiKey(createDb(c.env.DB), parsed.id) : undefined;
-  const ok = await verifySecret(parsed?.secret ?? token, row?.secretHash ?? DUMMY_HASH);
+  return { token, key: parseApiKey(token) };
+}
+
+/**
+ * The principal of a presented key, given the row found for its id (undefined when there is
+ * none); 401 unless the secret matches a live key. Every path hashes and compares once.
+ */
+export async function verifyPrincipal(
+  bearer: Bearer,
+  row: KeyCredentials | undefined,
+): Promise<Principal> {
+  const ok = await verifySecret(bearer.key?.secret ?? bearer.token, row?.secretHash ?? DUMMY_HASH);
   if (!row || !ok || row.revokedAt !== null) {
     fail({ reason: "unauthenticated", detail: "The API key is not valid or was revoked." });
   }
   const principal = toPrincipal(row.id, row.role, row.agentId, row.operatorId);
   if (!principal) fail({ reason: "unauthenticated", detail: "The API key has no owner." });
-  c.set("principal", principal);
+  return principal;
+}
+
+/**
+ * Resolves the caller's key into `c.var.principal`, or answers 401. The submit route is the
+ * one exception: it checks the key itself, in the same query that reads what the submit needs
+ * (`authenticateSubmitter` in routes/submissions.ts), before anything else runs.
+ */
+export const authenticate = createMiddleware<IngestEnv>(async (c, next) => {
+  if (isSubmitRequest(c.req.method, c.req.path)) return next();
+  const bearer = readBearer(c.req.header("Authorization"));
+  const row = bearer.key ? await findApiKey(createDb(c.env.DB), bearer.key.id) : undefined;
+  c.set("principal", await verifyPrincipal(bearer, row));
   await next();
 });
 
@@ -47,12 +72,19 @@ function toPrincipal(
  * parallel with its first read and before it writes anything.
  */
 export const limitRate = createMiddleware<IngestEnv>(async (c, next) => {
-  if (c.req.method === "POST" && SUBMIT_ROUTE.test(c.req.path)) return next();
+  if (isSubmitRequest(c.req.method, c.req.path)) return next();
   await checkRateLimit(c.env.API_RATE_LIMIT, c.var.principal.keyId, "requests");
   await next();
 });
 
-const SUBMIT_ROUTE = /^\/v1\/challenges\/[^/]+\/submissions\/?$/;
+// Exactly the paths the submit route matches (Hono is strict about a trailing slash), so any
+// other path still passes through `authenticate`.
+const SUBMIT_ROUTE = /^\/v1\/challenges\/[^/]+\/submissions$/;
+
+/** Whether a request is a submit (POST /v1/challenges/{id}/submissions). */
+export function isSubmitRequest(method: string, path: string): boolean {
+  return method === "POST" && SUBMIT_ROUTE.test(path);
+}
 
 /** Answers 429 when `limiter` refuses another call for this key. */
 export async function checkRateLimit(

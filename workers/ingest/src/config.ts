@@ -1,7 +1,8 @@
 /**
  * @module ingest/config
- * The Worker's vars (wrangler.toml [vars], .dev.vars), parsed once per request with a
- * schema. Invariant: a bad value is a deployment error, reported as such, never a guess.
+ * The Worker's vars (wrangler.toml [vars], .dev.vars), parsed with a schema once per `env`
+ * object (vars do not change while an isolate lives). Invariant: a bad value is a deployment
+ * error, reported as such, never a guess.
  */
 import { z } from "zod";
 
@@ -24,8 +25,19 @@ export type IngestConfig = {
   idempotencyTtlMs: number;
 };
 
+const PARSED = new WeakMap<Env, IngestConfig>();
+
 /** Reads the settings from the Worker's env; throws on a misconfigured deployment. */
 export function readConfig(env: Env): IngestConfig {
+  let cfg = PARSED.get(env);
+  if (!cfg) {
+    cfg = parseConfig(env);
+    PARSED.set(env, cfg);
+  }
+  return cfg;
+}
+
+function parseConfig(env: Env): IngestConfig {
   const v = ConfigSchema.parse(env);
   return {
     runnerUrl: v.RUNNER_URL.replace(/\/+$/, ""),

@@ -5,7 +5,8 @@
  * docs/storage-schema.md: an object exists while some D1 row references it, and an undo
  * removes an object only when no row does. Because R2 and D1 share no transaction, the undo
  * deletes first and then re-checks the references, putting the bytes back if a concurrent
- * request committed a row in between; a writer re-checks its object after its own commit.
+ * request committed a row in between; a submission stores its objects after its own commit,
+ * so an undo that ran before that commit cannot remove them.
  */
 import { isObjectReferenced, type Db } from "@bouts/db";
 

@@ -42,6 +42,8 @@ export async function readBodyLimited(
     }
     chunks.push(value);
   }
+  // A small body usually arrives in one chunk: no copy needed.
+  if (chunks.length === 1 && chunks[0]) return chunks[0];
   const out = new Uint8Array(total);
   let at = 0;
   for (const c of chunks) {

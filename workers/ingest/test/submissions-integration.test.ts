@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import {
   call,
+  callJson,
   createAgent,
   expectProblem,
   publishedChallenge,
@@ -49,7 +50,7 @@ async function arena(overrides: Record<string, unknown> = {}) {
     token: agent.token,
   });
   expect(entered.status).toBe(201);
-  return { op, agent, id };
+  return { op, agent, id, slug };
 }
 
 async function counts() {
@@ -155,6 +156,195 @@ describe("submitting", () => {
     await call(`/v1/challenges/${id}/entries`, { method: "POST", token: agent.token });
     await call(`/v1/challenges/${id}/close`, { method: "POST", token: op.token });
     await expectProblem(await submit(id, agent.token, submissionForm(await solution())), 409);
+  });
+});
+
+describe("authenticating a submit", () => {
+  /** The secret part of `bouts_<24 hex id>_<43 chars>`. */
+  const forge = (token: string) => `${token.slice(0, 31)}${"x".repeat(43)}`;
+
+  it.each([
+    ["no key", () => undefined],
+    ["a malformed key", () => "not-a-key"],
+    ["an unknown key id", () => `bouts_${"a".repeat(24)}_${"b".repeat(43)}`],
+    ["a known key id with the wrong secret", (t: string) => forge(t)],
+  ])(
+    "answers 401 to %s, before the rate limit and without storing anything",
+    async (_label, tokenOf) => {
+      const { agent, id } = await arena();
+      const before = await counts();
+      const limit = vi.spyOn(env.SUBMIT_RATE_LIMIT, "limit");
+      const token = tokenOf(agent.token);
+      const res = await call(`/v1/challenges/${id}/submissions`, {
+        method: "POST",
+        body: submissionForm(await solution()),
+        headers: { "Idempotency-Key": "auth" },
+        ...(token === undefined ? {} : { token }),
+      });
+      const body = await expectProblem(res, 401);
+      expect(body.detail).toMatch(/API key/);
+      expect(limit).not.toHaveBeenCalled();
+      limit.mockRestore();
+      expect(await counts()).toEqual(before);
+    },
+  );
+
+  it("answers 401 to a revoked key", async () => {
+    const { op, agent, id } = await arena();
+    await call(`/v1/keys/${agent.keyId}`, { method: "DELETE", token: op.token });
+    const before = await counts();
+    await expectProblem(await submit(id, agent.token, submissionForm(await solution())), 401);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("answers 401 before validating the challenge id", async () => {
+    const res = await call("/v1/challenges/-bad-/submissions", {
+      method: "POST",
+      body: submissionForm(await solution()),
+    });
+    await expectProblem(res, 401);
+  });
+
+  it("answers 403 to an operator key and stores nothing", async () => {
+    const { op, id } = await arena();
+    const before = await counts();
+    await expectProblem(await submit(id, op.token, submissionForm(await solution())), 403);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("answers 404 for a missing or draft challenge, by id or slug", async () => {
+    const { op, agent } = await arena();
+    await expectProblem(
+      await submit(crypto.randomUUID(), agent.token, submissionForm(await solution())),
+      404,
+    );
+    const slug = `d${crypto.randomUUID().slice(0, 8)}`;
+    const draft = await callJson(
+      "/v1/challenges",
+      "POST",
+      { slug, title: "Draft", profile: "engineering", maxIterations: 3 },
+      op.token,
+    );
+    expect(draft.status).toBe(201);
+    await expectProblem(await submit(slug, agent.token, submissionForm(await solution())), 404);
+  });
+
+  it("accepts the challenge's slug as well as its id", async () => {
+    const { agent, slug } = await arena();
+    const res = await submit(slug, agent.token, submissionForm(await solution()));
+    expect(res.status).toBe(202);
+    expect((await res.json<SubmissionView>()).iteration).toBe(1);
+  });
+});
+
+describe("write order", () => {
+  // The bindings' own methods, taken before any spy wraps them, for mocks that call through.
+  const realPut = env.ARTIFACTS.put.bind(env.ARTIFACTS);
+  const realSend = env.SUBMISSIONS.send.bind(env.SUBMISSIONS);
+  const realPrepare = env.DB.prepare.bind(env.DB);
+
+  it("stores the objects only once the row that references them is committed", async () => {
+    const { agent, id } = await arena();
+    const seen: (string | null)[] = [];
+    const spy = vi.spyOn(env.ARTIFACTS, "put").mockImplementation(async (key, value, options) => {
+      const row = await env.DB.prepare(
+        `SELECT status FROM submissions WHERE artifact_key = ?1 OR trace_key = ?1
+         ORDER BY received_at DESC LIMIT 1`,
+      )
+        .bind(key)
+        .first<{ status: string }>();
+      seen.push(row?.status ?? null);
+      return realPut(key, value, options);
+    });
+    const res = await submit(
+      id,
+      agent.token,
+      submissionForm(await solution(), { trace: VALID_TRACE }),
+    );
+    spy.mockRestore();
+    expect(res.status).toBe(202);
+    expect(seen).toEqual(["received", "received"]);
+  });
+
+  it("sends the queue message only once the objects are stored", async () => {
+    const { agent, id } = await arena();
+    const heads: boolean[] = [];
+    const send = vi.spyOn(env.SUBMISSIONS, "send").mockImplementation(async (body, options) => {
+      const { submissionId } = body as { submissionId: string };
+      const row = await env.DB.prepare("SELECT artifact_key FROM submissions WHERE id = ?")
+        .bind(submissionId)
+        .first<{ artifact_key: string }>();
+      heads.push((await env.ARTIFACTS.head(row?.artifact_key ?? "")) !== null);
+      return realSend(body, options);
+    });
+    const res = await submit(id, agent.token, submissionForm(await solution()));
+    send.mockRestore();
+    expect(res.status).toBe(202);
+    expect(heads).toEqual([true]);
+  });
+
+  it("writes nothing to R2 for a submit refused by the quota or replayed by its key", async () => {
+    const { agent, id } = await arena({ maxIterations: 1 });
+    const archive = await solution();
+    const first = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "once",
+    });
+    expect(first.status).toBe(202);
+    const put = vi.spyOn(env.ARTIFACTS, "put");
+    const del = vi.spyOn(env.ARTIFACTS, "delete");
+    const replay = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "once",
+    });
+    expect(replay.status).toBe(202);
+    expect(replay.headers.get("Idempotent-Replayed")).toBe("true");
+    await expectProblem(await submit(id, agent.token, submissionForm(await solution())), 429);
+    expect(put).not.toHaveBeenCalled();
+    expect(del).not.toHaveBeenCalled();
+    put.mockRestore();
+    del.mockRestore();
+  });
+
+  it("undoes the row, the claim and the stored archive when only the trace's put fails", async () => {
+    const { agent, id } = await arena();
+    const before = await counts();
+    const spy = vi
+      .spyOn(env.ARTIFACTS, "put")
+      .mockImplementation((key, value, options) =>
+        key.startsWith("traces/")
+          ? Promise.reject(new Error("R2 down"))
+          : realPut(key, value, options),
+      );
+    const res = await submit(
+      id,
+      agent.token,
+      submissionForm(await solution(), { trace: VALID_TRACE }),
+      { "Idempotency-Key": "trace-fail" },
+    );
+    spy.mockRestore();
+    await expectProblem(res, 503);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("keeps the objects when the row cannot be deleted on undo, for the sweep to settle", async () => {
+    const { agent, id } = await arena();
+    const before = await counts();
+    const send = vi.spyOn(env.SUBMISSIONS, "send").mockRejectedValue(new Error("queue down"));
+    // The first statement of the undo is the row's DELETE: make D1 refuse it.
+    const spy = vi
+      .spyOn(env.DB, "prepare")
+      .mockImplementation((query) =>
+        query.startsWith("delete from")
+          ? realPrepare("SELECT RAISE(ABORT, 'D1 down')")
+          : realPrepare(query),
+      );
+    const res = await submit(id, agent.token, submissionForm(await solution()));
+    spy.mockRestore();
+    send.mockRestore();
+    await expectProblem(res, 503);
+    const after = await counts();
+    // The row stays `received` with its object: the ingest sweep re-queues or fails it.
+    expect(after.subs).toBe((before.subs ?? 0) + 1);
+    expect(after.objects).toBe(before.objects + 1);
   });
 });
 
@@ -323,6 +513,30 @@ describe("idempotency", () => {
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
     expect(await again.json()).toEqual(await first.json());
     expect(await counts()).toEqual(before);
+  });
+
+  it("replays the first answer after it started the cooldown, and still answers 422 for another body", async () => {
+    const { agent, id } = await arena({ limits: { cooldownSeconds: 600 } });
+    const archive = await solution();
+    const first = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "cool",
+    });
+    expect(first.status).toBe(202);
+    const again = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "cool",
+    });
+    expect(again.status).toBe(202);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await again.json()).toEqual(await first.json());
+    const other = await submit(id, agent.token, submissionForm(await solution()), {
+      "Idempotency-Key": "cool",
+    });
+    await expectProblem(other, 422);
+    // A new key is a new submission: the cooldown applies.
+    const fresh = await submit(id, agent.token, submissionForm(await solution()), {
+      "Idempotency-Key": "cool-2",
+    });
+    await expectProblem(fresh, 429);
   });
 
   it("answers 422 for the same key with a different body", async () => {

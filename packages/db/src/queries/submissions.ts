@@ -5,13 +5,15 @@
  * (challenge published, agent entered, quota and cooldown), so no interleaving of requests
  * can skip, reuse or exceed an iteration. Status moves forward only.
  */
-import { and, asc, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import {
   challenges,
-  idempotencyKeys,
   submissions,
+  type ApiKeyRow,
   type ChallengeRow,
+  type ChallengeStatus,
+  type KeyRole,
   type SubmissionRow,
   type SubmissionStatus,
 } from "../schema.ts";
@@ -141,37 +143,105 @@ export async function insertSubmission(
   return (claimed?.meta.changes ?? 0) > 0 ? { kind: "refused" } : { kind: "duplicate" };
 }
 
-/** What a submit needs to know about a challenge and the calling agent, read at once. */
+/** The columns of an API key that authentication checks. */
+export type KeyCredentials = Pick<
+  ApiKeyRow,
+  "id" | "role" | "agentId" | "operatorId" | "secretHash" | "revokedAt"
+>;
+
+/** The columns of a challenge that a submit checks. */
+export type SubmitChallenge = Pick<ChallengeRow, "id" | "status" | "maxIterations" | "limits">;
+
+/** What a submit needs to know, read at once: the caller's key, the challenge, and the key's agent on it. */
 export type SubmitContext = {
-  challenge: ChallengeRow;
+  key: KeyCredentials;
+  /** Undefined when no challenge has this id or slug. */
+  challenge: SubmitChallenge | undefined;
   entered: boolean;
   submissions: number;
   lastSubmittedAt: number | null;
+  /** The agent already holds an unexpired record of the request's `Idempotency-Key`. */
+  idempotencyKeyKnown: boolean;
 };
 
-/** Reads a challenge (by id or slug) with the agent's entry and submission count, in one query. */
+type SubmitContextRow = {
+  key_id: string;
+  role: KeyRole;
+  agent_id: string | null;
+  operator_id: string | null;
+  secret_hash: string;
+  revoked_at: number | null;
+  challenge_id: string | null;
+  status: ChallengeStatus | null;
+  max_iterations: number | null;
+  limits: string | null;
+  entered: number;
+  count: number;
+  last: number | null;
+  key_known: number;
+};
+
+// One statement, so a submit authenticates and reads its context in a single round trip. The
+// key row decides everything else: no key, no row; the challenge columns are null when no
+// challenge matches; an operator key (agent_id null) counts as not entered.
+const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operator_id, k.secret_hash,
+    k.revoked_at, c.id AS challenge_id, c.status, c.max_iterations, c.limits,
+    EXISTS (SELECT 1 FROM entries e WHERE e.agent_id = k.agent_id AND e.challenge_id = c.id)
+      AS entered,
+    (SELECT COUNT(*) FROM submissions s WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id)
+      AS count,
+    (SELECT MAX(s.received_at) FROM submissions s
+      WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id) AS last,
+    EXISTS (SELECT 1 FROM idempotency_keys i
+      WHERE i.agent_id = k.agent_id AND i.key = ?3 AND i.expires_at >= ?4) AS key_known
+  FROM api_keys k LEFT JOIN challenges c ON c.id = ?2 OR c.slug = ?2
+  WHERE k.id = ?1
+  LIMIT 1`;
+
+/**
+ * Reads, in one query, the API key `keyId` (revoked or not: the caller checks the hash and
+ * `revokedAt`) and the challenge `idOrSlug` with the key's agent's entry, submission count
+ * and latest submission time there, and whether the agent holds a record of `idempotencyKey`
+ * that has not expired at `now`. Undefined when no key has this id.
+ */
 export async function findSubmitContext(
   db: Db,
+  keyId: string,
   idOrSlug: string,
-  agentId: string,
+  idempotencyKey: string | null,
+  now: number,
 ): Promise<SubmitContext | undefined> {
-  const mine = sql`${submissions.agentId} = ${agentId} AND ${submissions.challengeId} = ${challenges.id}`;
-  const row = await db
-    .select({
-      challenge: challenges,
-      entered: sql<number>`EXISTS (SELECT 1 FROM entries WHERE entries.agent_id = ${agentId} AND entries.challenge_id = ${challenges.id})`,
-      count: sql<number>`(SELECT COUNT(*) FROM submissions WHERE ${mine})`,
-      last: sql<number | null>`(SELECT MAX(received_at) FROM submissions WHERE ${mine})`,
-    })
-    .from(challenges)
-    .where(or(eq(challenges.id, idOrSlug), eq(challenges.slug, idOrSlug)))
-    .get();
+  const row = await db.$client
+    .prepare(SUBMIT_CONTEXT_SQL)
+    .bind(keyId, idOrSlug, idempotencyKey, now)
+    .first<SubmitContextRow>();
   if (!row) return undefined;
+  const challenge =
+    row.challenge_id === null ||
+    row.status === null ||
+    row.max_iterations === null ||
+    row.limits === null
+      ? undefined
+      : {
+          id: row.challenge_id,
+          status: row.status,
+          maxIterations: row.max_iterations,
+          limits: row.limits,
+        };
   return {
-    challenge: row.challenge,
-    entered: Boolean(row.entered),
+    key: {
+      id: row.key_id,
+      role: row.role,
+      agentId: row.agent_id,
+      operatorId: row.operator_id,
+      secretHash: row.secret_hash,
+      revokedAt: row.revoked_at,
+    },
+    challenge,
+    entered: challenge !== undefined && row.agent_id !== null && Boolean(row.entered),
     submissions: row.count,
     lastSubmittedAt: row.last,
+    idempotencyKeyKnown: Boolean(row.key_known),
   };
 }
 
@@ -283,19 +353,23 @@ export async function markSubmissionQueued(
   now: number,
   answer: IdempotencyAnswer | null,
 ): Promise<void> {
-  const queued = db
-    .update(submissions)
-    .set({ status: "queued", queuedAt: now })
-    .where(and(eq(submissions.id, id), eq(submissions.status, "received")));
+  // Raw statements: this runs on every submit, and their SQL never changes.
+  const queued = db.$client
+    .prepare(
+      "UPDATE submissions SET status = 'queued', queued_at = ?2 WHERE id = ?1 AND status = 'received'",
+    )
+    .bind(id, now);
   if (!answer) {
-    await queued;
+    await queued.run();
     return;
   }
-  await db.batch([
+  await db.$client.batch([
     queued,
-    db
-      .update(idempotencyKeys)
-      .set({ state: "done", responseStatus: answer.status, responseBody: answer.body })
-      .where(and(eq(idempotencyKeys.agentId, answer.agentId), eq(idempotencyKeys.key, answer.key))),
+    db.$client
+      .prepare(
+        `UPDATE idempotency_keys SET state = 'done', response_status = ?3, response_body = ?4
+          WHERE agent_id = ?1 AND key = ?2`,
+      )
+      .bind(answer.agentId, answer.key, answer.status, answer.body),
   ]);
 }

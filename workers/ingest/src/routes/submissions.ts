@@ -1,12 +1,14 @@
 /**
  * @module ingest/routes/submissions
- * Submitting and reading submissions. Invariants: cheap checks (rate limit, media type,
- * challenge state, quota, size, archive signature, claims schema, trace format) run before anything is
- * stored; the write order (R2 put and D1 batch side by side, then the queue, then D1;
- * docs/storage-schema.md) undoes every earlier step when a later one fails; another agent's
- * submission answers 404, like a missing one.
+ * Submitting and reading submissions. Invariants: the key is checked (401/403) before
+ * anything else, in the same query that reads the challenge and the agent's standing; cheap
+ * checks (rate limit, challenge state, quota, media type, size, archive signature, claims
+ * schema, trace format) run before anything is stored; the write order (D1 batch, then the R2
+ * objects, then the queue, then D1; docs/storage-schema.md) undoes every earlier step when a
+ * later one fails; another agent's submission answers 404, like a missing one.
  */
 import { createRoute, type z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import {
   findIdempotencyRecord,
   createDb,
@@ -18,19 +20,19 @@ import {
   markSubmissionQueued,
   releaseIdempotencyKey,
   sha256Hex,
-  type ChallengeRow,
-  type Db,
   type NewSubmission,
+  type SubmitChallenge,
   type SubmitContext,
 } from "@bouts/db";
 import { problemFromZodError } from "@bouts/contracts";
 import { visibleChallenge } from "../access.ts";
-import { agentIdOf, checkRateLimit, requireAgent } from "../auth.ts";
+import { agentIdOf, checkRateLimit, readBearer, requireAgent, verifyPrincipal } from "../auth.ts";
 import { parseStoredLimits } from "../challenge-config.ts";
 import { readConfig, type IngestConfig } from "../config.ts";
 import { fail } from "../errors.ts";
 import type { SubmissionMessage } from "../messages.ts";
 import { BEARER, createRouter, json, problems } from "../openapi.ts";
+import type { IngestEnv } from "../types.ts";
 import {
   ClaimsSchema,
   IdParamSchema,
@@ -38,7 +40,7 @@ import {
   SubmissionSchema,
   SUBMIT_BODY_DOC,
 } from "../schemas.ts";
-import { ensureObject, putObject, releaseObjectQuietly, type StoredObject } from "../storage.ts";
+import { putObject, releaseObjectQuietly, type StoredObject } from "../storage.ts";
 import {
   archiveContentType,
   checkTrace,
@@ -46,6 +48,7 @@ import {
   sniffArchive,
   type ArchiveType,
 } from "../uploads.ts";
+import type { ChallengeLimitsBody } from "../schemas.ts";
 import { submissionToWire } from "../views.ts";
 
 export const submissionRoutes = createRouter();
@@ -63,9 +66,18 @@ type SubmissionParts = {
   claimsJson: string | null;
 };
 
-/** Refuses the submission early when the challenge's state or quota already forbids it. */
-function checkCanSubmit(ctx: SubmitContext, now: number): void {
+/** A challenge an agent may see (not a draft), with its stored limits parsed once. */
+type OpenChallenge = SubmitChallenge & { parsedLimits: ChallengeLimitsBody };
+
+/** The challenge of a submit context; a draft (or missing) challenge is a 404 to agents. */
+function openChallengeOf(ctx: SubmitContext): OpenChallenge {
   const ch = ctx.challenge;
+  if (!ch || ch.status === "draft") fail({ reason: "not-found", resource: "challenge" });
+  return { ...ch, parsedLimits: parseStoredLimits(ch.limits) };
+}
+
+/** Refuses the submission early when the challenge's state or quota already forbids it. */
+function checkCanSubmit(ctx: SubmitContext, ch: OpenChallenge, now: number): void {
   if (ch.status !== "published") {
     fail({ reason: "conflict", detail: "The challenge is closed to new submissions." });
   }
@@ -73,7 +85,7 @@ function checkCanSubmit(ctx: SubmitContext, now: number): void {
     fail({ reason: "conflict", detail: "Enter the challenge before submitting to it." });
   }
   if (ctx.submissions >= ch.maxIterations) quotaExhausted(ch);
-  const { cooldownSeconds } = parseStoredLimits(ch.limits);
+  const { cooldownSeconds } = ch.parsedLimits;
   if (cooldownSeconds > 0 && ctx.lastSubmittedAt !== null) {
     const wait = ctx.lastSubmittedAt + cooldownSeconds * 1000 - now;
     if (wait > 0) {
@@ -86,16 +98,7 @@ function checkCanSubmit(ctx: SubmitContext, now: number): void {
   }
 }
 
-/** Loads the submit context; a draft (or missing) challenge is a 404 to agents. */
-async function loadSubmitContext(db: Db, idOrSlug: string, agentId: string) {
-  const ctx = await findSubmitContext(db, idOrSlug, agentId);
-  if (!ctx || ctx.challenge.status === "draft") {
-    fail({ reason: "not-found", resource: "challenge" });
-  }
-  return ctx;
-}
-
-function quotaExhausted(ch: ChallengeRow): never {
+function quotaExhausted(ch: SubmitChallenge): never {
   fail({
     reason: "quota-exhausted",
     // The quota does not reset while the challenge runs: a day is an honest upper bound.
@@ -104,11 +107,36 @@ function quotaExhausted(ch: ChallengeRow): never {
   });
 }
 
+type SubmitEnv = IngestEnv & {
+  Variables: IngestEnv["Variables"] & { submitContext: SubmitContext };
+};
+
+/**
+ * The submit route's authentication (the app-level `authenticate` leaves it to this): one
+ * query reads the key and, with it, the challenge and the agent's standing there; the key is
+ * verified exactly as `authenticate` does (401) before any of the rest is looked at.
+ */
+const authenticateSubmitter = createMiddleware<SubmitEnv>(async (c, next) => {
+  const bearer = readBearer(c.req.header("Authorization"));
+  const ctx = bearer.key
+    ? await findSubmitContext(
+        createDb(c.env.DB),
+        bearer.key.id,
+        c.req.param("id") ?? "",
+        c.req.header("Idempotency-Key") ?? null,
+        Date.now(),
+      )
+    : undefined;
+  c.set("principal", await verifyPrincipal(bearer, ctx?.key));
+  if (ctx) c.set("submitContext", ctx);
+  await next();
+});
+
 /** Reads and checks the multipart body; nothing is stored yet. */
 async function parseSubmission(
   request: Request,
   cfg: IngestConfig,
-  ch: ChallengeRow,
+  ch: OpenChallenge,
 ): Promise<SubmissionParts> {
   const contentType = request.headers.get("Content-Type") ?? "";
   if (!/^multipart\/form-data;/i.test(contentType)) {
@@ -118,7 +146,7 @@ async function parseSubmission(
     });
   }
   const archiveLimit = Math.min(
-    parseStoredLimits(ch.limits).maxArchiveBytes ?? cfg.maxArchiveBytes,
+    ch.parsedLimits.maxArchiveBytes ?? cfg.maxArchiveBytes,
     cfg.maxArchiveBytes,
   );
   const bodyLimit = archiveLimit + cfg.maxTraceBytes + cfg.maxClaimsBytes + MULTIPART_OVERHEAD;
@@ -238,7 +266,7 @@ submissionRoutes.openapi(
       "of confidence claims) and optional `trace` (telemetry). With `Idempotency-Key`, a " +
       "retry with the same body replays the first answer for at least 24 hours.",
     security: BEARER,
-    middleware: [requireAgent] as const,
+    middleware: [authenticateSubmitter, requireAgent] as const,
     request: {
       params: IdParamSchema,
       body: { required: true, content: { "multipart/form-data": { schema: SUBMIT_BODY_DOC } } },
@@ -254,19 +282,22 @@ submissionRoutes.openapi(
   async (c) => {
     const principal = c.var.principal;
     const agentId = agentIdOf(principal);
+    const submitCtx = c.var.submitContext;
     const cfg = readConfig(c.env);
     const db = createDb(c.env.DB);
     const idemKey = c.req.header("Idempotency-Key") ?? null;
     if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) {
       invalid("Idempotency-Key", "1 to 255 printable ASCII characters");
     }
-    const [, submitCtx] = await Promise.all([
-      checkRateLimit(c.env.SUBMIT_RATE_LIMIT, principal.keyId, "submissions"),
-      loadSubmitContext(db, c.req.valid("param").id, agentId),
-    ]);
-    const ch = submitCtx.challenge;
+    // After authentication, so that nobody can spend another key's budget; before anything
+    // is read from the body or stored.
+    await checkRateLimit(c.env.SUBMIT_RATE_LIMIT, principal.keyId, "submissions");
+    const ch = openChallengeOf(submitCtx);
     const now = Date.now();
-    checkCanSubmit(submitCtx, now);
+    // A retry of an earlier request (its key is on record) goes on to the idempotency check,
+    // which replays, refuses a different body (422) or waits for the first (409), even once
+    // the first used the last of the quota or started the cooldown.
+    if (!submitCtx.idempotencyKeyKnown) checkCanSubmit(submitCtx, ch, now);
     const parts = await parseSubmission(c.req.raw, cfg, ch);
     const origin = new URL(c.req.url).origin;
 
@@ -294,17 +325,21 @@ submissionRoutes.openapi(
             expiresAt: now + cfg.idempotencyTtlMs,
           };
     const objects = parts.trace ? [parts.archive, parts.trace] : [parts.archive];
-    const releaseObjects = async () => {
+    /** Undo of steps 1 and 2: the row, our claim, then the objects no row references. */
+    const undo = async () => {
+      await deleteReceivedSubmission(db, row.id).catch(logUndo);
+      if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
       for (const o of objects) await releaseObjectQuietly(c.env.ARTIFACTS, db, o);
     };
 
-    // ─── 1 and 2 side by side: the R2 objects, and the D1 batch (idempotency claim, the
-    // row, its iteration). Nothing acts on the row before the queue message (step 3), which
-    // waits for both; when one fails, the other is undone.
-    const cooldownSeconds = parseStoredLimits(ch.limits).cooldownSeconds;
-    const [stored, inserted] = await Promise.allSettled([
-      Promise.all(objects.map((o) => putObject(c.env.ARTIFACTS, o))),
-      insertSubmission(
+    // ─── 1. D1 batch (one transaction): the idempotency claim, the row and its iteration ───
+    // Nothing acts on the row before the queue message (step 3), and the objects are stored
+    // after the commit (step 2), so a concurrent undo of identical bytes can never leave the
+    // row without its object; a refused or duplicate request stores nothing at all.
+    const { cooldownSeconds } = ch.parsedLimits;
+    let written: Awaited<ReturnType<typeof insertSubmission>>;
+    try {
+      written = await insertSubmission(
         db,
         row,
         {
@@ -312,56 +347,52 @@ submissionRoutes.openapi(
           cooldownSince: cooldownSeconds > 0 ? now - cooldownSeconds * 1000 + 1 : null,
         },
         claim,
-      ),
-    ]);
-    if (inserted.status === "rejected") {
-      console.error("D1 submission insert failed", inserted.reason);
-      await releaseObjects();
+      );
+    } catch (err) {
+      console.error("D1 submission insert failed", err);
       fail({ reason: "unavailable", service: "database", retryAfter: 30 });
     }
-    const written = inserted.value;
-    if (written.kind === "inserted" && stored.status === "rejected") {
-      console.error("R2 put failed", stored.reason);
-      await deleteReceivedSubmission(db, row.id).catch(logUndo);
-      await releaseObjects();
-      if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
-      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
+    if (written.kind === "duplicate" && claim) {
+      const record = await findIdempotencyRecord(db, agentId, claim.key);
+      if (record && record.requestHash !== claim.requestHash) {
+        fail({ reason: "idempotency-mismatch" });
+      }
+      if (record?.state === "done" && record.responseBody !== null) {
+        const view = JSON.parse(record.responseBody) as SubmissionView;
+        return c.json(view, 202, replayHeaders(view));
+      }
+      // Still in flight. If its submission committed and its lease ran out (the request
+      // died before recording its answer), answer with that submission.
+      const linked = record?.submissionId
+        ? await findSubmission(db, record.submissionId)
+        : undefined;
+      if (record && linked && record.leaseUntil < now) {
+        const view = submissionToWire(linked, origin);
+        return c.json(view, 202, replayHeaders(view));
+      }
+      fail({
+        reason: "idempotency-in-flight",
+        retryAfter: Math.max(1, Math.ceil(((record?.leaseUntil ?? now) - now) / 1000)),
+      });
     }
     if (written.kind !== "inserted") {
-      await releaseObjects();
-      if (written.kind === "duplicate" && claim) {
-        const record = await findIdempotencyRecord(db, agentId, claim.key);
-        if (record && record.requestHash !== claim.requestHash) {
-          fail({ reason: "idempotency-mismatch" });
-        }
-        if (record?.state === "done" && record.responseBody !== null) {
-          const view = JSON.parse(record.responseBody) as SubmissionView;
-          return c.json(view, 202, replayHeaders(view));
-        }
-        // Still in flight. If its submission committed and its lease ran out (the request
-        // died before recording its answer), answer with that submission.
-        const linked = record?.submissionId
-          ? await findSubmission(db, record.submissionId)
-          : undefined;
-        if (record && linked && record.leaseUntil < now) {
-          const view = submissionToWire(linked, origin);
-          return c.json(view, 202, replayHeaders(view));
-        }
-        fail({
-          reason: "idempotency-in-flight",
-          retryAfter: Math.max(1, Math.ceil(((record?.leaseUntil ?? now) - now) / 1000)),
-        });
-      }
       // A guard failed under concurrency: say which.
-      const fresh = await loadSubmitContext(db, ch.id, agentId);
-      checkCanSubmit(fresh, now);
-      quotaExhausted(fresh.challenge);
+      const fresh = await findSubmitContext(db, principal.keyId, ch.id, null, now);
+      if (fresh) checkCanSubmit(fresh, openChallengeOf(fresh), now);
+      quotaExhausted(ch);
     }
 
-    // ─── 3. Queue: ids only, once the objects are known to be there ───
+    // ─── 2. R2: the objects, once the row that references them is committed ───
     try {
-      // A concurrent undo of identical bytes may have removed an object before our commit.
-      for (const o of objects) await ensureObject(c.env.ARTIFACTS, o);
+      await Promise.all(objects.map((o) => putObject(c.env.ARTIFACTS, o)));
+    } catch (err) {
+      console.error("R2 put failed", err);
+      await undo();
+      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
+    }
+
+    // ─── 3. Queue: ids only, once the objects are there ───
+    try {
       const message: SubmissionMessage = {
         v: 1,
         submissionId: row.id,
@@ -371,9 +402,7 @@ submissionRoutes.openapi(
       await c.env.SUBMISSIONS.send(message, { contentType: "json" });
     } catch (err) {
       console.error("enqueue failed", err);
-      await deleteReceivedSubmission(db, row.id).catch(logUndo);
-      await releaseObjects();
-      if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
+      await undo();
       fail({ reason: "unavailable", service: "submission queue", retryAfter: 30 });
     }
 
