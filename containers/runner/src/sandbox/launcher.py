@@ -8,10 +8,11 @@ allows it), so the memory limit kills sandboxed code, not the launcher. It dies 
 (PR_SET_PDEATHSIG, and EOF on its stdin).
 
 Protocol: JSON lines, requests on stdin, answers on stdout.
-  {"op": "prepare", "id", "argv", "uid", "rlimits": [[resource, value], ...]}
-      → {"id", "fds": [out, err, channel, info]}: read ends the runner opens as /proc/<pid>/fd/<n>
-  {"op": "start", "id"}  → {"id", "pid"}; later {"id", "exit": code|null, "signal": n|null}
-  {"op": "cancel", "id"} → the prepared pipes are closed
+  {"op": "start", "id", "argv", "uid", "rlimits": [[resource, value], ...]}
+      → {"id", "pid", "fds": [out, err, channel, info]}, then later
+      → {"id", "exit": code|null, "signal": n|null}
+  {"op": "opened", "id"}: the runner has opened the read ends as /proc/<launcher>/fd/<n>; the
+      launcher closes its own copies (until then they keep the pipes' early output buffered).
 The child runs in a new session with stdin at EOF, stdout, stderr, fd 3 (result channel) and fd 4
 (bwrap's --info-fd) on fresh pipes, sets the rlimits, drops to the run's uid and gid with no
 supplementary groups and no new privileges, and execs argv[0] (bwrap) with PATH only.
@@ -85,8 +86,7 @@ def main():
             f.write("-1000")
     except PermissionError:
         pass
-    prepared = {}  # id -> (spec, child ends [stdin r, out w, err w, chan w, info w], our read ends)
-    running = {}  # pidfd -> (id, pid)
+    held = {}  # id -> read ends the runner has not opened yet
     sel = selectors.DefaultSelector()
     sel.register(0, selectors.EVENT_READ, None)
     buf = b""
@@ -111,7 +111,7 @@ def main():
                 line, buf = buf.split(b"\n", 1)
                 req = json.loads(line)
                 rid = req["id"]
-                if req["op"] == "prepare":
+                if req["op"] == "start":
                     stdin_r, stdin_w = os.pipe()
                     os.close(stdin_w)
                     ours, theirs = [], [stdin_r]
@@ -119,23 +119,17 @@ def main():
                         r, w = os.pipe()
                         ours.append(r)
                         theirs.append(w)
-                    prepared[rid] = (req, theirs, ours)
-                    reply({"id": rid, "fds": ours})
-                elif req["op"] == "start":
-                    spec, theirs, ours = prepared.pop(rid)
                     pid = os.fork()
                     if pid == 0:
-                        child(spec, theirs)
-                    for fd in theirs + ours:
+                        child(req, theirs)
+                    for fd in theirs:
                         os.close(fd)
+                    held[rid] = ours
                     pidfd = os.pidfd_open(pid)
                     sel.register(pidfd, selectors.EVENT_READ, (rid, pid))
-                    reply({"id": rid, "pid": pid})
-                elif req["op"] == "cancel":
-                    entry = prepared.pop(rid, None)
-                    if entry:
-                        for fd in entry[1] + entry[2]:
-                            os.close(fd)
-
+                    reply({"id": rid, "pid": pid, "fds": ours})
+                elif req["op"] == "opened":
+                    for fd in held.pop(rid, []):
+                        os.close(fd)
 
 main()

@@ -32,9 +32,8 @@ export interface LaunchExit {
 }
 
 interface Pending {
-  onFds?: (fds: number[]) => void;
-  onPid?: (pid: number) => void;
-  onExit?: (exit: LaunchExit) => void;
+  onStarted: (pid: number, fds: number[]) => void;
+  onExit: (exit: LaunchExit) => void;
   onError: (e: Error) => void;
 }
 
@@ -95,12 +94,11 @@ export class SandboxLauncher {
         }
         const p = this.#pending.get(msg.id ?? -1);
         if (!p) continue;
-        if (msg.fds) p.onFds?.(msg.fds);
-        else if (msg.pid !== undefined) p.onPid?.(msg.pid);
+        if (msg.pid !== undefined && msg.fds) p.onStarted(msg.pid, msg.fds);
         else if ("exit" in msg) {
           this.#pending.delete(msg.id!);
           this.#updateRef();
-          p.onExit?.({ code: msg.exit ?? null, signal: msg.signal ?? null, launcherLost: false });
+          p.onExit({ code: msg.exit ?? null, signal: msg.signal ?? null, launcherLost: false });
         }
       }
     });
@@ -113,7 +111,7 @@ export class SandboxLauncher {
       readyReject(e);
       for (const p of this.#pending.values()) {
         p.onError(e);
-        p.onExit?.({ code: null, signal: 9, launcherLost: true });
+        p.onExit({ code: null, signal: 9, launcherLost: true });
       }
       this.#pending.clear();
     };
@@ -152,40 +150,30 @@ export class SandboxLauncher {
   }
 
   /**
-   * Asks for fresh pipes for one sandbox. Resolves with the id and the launcher's read ends
-   * (stdout, stderr, channel, info), which the caller opens as /proc/<launcher>/fd/<n> before
-   * calling `start` or `cancel`.
+   * Forks one sandbox. Resolves with its host pid (a session and group leader) and the
+   * launcher's read ends of its stdout, stderr, channel and info pipes, which the caller opens
+   * as /proc/<launcher>/fd/<n> and then confirms with `opened`. `onExit` is called once.
    */
-  prepare(spec: LaunchSpec): Promise<{ id: number; fds: number[] }> {
+  start(
+    spec: LaunchSpec,
+    onExit: (exit: LaunchExit) => void,
+  ): Promise<{ id: number; pid: number; fds: number[] }> {
     if (!this.#alive) return Promise.reject(new Error("sandbox launcher is gone"));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#pending.set(id, {
-        onFds: (fds) => resolve({ id, fds }),
+        onStarted: (pid, fds) => resolve({ id, pid, fds }),
         onError: reject,
+        onExit,
       });
       this.#updateRef();
-      this.#send({ op: "prepare", id, ...spec });
+      this.#send({ op: "start", id, ...spec });
     });
   }
 
-  /** Forks the prepared sandbox; resolves with its host pid (a session and group leader). */
-  start(id: number, onExit: (exit: LaunchExit) => void): Promise<number> {
-    const p = this.#pending.get(id);
-    if (!p || !this.#alive) return Promise.reject(new Error("sandbox launcher is gone"));
-    return new Promise((resolve, reject) => {
-      p.onPid = resolve;
-      p.onError = reject;
-      p.onExit = onExit;
-      this.#send({ op: "start", id });
-    });
-  }
-
-  /** Drops a prepared sandbox that will not be started. */
-  cancel(id: number): void {
-    this.#pending.delete(id);
-    this.#updateRef();
-    if (this.#alive) this.#send({ op: "cancel", id });
+  /** Lets the launcher close its copies of a sandbox's read ends. */
+  opened(id: number): void {
+    if (this.#alive) this.#send({ op: "opened", id });
   }
 }
 

@@ -224,23 +224,39 @@ async function launch(
   cgroup: RunCgroup | null,
   t0: number,
 ): Promise<SandboxOutcome> {
-  let id: number;
+  let exit: LaunchExit | null = null;
+  let onExit: (e: LaunchExit) => void = (e) => {
+    exit = e;
+  };
+  let started: { id: number; pid: number; fds: number[] };
+  try {
+    started = await launcher.start(
+      {
+        argv: [spec.bwrapBin, ...buildBwrapArgs(spec)],
+        uid: spec.hostUid,
+        rlimits: buildRlimits(spec.limits),
+      },
+      (e) => onExit(e),
+    );
+  } catch (e) {
+    return notStarted(`sandbox launch failed: ${(e as Error).message}`.slice(0, 2000), t0);
+  }
+  const chainPid = started.pid;
+  const killGroup = () => {
+    try {
+      process.kill(-chainPid, "SIGKILL");
+    } catch {
+      // group already gone
+    }
+  };
   let streams: Socket[];
   try {
-    const prepared = await launcher.prepare({
-      argv: [spec.bwrapBin, ...buildBwrapArgs(spec)],
-      uid: spec.hostUid,
-      rlimits: buildRlimits(spec.limits),
-    });
-    id = prepared.id;
-    try {
-      streams = prepared.fds.map((fd) => openLauncherPipe(launcher.pid, fd));
-    } catch (e) {
-      launcher.cancel(id);
-      return notStarted(`cannot open the sandbox's pipes: ${(e as Error).message}`, t0);
-    }
+    streams = started.fds.map((fd) => openLauncherPipe(launcher.pid, fd));
   } catch (e) {
-    return notStarted((e as Error).message.slice(0, 2000), t0);
+    killGroup();
+    return notStarted(`cannot open the sandbox's pipes: ${(e as Error).message}`, t0);
+  } finally {
+    launcher.opened(started.id);
   }
   const [outS, errS, chanS, infoS] = streams as [Socket, Socket, Socket, Socket];
   return new Promise((resolve) => {
@@ -248,20 +264,9 @@ async function launch(
     let outputLimited = false;
     let infoSeen = "";
     let finished = false;
-    let chainPid: number | null = null;
     let sandboxPid: number | null = null;
-    let exit: LaunchExit | null = null;
     let open = streams.length;
-    let timer: NodeJS.Timeout | undefined;
     let hardStop: NodeJS.Timeout | undefined;
-    const killGroup = () => {
-      if (chainPid === null) return;
-      try {
-        process.kill(-chainPid, "SIGKILL");
-      } catch {
-        // group already gone
-      }
-    };
     // Killing the sandbox's first process tears down its whole pid namespace, and bwrap (still
     // alive) reaps it, so nothing is orphaned. The process-group kill is the fallback for a
     // sandbox that has not started yet or does not go away.
@@ -291,6 +296,10 @@ async function launch(
         spec.onStarted?.(sandboxPid);
       }
     });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree();
+    }, spec.limits.wallMs);
     const finish = (spawnError?: string) => {
       if (finished) return;
       finished = true;
@@ -298,10 +307,10 @@ async function launch(
       clearTimeout(hardStop);
       killGroup();
       for (const s of streams) s.destroy();
-      const started = /"child-pid"\s*:\s*\d+/.test(infoSeen);
+      const reported = /"child-pid"\s*:\s*\d+/.test(infoSeen);
       resolve({
-        started,
-        startError: started ? "" : (spawnError ?? readErr().slice(0, 2000)),
+        started: reported,
+        startError: reported ? "" : (spawnError ?? readErr().slice(0, 2000)),
         exitCode: exit?.code ?? null,
         signal: exit?.signal ? (SIGNAL_NAMES.get(exit.signal) ?? `signal ${exit.signal}`) : null,
         timedOut,
@@ -319,7 +328,7 @@ async function launch(
         if (open === 0 && exit) finish();
       });
     }
-    const onExit = (e: LaunchExit) => {
+    const handleExit = (e: LaunchExit) => {
       exit = e;
       // bwrap has exited, and its namespace with it; sweep the group for pre-sandbox stragglers.
       killGroup();
@@ -328,16 +337,7 @@ async function launch(
       // If a stray descriptor keeps the pipes open after the tree is killed, stop waiting.
       hardStop = setTimeout(() => finish(), 2000);
     };
-    launcher.start(id, onExit).then(
-      (pid) => {
-        chainPid = pid;
-        timer = setTimeout(() => {
-          timedOut = true;
-          killTree();
-        }, spec.limits.wallMs);
-        if (finished || exit) killGroup();
-      },
-      (e: Error) => finish(`sandbox launch failed: ${e.message}`),
-    );
+    onExit = handleExit;
+    if (exit) handleExit(exit);
   });
 }
