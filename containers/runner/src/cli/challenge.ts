@@ -44,8 +44,20 @@ export function formatReport(r: RunReport): string {
     );
   for (const t of r.adversarialTests)
     lines.push(
-      `  adversarial ${t.status.padEnd(8)} ${t.id} [${t.severity}] ${Math.round(t.durationMs)}ms ${t.message.split("\n")[0]?.slice(0, 100) ?? ""}`,
+      `  ${t.origin === "generated" ? "generated  " : "adversarial"} ${t.status.padEnd(8)} ${t.id} [${t.severity}${t.generated ? `, ${t.generated.technique}` : ""}] ${Math.round(t.durationMs)}ms ${t.message.split("\n")[0]?.slice(0, 100) ?? ""}`,
     );
+  if (r.generation) {
+    const w = r.generation.weightHalves;
+    const total = w.prebuilt + w.generated;
+    const pct = (h: number) => (total === 0 ? "0" : ((100 * h) / total).toFixed(1));
+    lines.push(
+      `adversarial weight: pre-built ${w.prebuilt / 2} (${pct(w.prebuilt)} %), generated ${w.generated / 2} (${pct(w.generated)} %) of budget ${w.budget / 2}; target 40/60`,
+    );
+    for (const g of r.generation.generators)
+      lines.push(
+        `  generator ${g.name}: ${g.status}, ${g.selected} of ${g.candidates} candidates${g.dropped.length ? `, ${g.dropped.length} dropped` : ""}${g.detail ? ` — ${g.detail.slice(0, 160)}` : ""}`,
+      );
+  }
   const sp = r.staticTests.filter((t) => t.status === "passed").length;
   const ap = r.adversarialTests.filter((t) => t.status === "passed").length;
   lines.push(
