@@ -2,9 +2,10 @@
  * `npm run bench -- runner [iterations]`: the cost of the sandbox and of whole suites.
  * Prints, one per line as `name: value`:
  *  - the median wall time of a bare interpreter spawn (absolute path, cleared environment) and of
- *    the same command through the full sandbox launch chain (cgroups, rlimits, setpriv, bwrap),
- *    and their ratio, for Node 22 and Python 3.11 (plus the ratio of the fastest runs, which is
- *    the least disturbed by other load on a shared machine);
+ *    the same command through the full sandbox launch path (per-uid cgroups, the uid's launcher,
+ *    rlimits, uid drop, bwrap), their ratio and the median per-round difference, for Node 22 and
+ *    Python 3.11 (plus the ratio of the fastest runs, which is the least disturbed by other load
+ *    on a shared machine);
  *  - the wall time of each example challenge's full suite against its reference solution.
  * The sandbox path is the one runs use; no untrusted code runs here (only `-e 0` / `-c 0` and the
  * challenges' own reference solutions, which still run sandboxed).
@@ -114,6 +115,10 @@ export default async function bench(args: string[]): Promise<void> {
       console.log(`${c.name}_bare_spawn_median_ms: ${mb.toFixed(1)}`);
       console.log(`${c.name}_sandboxed_spawn_median_ms: ${ms.toFixed(1)}`);
       console.log(`${c.name}_sandbox_cost_ratio: ${(ms / mb).toFixed(2)}`);
+      // Each round's sandboxed minus bare time: the sandbox's own fixed cost in milliseconds.
+      console.log(
+        `${c.name}_sandbox_overhead_median_ms: ${median(boxed.map((x, i) => x - bare[i]!)).toFixed(1)}`,
+      );
       // The fastest of each is the least disturbed by other load on a shared machine.
       const lb = Math.min(...bare);
       const ls = Math.min(...boxed);
