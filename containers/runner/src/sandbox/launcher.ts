@@ -77,7 +77,7 @@ export class SandboxLauncher {
       while ((nl = this.#buf.indexOf("\n")) >= 0) {
         const line = this.#buf.slice(0, nl);
         this.#buf = this.#buf.slice(nl + 1);
-        const msg = JSON.parse(line) as {
+        let msg: {
           ready?: number;
           id?: number;
           fds?: number[];
@@ -85,6 +85,11 @@ export class SandboxLauncher {
           exit?: number | null;
           signal?: number | null;
         };
+        try {
+          msg = JSON.parse(line) as typeof msg;
+        } catch {
+          continue;
+        }
         if (msg.ready !== undefined) {
           this.#pid = msg.ready;
           clearTimeout(startTimer);
