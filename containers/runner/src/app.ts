@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { z } from "zod";
 import path from "node:path";
 import {
   RunGeneratedRequestSchema,
@@ -23,6 +24,7 @@ import {
   packDir,
   prepareChallenge,
   type BundleError,
+  type PreparedChallenge,
 } from "./challenge/bundle.ts";
 import { runChallengeQa } from "./challenge/qa.ts";
 import { resolveUnpackLimits, runJob, type JobError, type RunnerEnvironment } from "./job.ts";
@@ -193,24 +195,46 @@ export function createRunnerApp(
     onError: (c) => problem(c, { reason: "request-too-large", limit: maxBody }),
   });
 
-  app.post("/v1/runs", limitBody, async (c) => {
+  /** Reads a run request: both archives, the job validated by `schema`, the prepared bundle. */
+  async function readRunRequest<T>(
+    c: Context,
+    schema: { safeParse(v: unknown): z.ZodSafeParseResult<T> },
+  ): Promise<
+    | { ok: true; job: T; submission: Uint8Array; challenge: PreparedChallenge }
+    | { ok: false; response: Response }
+  > {
     const parts = await readParts(c, ["submission", "bundle"]);
-    if (!parts.ok) return problem(c, parts.error);
-    const parsed = RunJobRequestSchema.safeParse(parts.job);
+    if (!parts.ok) return { ok: false, response: problem(c, parts.error) };
+    const parsed = schema.safeParse(parts.job);
     if (!parsed.success)
-      return problem(c, {
-        reason: "invalid-job",
-        issues: parsed.error.issues.map((i) => `${i.path.join(".") || "job"}: ${i.message}`),
-      });
-    const job: RunJobRequest = parsed.data;
+      return {
+        ok: false,
+        response: problem(c, {
+          reason: "invalid-job",
+          issues: parsed.error.issues.map((i) => `${i.path.join(".") || "job"}: ${i.message}`),
+        }),
+      };
     const challenge = await prepareChallenge(parts.files.bundle!, prepareOptions);
-    if (!challenge.ok) return problem(c, { reason: "bundle", error: challenge.error });
+    if (!challenge.ok)
+      return { ok: false, response: problem(c, { reason: "bundle", error: challenge.error }) };
+    return {
+      ok: true,
+      job: parsed.data,
+      submission: parts.files.submission!,
+      challenge: challenge.value,
+    };
+  }
+
+  app.post("/v1/runs", limitBody, async (c) => {
+    const req = await readRunRequest(c, RunJobRequestSchema);
+    if (!req.ok) return req.response;
+    const job: RunJobRequest = req.job;
     active += 1;
     try {
-      const submission = parts.files.submission!;
+      const submission = req.submission;
       const r = await runJob({
         runId: job.runId ?? randomUUID(),
-        challenge: challenge.value,
+        challenge: req.challenge,
         submission,
         submissionSha256: computeSha256(submission),
         requestedLimits: job.limits ?? {},
@@ -229,35 +253,27 @@ export function createRunnerApp(
   // against the reference solution, and only the tests the reference passes are run against
   // the submission and counted. Nothing here trusts the suite beyond running it sandboxed.
   app.post("/v1/runs/generated", limitBody, async (c) => {
-    const parts = await readParts(c, ["submission", "bundle"]);
-    if (!parts.ok) return problem(c, parts.error);
-    const parsed = RunGeneratedRequestSchema.safeParse(parts.job);
-    if (!parsed.success)
-      return problem(c, {
-        reason: "invalid-job",
-        issues: parsed.error.issues.map((i) => `${i.path.join(".") || "job"}: ${i.message}`),
-      });
-    const job = parsed.data;
-    const challenge = await prepareChallenge(parts.files.bundle!, prepareOptions);
-    if (!challenge.ok) return problem(c, { reason: "bundle", error: challenge.error });
+    const req = await readRunRequest(c, RunGeneratedRequestSchema);
+    if (!req.ok) return req.response;
+    const job = req.job;
     if (job.suite.tests.length === 0)
       return problem(c, { reason: "invalid-job", issues: ["suite.tests: the suite is empty"] });
-    const runtimeFile = challenge.value.manifest.runtime === "node22" ? /\.test\.mjs$/ : /\.py$/;
+    const runtimeFile = req.challenge.manifest.runtime === "node22" ? /\.test\.mjs$/ : /\.py$/;
     const foreign = job.suite.files.find((f) => !runtimeFile.test(f.path));
     if (foreign)
       return problem(c, {
         reason: "invalid-job",
         issues: [
-          `suite.files: ${foreign.path} is not a ${challenge.value.manifest.runtime} test file`,
+          `suite.files: ${foreign.path} is not a ${req.challenge.manifest.runtime} test file`,
         ],
       });
     active += 1;
     try {
       const runId = job.runId ?? randomUUID();
-      const reference = await packDir(path.join(challenge.value.root, "reference"));
+      const reference = await packDir(path.join(req.challenge.root, "reference"));
       const onReference = await runJob({
         runId: `${runId}-ref`,
-        challenge: challenge.value,
+        challenge: req.challenge,
         submission: reference,
         submissionSha256: computeSha256(reference),
         requestedLimits: job.limits ?? {},
@@ -290,10 +306,10 @@ export function createRunnerApp(
       let tests: GeneratedRunResult["tests"] = [];
       let infrastructure: GeneratedRunResult["infrastructure"] = null;
       if (kept.length > 0) {
-        const submission = parts.files.submission!;
+        const submission = req.submission;
         const r = await runJob({
           runId,
-          challenge: challenge.value,
+          challenge: req.challenge,
           submission,
           submissionSha256: computeSha256(submission),
           requestedLimits: job.limits ?? {},

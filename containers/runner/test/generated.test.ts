@@ -12,7 +12,7 @@ import {
   type PreparedChallenge,
 } from "../src/challenge/bundle.ts";
 import { runJob, type RunnerEnvironment } from "../src/job.ts";
-import { CHALLENGES, createTestEnvironment, prepareDir } from "./helpers.ts";
+import { CHALLENGES, createTestEnvironment, form, prepareDir } from "./helpers.ts";
 
 const DEEP_MERGE = path.join(CHALLENGES, "deep-merge");
 
@@ -144,15 +144,6 @@ describe("POST /v1/runs/generated", () => {
       },
     ],
   };
-
-  function form(parts: Record<string, string | Buffer>): FormData {
-    const f = new FormData();
-    for (const [k, v] of Object.entries(parts)) {
-      if (typeof v === "string") f.append(k, v);
-      else f.append(k, new Blob([new Uint8Array(v)]), k);
-    }
-    return f;
-  }
 
   it("drops tests the reference fails and runs the rest against the submission", async () => {
     const app = createRunnerApp(environment, null);

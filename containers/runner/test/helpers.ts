@@ -53,3 +53,13 @@ export async function prepareDir(
   if (!r.ok) throw new Error(JSON.stringify(r.error));
   return r.value;
 }
+
+/** A multipart body from named parts (strings as fields, buffers as files). */
+export function form(parts: Record<string, string | Buffer>): FormData {
+  const f = new FormData();
+  for (const [k, v] of Object.entries(parts)) {
+    if (typeof v === "string") f.append(k, v);
+    else f.append(k, new Blob([new Uint8Array(v)]), k);
+  }
+  return f;
+}

@@ -4,7 +4,7 @@ import { RunReportSchema } from "@bouts/contracts";
 import type { Hono } from "hono";
 import { createRunnerApp } from "../src/app.ts";
 import { packChallengeDir, packDir } from "../src/challenge/bundle.ts";
-import { createTestEnvironment, FIXTURES } from "./helpers.ts";
+import { createTestEnvironment, FIXTURES, form } from "./helpers.ts";
 
 let app: Hono;
 let bundle: Buffer;
@@ -16,15 +16,6 @@ beforeAll(async () => {
   bundle = await packChallengeDir(path.join(FIXTURES, "exploit-node"));
   good = await packDir(path.join(FIXTURES, "exploit-node", "reference"));
 }, 60_000);
-
-function form(parts: Record<string, string | Buffer>): FormData {
-  const f = new FormData();
-  for (const [k, v] of Object.entries(parts)) {
-    if (typeof v === "string") f.append(k, v);
-    else f.append(k, new Blob([new Uint8Array(v)]), k);
-  }
-  return f;
-}
 
 describe("runner service", () => {
   it("answers health", async () => {
