@@ -131,10 +131,17 @@ type Breakdown = {
   breakdown: {
     band: { label: string };
     components: {
+      key: string;
       label: string;
       weight: number;
       score: { text: string };
       contribution: { text: string };
+      details?: {
+        composition?: Record<
+          "prebuilt" | "generated",
+          { tests: number; weightShare: { text: string } }
+        >;
+      };
     }[];
     adjustments: { label: string; points: { text: string } }[];
   };
@@ -177,6 +184,11 @@ for (const c of creds.challenges.filter((x) => x.status === "published")) {
     console.log(
       `  ${s.kind.padEnd(9)} ${final.unrounded} → ${final.rounded} (${b.band.label}): ${parts}${adj ? `; ${adj}` : ""}`,
     );
+    const mix = b.components.find((p) => p.key === "adversarial")?.details?.composition;
+    if (mix)
+      console.log(
+        `            adversarial tests: ${mix.prebuilt.tests} pre-built (${mix.prebuilt.weightShare.text} % of the weight) + ${mix.generated.tests} generated for this submission (${mix.generated.weightShare.text} %; target 40/60)`,
+      );
   }
 }
 if (pending.size > 0) {
