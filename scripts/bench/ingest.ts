@@ -1,14 +1,25 @@
 /**
  * `npm run bench -- ingest`: accepted submissions per second through the locally running
- * platform Worker (`wrangler dev` on loopback, a throw-away state directory), and in the same
- * run the request rate of a trivial route (`GET /healthz`) of the same runtime, with the
- * ratio. Bounded: at most --submissions submissions (300) and four times as many trivial
- * requests (half before, half after the submissions), each phase at most PHASE_SECONDS.
- * Every submission is a distinct small .tar.gz (two files, ~200 bytes) sent as multipart with
- * an Idempotency-Key, as an agent would; each agent submits at most PER_AGENT times, under
- * the per-key submit limit (30 a minute). Options: --submissions N --concurrency N (8).
+ * platform Worker (`wrangler dev` on loopback, its own port and a throw-away state directory),
+ * and in the same run the request rate of a trivial route (`GET /healthz`) of the same
+ * runtime, with the ratio. Bounded: at most --submissions submissions (300) and four times as
+ * many trivial requests (half before, half after the submissions), each phase at most
+ * PHASE_SECONDS. Every submission is a distinct small .tar.gz (two files, ~200 bytes) sent as
+ * multipart with an Idempotency-Key, as an agent would; each agent submits at most PER_AGENT
+ * times, under the per-key submit limit (30 a minute). Options: --submissions N
+ * --concurrency N (8).
+ *
+ * Fairness: both routes run at the same concurrency over kept-alive connections (Node's fetch
+ * pools them), both are warmed up before measuring, and each measured phase starts once the
+ * Worker is idle (its process group uses under IDLE_CPU_SHARE of a core), so that neither
+ * phase pays for work left over from the one before. The platform's queue consumers stay on:
+ * the submissions phase carries the score role's work on the messages it sends, as the one
+ * local process does. On Linux the run also prints the Worker's CPU per request of each route
+ * (its whole process group: workerd and wrangler), a figure the machine's load disturbs far
+ * less than a rate, and how many times wrangler rebuilt the Worker during the run (it watches
+ * the sources, so an edit elsewhere in the tree reloads it; a figure with reloads is suspect).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -26,6 +37,10 @@ const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const API = `http://127.0.0.1:${PORT}`;
 const PER_AGENT = 25;
 const PHASE_SECONDS = 30;
+const WARM_UP_SUBMISSIONS = 10;
+const WARM_UP_REQUESTS = 100;
+const IDLE_CPU_SHARE = 0.1;
+const IDLE_TIMEOUT_MS = 30_000;
 
 function option(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);
@@ -59,17 +74,58 @@ function tarGz(files: Record<string, string>): Uint8Array {
   return new Uint8Array(gzipSync(Buffer.concat(blocks)));
 }
 
+/**
+ * CPU time (ms) used so far by the live processes of process group `pgid`, from /proc; null
+ * where /proc is not available.
+ */
+function groupCpuMs(pgid: number): number | null {
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return null;
+  }
+  let ticks = 0;
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // exited meanwhile
+    }
+    // Fields after the parenthesised command: state ppid pgrp … utime(14) stime(15).
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(rest[2]) !== pgid) continue;
+    ticks += Number(rest[11]) + Number(rest[12]);
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/** Waits until the process group uses less than IDLE_CPU_SHARE of a core over a second. */
+async function waitForIdle(pgid: number): Promise<void> {
+  const deadline = Date.now() + IDLE_TIMEOUT_MS;
+  let last = groupCpuMs(pgid);
+  while (last !== null && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = groupCpuMs(pgid);
+    if (now === null || now - last < 1000 * IDLE_CPU_SHARE) return;
+    last = now;
+  }
+}
+
 /** Runs `total` tasks with `concurrency` workers, stopping early at `deadline`. */
 async function drive(
   total: number,
   concurrency: number,
   deadline: number,
   task: (i: number) => Promise<boolean>,
+  pgid: number,
 ) {
-  const cpu0 = process.cpuUsage();
   let next = 0;
   let ok = 0;
   let failed = 0;
+  const cpu0 = groupCpuMs(pgid);
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -80,18 +136,18 @@ async function drive(
       }
     }),
   );
-  const cpu = process.cpuUsage(cpu0);
-  console.log(
-    `DEBUG client cpu ms per request: ${((cpu.user + cpu.system) / 1000 / Math.max(1, ok + failed)).toFixed(2)}`,
-  );
-  return { ok, failed, seconds: (performance.now() - started) / 1000 };
+  const seconds = (performance.now() - started) / 1000;
+  const cpu1 = groupCpuMs(pgid);
+  const cpuMsPerRequest =
+    cpu0 === null || cpu1 === null ? null : (cpu1 - cpu0) / Math.max(1, ok + failed);
+  return { ok, failed, seconds, cpuMsPerRequest };
 }
 
 export default async function bench(args: string[]): Promise<void> {
   const submissions = option(args, "submissions", 300);
   const concurrency = option(args, "concurrency", 8);
   const trivial = Math.max(submissions * 4, 1000);
-  const agentsNeeded = Math.ceil(submissions / PER_AGENT);
+  const agentsNeeded = Math.ceil((submissions + WARM_UP_SUBMISSIONS) / PER_AGENT);
   const persistTo = mkdtempSync(path.join(tmpdir(), "bouts-bench-"));
   const worker = { child: null as ReturnType<typeof startWorker> | null };
   try {
@@ -110,7 +166,14 @@ export default async function bench(args: string[]): Promise<void> {
          ${now}, ${now}, ${now});`,
     );
     worker.child = startWorker({ port: PORT, persistTo, vars: { RUNNER_URL: "" }, quiet: true });
+    let reloads = 0;
+    const countReloads = (chunk: Buffer) => {
+      reloads += chunk.toString().split("Reloading local server").length - 1;
+    };
+    worker.child.stdout?.on("data", countReloads);
+    worker.child.stderr?.on("data", countReloads);
     await waitForHealth(`${API}/healthz`, 120_000, worker.child);
+    const pgid = worker.child.pid ?? 0;
 
     const agents: string[] = [];
     for (let i = 0; i < agentsNeeded; i++) {
@@ -128,12 +191,11 @@ export default async function bench(args: string[]): Promise<void> {
       if (entered.status !== 201) throw new Error(`entering: ${entered.status}`);
       agents.push(key);
     }
-    const archives = Array.from({ length: submissions }, (_, i) =>
+    // Warm-up submissions come first (last agents, distinct keys and bytes), uncounted.
+    const total = submissions + WARM_UP_SUBMISSIONS;
+    const archives = Array.from({ length: total }, (_, i) =>
       tarGz({ "src/index.js": `export const n = ${i};\n`, "NOTES.md": `run ${i}\n` }),
     );
-    // Warm the isolate on both paths before measuring.
-    await fetch(`${API}/healthz`);
-
     const submitOne = async (i: number) => {
       const form = new FormData();
       form.set("archive", new Blob([archives[i] ?? new Uint8Array()]), "solution.tar.gz");
@@ -148,39 +210,55 @@ export default async function bench(args: string[]): Promise<void> {
       await res.arrayBuffer();
       return res.status === 202;
     };
+    const getTrivial = async () => {
+      const res = await fetch(`${API}/healthz`);
+      await res.arrayBuffer();
+      return res.ok;
+    };
+    const warmUp = await drive(WARM_UP_SUBMISSIONS, concurrency, Infinity, submitOne, pgid);
+    if (warmUp.failed > 0) throw new Error(`warm-up: ${warmUp.failed} submissions refused`);
+    await drive(WARM_UP_REQUESTS, concurrency, Infinity, getTrivial, pgid);
+
     const trivialPhase = async () => {
-      const r = await drive(
-        trivial / 2,
-        concurrency,
-        Date.now() + PHASE_SECONDS * 500,
-        async () => {
-          const res = await fetch(`${API}/healthz`);
-          await res.arrayBuffer();
-          return res.ok;
-        },
-      );
-      return r.ok / r.seconds;
+      await waitForIdle(pgid);
+      return drive(trivial / 2, concurrency, Date.now() + PHASE_SECONDS * 500, getTrivial, pgid);
     };
     // The trivial route is measured before and after the submissions, so that a change in
     // the machine's load during the run weighs on both figures alike.
     const before = await trivialPhase();
+    await waitForIdle(pgid);
     const ingest = await drive(
       submissions,
       concurrency,
       Date.now() + PHASE_SECONDS * 1000,
-      submitOne,
+      (i) => submitOne(i + WARM_UP_SUBMISSIONS),
+      pgid,
     );
     const after = await trivialPhase();
     const ingestRate = ingest.ok / ingest.seconds;
-    const trivialRate = (before + after) / 2;
+    const beforeRate = before.ok / before.seconds;
+    const afterRate = after.ok / after.seconds;
+    const trivialRate = (beforeRate + afterRate) / 2;
     console.log(`ingest_concurrency: ${concurrency}`);
     console.log(`ingest_submissions_accepted: ${ingest.ok}`);
     console.log(`ingest_submissions_refused: ${ingest.failed}`);
     console.log(`ingest_submissions_per_second: ${ingestRate.toFixed(1)}`);
     console.log(`trivial_route_requests_per_second: ${trivialRate.toFixed(1)}`);
-    console.log(`trivial_route_requests_per_second_before: ${before.toFixed(1)}`);
-    console.log(`trivial_route_requests_per_second_after: ${after.toFixed(1)}`);
+    console.log(`trivial_route_requests_per_second_before: ${beforeRate.toFixed(1)}`);
+    console.log(`trivial_route_requests_per_second_after: ${afterRate.toFixed(1)}`);
     console.log(`ingest_to_trivial_ratio: ${(ingestRate / trivialRate).toFixed(3)}`);
+    const trivialCpu =
+      before.cpuMsPerRequest === null || after.cpuMsPerRequest === null
+        ? null
+        : (before.cpuMsPerRequest + after.cpuMsPerRequest) / 2;
+    if (trivialCpu !== null && ingest.cpuMsPerRequest !== null) {
+      console.log(`worker_cpu_ms_per_submission: ${ingest.cpuMsPerRequest.toFixed(2)}`);
+      console.log(`worker_cpu_ms_per_trivial_request: ${trivialCpu.toFixed(2)}`);
+      console.log(
+        `worker_cpu_trivial_to_submission_ratio: ${(trivialCpu / ingest.cpuMsPerRequest).toFixed(3)}`,
+      );
+    }
+    console.log(`worker_reloads_during_run: ${reloads}`);
   } finally {
     if (worker.child) stopChild(worker.child);
     rmSync(persistTo, { recursive: true, force: true });
