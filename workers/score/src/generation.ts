@@ -4,7 +4,8 @@
  * the deterministic generator's tests; when a model is configured (GENERATOR_MODE "openai" or
  * "workers-ai"), the model reads the run's sources and writes tests, the runner checks them
  * against the reference solution and runs the survivors against the submission, and the two
- * generators' tests are merged inside the same 60 % weight budget (model tests first). A model
+ * generators' tests are merged inside the same 60 % weight budget (model tests first, at most
+ * half of it; none for a submission that addresses a model). A model
  * that fails, times out or writes nothing usable never fails the scoring: the run keeps its
  * deterministic tests and the report says why the model added none.
  */
@@ -14,8 +15,16 @@ import {
   type AdversarialGenerator,
 } from "@bouts/adversarial";
 import type { ChallengeManifest, GeneratorReport, RunReport } from "@bouts/contracts";
-import { createOpenAiChat, createWorkersAiChat, type AiBinding } from "@bouts/judges";
+import {
+  createOpenAiChat,
+  createWorkersAiChat,
+  findInjectionLines,
+  type AiBinding,
+} from "@bouts/judges";
 import { requestGeneratedRun, type RunnerEnv } from "./runner-client.ts";
+
+/** Model-written tests get at most 1 / this of the generated weight budget. */
+const MODEL_SHARE_DIVISOR = 2;
 
 /** Configuration of the model-backed generator (docs/score.md). */
 export interface GeneratorEnv {
@@ -100,6 +109,17 @@ export async function addModelTests(
     adversarialTests: tests,
     generation: { ...generation, generators: [...generation.generators, g] },
   });
+  // A submission that addresses a model could steer the tests written about it (for example
+  // into trivially passing ones), so it gets only the deterministic generator's tests.
+  const injected = findInjectionLines(report.sources.map((f) => f.content).join("\n"));
+  if (injected.length > 0)
+    return withGenerator(
+      unavailable(
+        generator,
+        `skipped: the submission contains text addressed to a model (${injected.length} lines), so it gets only deterministic tests`,
+      ),
+    );
+  // At most half the generated weight is model-written: the deterministic half always stays.
   const made = await generator.generate({
     challengeId: manifest.id,
     runtime: manifest.runtime,
@@ -107,7 +127,7 @@ export async function addModelTests(
     sources: report.sources,
     seed: report.submissionSha256,
     budget: {
-      weightHalves: generation.weightHalves.budget,
+      weightHalves: Math.floor(generation.weightHalves.budget / MODEL_SHARE_DIVISOR),
       maxTests: manifest.generation.maxTests,
     },
     exclude: [],

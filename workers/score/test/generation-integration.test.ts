@@ -84,4 +84,30 @@ describe("generated adversarial tests in scoring", () => {
     expect(model.status).toBe("unavailable");
     expect(model.detail).toMatch(/http 502/);
   });
+
+  it("writes no model tests for a submission that addresses the model", async () => {
+    const challenge = await seedChallenge("deep-merge");
+    const bytes = new Uint8Array(
+      await (
+        await env.FIXTURES.fetch("http://fixtures/injected/deep-merge/complete")
+      ).arrayBuffer(),
+    );
+    const id = await seedSubmission(challenge, await seedAgent(challenge), bytes);
+    const outcome = await processSubmission(
+      {
+        ...(env as unknown as ScoreEnv),
+        GENERATOR_MODE: "openai",
+        GENERATOR_MODEL: "fake-model",
+        GENERATOR_OPENAI_BASE_URL: "http://model.test/v1",
+      },
+      id,
+      now,
+    );
+    expect(outcome.action, outcome.note).toBe("ack");
+    const report = await storedReport(id);
+    const model = report.generation!.generators.find((g) => g.kind === "llm")!;
+    expect(model.status).toBe("unavailable");
+    expect(model.detail).toMatch(/addressed to a model/);
+    expect(report.adversarialTests.some((t) => t.generated?.kind === "llm")).toBe(false);
+  });
 });
