@@ -60,7 +60,7 @@ export async function createRunnerEnvironment(
   chmodSync(config.WORK_DIR, 0o755);
   const scratch = path.join(config.WORK_DIR, "self-test");
   mkdirSync(scratch, { recursive: true, mode: 0o755 });
-  const cgroups = detectCgroups();
+  const cgroups = detectCgroups("/sys/fs/cgroup", config.MAX_CONCURRENT_RUNS);
   const versions = {
     node22: execFileSync(paths.nodeBin, ["--version"], { encoding: "utf8" }).trim(),
     "python3.11": execFileSync(paths.pythonBin, ["--version"], { encoding: "utf8" })

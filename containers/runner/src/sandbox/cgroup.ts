@@ -80,8 +80,25 @@ function tryMakeParent(dir: string): boolean {
   }
 }
 
-/** Finds writable cgroup hierarchies (v1 first, as on this host; then v2). */
-export function detectCgroups(root = "/sys/fs/cgroup"): CgroupSupport | null {
+/** Best effort: without it sandboxes still share CPU equally among themselves. */
+function trySetWeight(file: string, weight: number): void {
+  try {
+    writeFileSync(file, String(weight));
+  } catch {
+    // not delegated to us: keep the inherited weight
+  }
+}
+
+/**
+ * Finds writable cgroup hierarchies (v1 first, as on this host; then v2). The parent group of
+ * all sandboxes gets the CPU weight of `concurrentSandboxes` ordinary processes: each sandbox
+ * group has the weight of one process inside it, so under host load a sandboxed test competes
+ * like one ordinary process would, instead of all sandboxes sharing one process's weight.
+ */
+export function detectCgroups(
+  root = "/sys/fs/cgroup",
+  concurrentSandboxes = 2,
+): CgroupSupport | null {
   try {
     const v1 = { memory: "", pids: "", cpu: "" };
     let v1ok = true;
@@ -95,7 +112,10 @@ export function detectCgroups(root = "/sys/fs/cgroup"): CgroupSupport | null {
       }
       v1[c] = dir;
     }
-    if (v1ok) return { version: 1, dirs: v1 };
+    if (v1ok) {
+      trySetWeight(path.join(v1.cpu, "cpu.shares"), 1024 * concurrentSandboxes);
+      return { version: 1, dirs: v1 };
+    }
     const own2 = ownPath("");
     const unifiedRoot = existsSync(path.join(root, "cgroup.controllers"))
       ? root
@@ -106,6 +126,7 @@ export function detectCgroups(root = "/sys/fs/cgroup"): CgroupSupport | null {
       const ctrls = readFileSync(path.join(parent, "cgroup.controllers"), "utf8");
       if (["memory", "pids", "cpu"].every((c) => ctrls.includes(c)) && tryMakeParent(dir)) {
         writeFileSync(path.join(dir, "cgroup.subtree_control"), "+memory +pids +cpu");
+        trySetWeight(path.join(dir, "cpu.weight"), 100 * concurrentSandboxes);
         return { version: 2, dirs: { unified: dir } };
       }
     }
