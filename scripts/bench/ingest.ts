@@ -12,9 +12,12 @@
  * Fairness: both routes run at the same concurrency over kept-alive connections (Node's fetch
  * pools them), both are warmed up before measuring, and each measured phase starts once the
  * Worker is idle (its process group uses under IDLE_CPU_SHARE of a core), so that neither
- * phase pays for work left over from the one before. The platform's queue consumers stay on:
- * the submissions phase carries the score role's work on the messages it sends, as the one
- * local process does. On Linux the run also prints the Worker's CPU per request of each route
+ * phase pays for work left over from the one before. The aim is about the edge path ("check,
+ * store and enqueue"), so by default the Worker runs from a copy of wrangler.toml without the
+ * queue consumers: messages are sent and stay queued, and the score role — which in production
+ * runs in its own invocations, not on the agent's request path — does not share the isolate with
+ * the requests being timed. `--with-consumers` measures the one-process local shape instead
+ * (the score role then fails every bench message, which has no bundle, in the same isolate). On Linux the run also prints the Worker's CPU per request of each route
  * (its whole process group: workerd and wrangler), a figure the machine's load disturbs far
  * less than a rate, and how many times wrangler rebuilt the Worker during the run (it watches
  * the sources, so an edit elsewhere in the tree reloads it; a figure with reloads is suspect).
@@ -31,7 +34,12 @@ import {
   startWorker,
   stopChild,
   waitForHealth,
+  writeConfigWithoutConsumers,
+  ROOT,
 } from "../lib/local-platform.ts";
+
+/** The bench's consumer-less copy of wrangler.toml (repository root, git-ignored). */
+const BENCH_CONFIG = ".bench-wrangler.toml";
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const API = `http://127.0.0.1:${PORT}`;
@@ -147,6 +155,7 @@ export default async function bench(args: string[]): Promise<void> {
   const submissions = option(args, "submissions", 300);
   const concurrency = option(args, "concurrency", 8);
   const trivial = Math.max(submissions * 4, 1000);
+  const withConsumers = args.includes("--with-consumers");
   const agentsNeeded = Math.ceil((submissions + WARM_UP_SUBMISSIONS) / PER_AGENT);
   const persistTo = mkdtempSync(path.join(tmpdir(), "bouts-bench-"));
   const worker = { child: null as ReturnType<typeof startWorker> | null };
@@ -165,7 +174,13 @@ export default async function bench(args: string[]): Promise<void> {
          'default', 'latest', 1000000, '{"cooldownSeconds":0}', ${sqlText(operator.id)},
          ${now}, ${now}, ${now});`,
     );
-    worker.child = startWorker({ port: PORT, persistTo, vars: { RUNNER_URL: "" }, quiet: true });
+    worker.child = startWorker({
+      port: PORT,
+      persistTo,
+      vars: { RUNNER_URL: "" },
+      quiet: true,
+      ...(withConsumers ? {} : { config: writeConfigWithoutConsumers(BENCH_CONFIG) }),
+    });
     let reloads = 0;
     const countReloads = (chunk: Buffer) => {
       reloads += chunk.toString().split("Reloading local server").length - 1;
@@ -239,6 +254,7 @@ export default async function bench(args: string[]): Promise<void> {
     const beforeRate = before.ok / before.seconds;
     const afterRate = after.ok / after.seconds;
     const trivialRate = (beforeRate + afterRate) / 2;
+    console.log(`queue_consumers_in_worker: ${withConsumers ? "on" : "off"}`);
     console.log(`ingest_concurrency: ${concurrency}`);
     console.log(`ingest_submissions_accepted: ${ingest.ok}`);
     console.log(`ingest_submissions_refused: ${ingest.failed}`);
@@ -262,5 +278,6 @@ export default async function bench(args: string[]): Promise<void> {
   } finally {
     if (worker.child) stopChild(worker.child);
     rmSync(persistTo, { recursive: true, force: true });
+    rmSync(path.join(ROOT, BENCH_CONFIG), { force: true });
   }
 }

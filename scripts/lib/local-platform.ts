@@ -9,7 +9,7 @@
  * route that creates operators).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { mintApiKey } from "@bouts/db/keys";
 
@@ -107,16 +107,19 @@ export function stopChild(child: ChildProcess): void {
   }
 }
 
-/** Starts `wrangler dev` for the root wrangler.toml on loopback. */
+/** Starts `wrangler dev` for the root wrangler.toml (or `config`) on loopback. */
 export function startWorker(opts: {
   port: number;
   persistTo: string;
   vars: Record<string, string>;
   quiet?: boolean;
+  /** Another wrangler config than the root wrangler.toml (it must sit in the repository root). */
+  config?: string;
 }): ChildProcess {
   const args = [
     "wrangler",
     "dev",
+    ...(opts.config ? ["--config", opts.config] : []),
     "--ip",
     "127.0.0.1",
     "--port",
@@ -164,4 +167,22 @@ export function packDirectory(dir: string, exclude: string[] = []): Uint8Array {
   });
   if (r.status !== 0) throw new Error(`tar failed for ${dir}: ${r.stderr.toString()}`);
   return new Uint8Array(r.stdout);
+}
+
+/**
+ * Writes a copy of the root wrangler.toml without any `[[queues.consumers]]` block, next to it
+ * (paths in it stay valid), and returns its path. Producers are kept, so messages are still
+ * sent and stay queued; nothing consumes them in this process.
+ */
+export function writeConfigWithoutConsumers(name: string): string {
+  const lines = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8").split("\n");
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of lines) {
+    if (/^\s*\[/.test(line)) skipping = /^\s*\[\[(env\.[\w-]+\.)?queues\.consumers\]\]/.test(line);
+    if (!skipping) out.push(line);
+  }
+  const file = path.join(ROOT, name);
+  writeFileSync(file, out.join("\n"));
+  return file;
 }
