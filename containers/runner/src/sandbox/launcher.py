@@ -56,6 +56,8 @@ def child(spec, fds):
         for res, value in spec["rlimits"]:
             resource.setrlimit(getattr(resource, res), (value, value))
         uid = int(spec["uid"])
+        if uid < 1000:
+            raise OSError(f"refusing to run a sandbox as uid {uid}")
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
