@@ -81,6 +81,7 @@ export const CWE_SEVERITY: Readonly<Record<string, Severity>> = {
   "CWE-798": "critical", // hardcoded credentials
   "CWE-287": "critical", // authentication bypass
   "CWE-78": "critical", // OS command injection (project decision)
+  "CWE-1321": "critical", // prototype pollution (project decision: rewrites every object's behaviour)
   "CWE-79": "high", // cross-site scripting
   "CWE-22": "high", // path traversal
   "CWE-502": "high", // insecure deserialization

@@ -54,7 +54,7 @@ describe("the seeds' tables", () => {
       Object.keys(CWE_SEVERITY)
         .filter((c) => CWE_SEVERITY[c] === s)
         .sort();
-    expect(by("critical")).toEqual(["CWE-287", "CWE-78", "CWE-798", "CWE-89"]);
+    expect(by("critical")).toEqual(["CWE-1321", "CWE-287", "CWE-78", "CWE-798", "CWE-89"]);
     expect(by("high")).toEqual(["CWE-22", "CWE-327", "CWE-328", "CWE-502", "CWE-79", "CWE-916"]);
     expect(by("medium")).toEqual(["CWE-209", "CWE-338", "CWE-352"]);
     expect(by("low")).toEqual(["CWE-532", "CWE-693"]);
