@@ -14,6 +14,7 @@ import {
   buildCandidates,
   computeGeneratedBudget,
   createDeterministicGenerator,
+  DETERMINISTIC_GENERATOR,
   weightHalves,
   writeDeterministicSuite,
 } from "@bouts/adversarial";
@@ -223,7 +224,7 @@ export class RunJob {
         dropped: [],
       });
     } else if (mode !== "none") {
-      const base = { name: "deterministic-interface", kind: "deterministic" as const, model: null };
+      const base = { name: DETERMINISTIC_GENERATOR, kind: "deterministic" as const, model: null };
       const iface = manifest.interface ?? null;
       const excluded = manifest.generation.exclude;
       if (mode === "all-candidates" && iface) {

@@ -12,6 +12,7 @@
 import {
   composeGeneratedTests,
   createModelGenerator,
+  weightHalves,
   type AdversarialGenerator,
 } from "@bouts/adversarial";
 import type { ChallengeManifest, GeneratorReport, RunReport } from "@bouts/contracts";
@@ -166,10 +167,7 @@ export async function addModelTests(
         }
       : g,
   );
-  const generatedWeight = merged.tests.reduce(
-    (s, t) => s + ({ critical: 6, high: 4, medium: 2, low: 1 } as const)[t.severity],
-    0,
-  );
+  const generatedWeight = merged.tests.reduce((s, t) => s + weightHalves(t.severity), 0);
   return {
     ...report,
     adversarialTests: [...prebuilt, ...merged.tests],
