@@ -7,7 +7,7 @@
  * PHASE_SECONDS. Every submission is a distinct small .tar.gz (two files, ~200 bytes) sent as
  * multipart with an Idempotency-Key, as an agent would; each agent submits at most PER_AGENT
  * times, under the per-key submit limit (30 a minute). Options: --submissions N
- * --concurrency N (8).
+ * --concurrency N (8), --with-consumers, --state-on-disk.
  *
  * Fairness: both routes run at the same concurrency over kept-alive connections (Node's fetch
  * pools them), both are warmed up before measuring, and each measured phase starts once the
@@ -21,8 +21,16 @@
  * (its whole process group: workerd and wrangler), a figure the machine's load disturbs far
  * less than a rate, and how many times wrangler rebuilt the Worker during the run (it watches
  * the sources, so an edit elsewhere in the tree reloads it; a figure with reloads is suspect).
+ *
+ * Local state: the emulated D1, R2, queue and rate limiter keep their data in SQLite files
+ * under the state directory and sync each commit to disk (four or five commits a submission),
+ * on the thread that runs the Worker. In production those are network services, not this
+ * machine's disk, and the trivial route writes nothing; so by default the throw-away state
+ * directory is on a RAM-backed file system (/dev/shm) when there is one, and the run prints
+ * which (`bench_state_filesystem`). `--state-on-disk` puts it under the system temp directory
+ * instead, to see what the local disk's syncs add. docs/api.md lists figures of both.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
@@ -49,6 +57,20 @@ const WARM_UP_SUBMISSIONS = 10;
 const WARM_UP_REQUESTS = 100;
 const IDLE_CPU_SHARE = 0.1;
 const IDLE_TIMEOUT_MS = 30_000;
+/** statfs(2)'s f_type of tmpfs (linux/magic.h). */
+const TMPFS_MAGIC = 0x01021994;
+
+/** Where the run's throw-away state goes: RAM-backed unless `onDisk` (see the header). */
+function stateRoot(onDisk: boolean): { root: string; filesystem: string } {
+  const root = !onDisk && existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
+  let filesystem = "unknown";
+  try {
+    filesystem = statfsSync(root).type === TMPFS_MAGIC ? "tmpfs" : "disk";
+  } catch {
+    // statfs is not available everywhere; say so rather than guess.
+  }
+  return { root, filesystem };
+}
 
 function option(args: string[], name: string, fallback: number): number {
   const i = args.indexOf(`--${name}`);
@@ -157,7 +179,8 @@ export default async function bench(args: string[]): Promise<void> {
   const trivial = Math.max(submissions * 4, 1000);
   const withConsumers = args.includes("--with-consumers");
   const agentsNeeded = Math.ceil((submissions + WARM_UP_SUBMISSIONS) / PER_AGENT);
-  const persistTo = mkdtempSync(path.join(tmpdir(), "bouts-bench-"));
+  const state = stateRoot(args.includes("--state-on-disk"));
+  const persistTo = mkdtempSync(path.join(state.root, "bouts-bench-"));
   const worker = { child: null as ReturnType<typeof startWorker> | null };
   try {
     applyMigrations(persistTo);
@@ -255,6 +278,7 @@ export default async function bench(args: string[]): Promise<void> {
     const afterRate = after.ok / after.seconds;
     const trivialRate = (beforeRate + afterRate) / 2;
     console.log(`queue_consumers_in_worker: ${withConsumers ? "on" : "off"}`);
+    console.log(`bench_state_filesystem: ${state.filesystem}`);
     console.log(`ingest_concurrency: ${concurrency}`);
     console.log(`ingest_submissions_accepted: ${ingest.ok}`);
     console.log(`ingest_submissions_refused: ${ingest.failed}`);
