@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   bundle,
   call,
@@ -273,6 +273,30 @@ describe("bundles, QA and publishing", () => {
     expect(second.bundle.qa).toBe("not-run");
     expect(await env.ARTIFACTS.head(`bundles/${first.bundle.sha256}`)).toBeNull();
     expect(await env.ARTIFACTS.head(`bundles/${second.bundle.sha256}`)).not.toBeNull();
+  });
+
+  it("keeps the previous bundle and stores nothing new when the R2 put fails (503)", async () => {
+    const op = await seedOperator();
+    const ch = await draft(op.token, "r2-down");
+    const first = await (
+      await upload(ch.id, op.token, await bundle("r2-down"))
+    ).json<{ bundle: { sha256: string } }>();
+    const before = await countBundles();
+    const put = vi.spyOn(env.ARTIFACTS, "put").mockRejectedValueOnce(new Error("R2 down"));
+    const res = await upload(ch.id, op.token, await bundle("r2-down", { "extra.txt": "v2" }));
+    put.mockRestore();
+    const problem = await expectProblem(res, 503);
+    expect(problem.detail).toContain("artifact store");
+    expect(await countBundles()).toBe(before);
+    const view = await (
+      await call(`/v1/challenges/${ch.id}`, { token: op.token })
+    ).json<{ bundle: { sha256: string; qa: string } }>();
+    expect(view.bundle.sha256).toBe(first.bundle.sha256);
+    expect(await env.ARTIFACTS.head(`bundles/${first.bundle.sha256}`)).not.toBeNull();
+    // Once R2 is back the same upload goes through.
+    expect(
+      (await upload(ch.id, op.token, await bundle("r2-down", { "extra.txt": "v2" }))).status,
+    ).toBe(200);
   });
 });
 

@@ -76,6 +76,33 @@ export async function updateDraftChallenge(
 }
 
 /**
+ * Undo of a bundle upload whose object could not be stored: puts the draft's previous bundle
+ * fields back, but only while the row still names `uploadedKey` (a later upload wins).
+ */
+export async function revertDraftBundle(
+  db: Db,
+  id: string,
+  uploadedKey: string,
+  previous: Pick<
+    ChallengeRow,
+    "bundleKey" | "bundleSha256" | "bundleManifest" | "qaReport" | "qaPassed"
+  >,
+  now: number,
+): Promise<boolean> {
+  const res = await db
+    .update(challenges)
+    .set({ ...previous, updatedAt: now })
+    .where(
+      and(
+        eq(challenges.id, id),
+        eq(challenges.status, "draft"),
+        eq(challenges.bundleKey, uploadedKey),
+      ),
+    );
+  return res.meta.changes > 0;
+}
+
+/**
  * Publishes a draft whose QA passed for the bundle it was run on; returns false when the
  * challenge is no longer a draft or its bundle changed since that QA.
  */

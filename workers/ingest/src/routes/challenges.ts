@@ -3,7 +3,8 @@
  * Challenges: operators create, update, upload the bundle, publish (after the runner's QA
  * passes) and close them; agents list and read published ones and enter them. Invariants:
  * scoring configuration changes only while a challenge is a draft; a draft or closed
- * challenge is invisible to agents (404); agent views never include the hidden tests.
+ * challenge is invisible to agents (404); agent views never include the hidden tests; a
+ * bundle's row is written before its object, and reverted if the object cannot be stored.
  */
 import { createRoute } from "@hono/zod-openapi";
 import {
@@ -14,6 +15,7 @@ import {
   insertChallenge,
   listChallenges,
   publishChallenge,
+  revertDraftBundle,
   updateDraftChallenge,
   type ChallengePatch,
   type ChallengeRow,
@@ -243,8 +245,9 @@ challengeRoutes.openapi(
     }
     const sha256 = await sha256Hex(bytes);
     const object = { key: `bundles/${sha256}`, bytes, contentType: "application/gzip" };
-    // Write order: object, then the row that references it; undo the object if the row fails.
-    await ensureObject(c.env.ARTIFACTS, object);
+    // Write order, as for submissions (docs/storage-schema.md): the row first, then the object
+    // it names, so that a concurrent undo of the same bytes can never leave the row without
+    // its object; if the object cannot be stored, the row goes back to its previous bundle.
     let updated: boolean;
     try {
       updated = await updateDraftChallenge(
@@ -260,12 +263,26 @@ challengeRoutes.openapi(
         Date.now(),
       );
     } catch (err) {
-      await releaseObjectQuietly(c.env.ARTIFACTS, db, object);
-      throw err;
+      console.error("D1 bundle update failed", err);
+      fail({ reason: "unavailable", service: "database", retryAfter: 30 });
     }
-    if (!updated) {
+    if (!updated) notDraft({ ...ch, status: "published" });
+    try {
+      await ensureObject(c.env.ARTIFACTS, object);
+    } catch (err) {
+      console.error("R2 put of a bundle failed", err);
+      const previous = {
+        bundleKey: ch.bundleKey,
+        bundleSha256: ch.bundleSha256,
+        bundleManifest: ch.bundleManifest,
+        qaReport: ch.qaReport,
+        qaPassed: ch.qaPassed,
+      };
+      await revertDraftBundle(db, ch.id, object.key, previous, Date.now()).catch((e: unknown) =>
+        console.error("could not revert the bundle fields", e),
+      );
       await releaseObjectQuietly(c.env.ARTIFACTS, db, object);
-      notDraft({ ...ch, status: "published" });
+      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
     }
     if (ch.bundleKey && ch.bundleKey !== object.key) {
       const old = await c.env.ARTIFACTS.get(ch.bundleKey);
