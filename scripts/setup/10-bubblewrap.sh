@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the runner's sandbox needs beyond npm, idempotently:
-#  - bubblewrap (bwrap), setpriv and prlimit (util-linux) from apt when missing;
+#  - bubblewrap (bwrap) from apt when missing (the sandbox launcher, containers/runner/src/
+#    sandbox/launcher.py, sets limits and drops privileges itself: no setpriv or prlimit);
 #  - a Python 3.11 venv at containers/runner/.venv (gitignored) holding the pinned pytest that
 #    Python challenges run with, created from the system /usr/bin/python3.11 so the sandbox
 #    (which mounts /usr read-only and nothing from $HOME) can run it.
@@ -22,10 +23,6 @@ apt_install() {
 if ! command -v bwrap >/dev/null 2>&1; then
   echo "setup: installing bubblewrap"
   apt_install bubblewrap
-fi
-if ! command -v setpriv >/dev/null 2>&1 || ! command -v prlimit >/dev/null 2>&1; then
-  echo "setup: installing util-linux (setpriv, prlimit)"
-  apt_install util-linux
 fi
 if [ ! -x "$PY" ]; then
   echo "setup: installing python3.11"

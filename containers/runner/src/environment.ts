@@ -43,8 +43,6 @@ export async function createRunnerEnvironment(
     [paths.nodeBin, "Node 22"],
     [paths.pythonBin, "Python 3.11"],
     [paths.pythonTools, "pytest venv (run npm run setup)"],
-    ["/usr/bin/setpriv", "setpriv (util-linux)"],
-    ["/usr/bin/prlimit", "prlimit (util-linux)"],
   ];
   for (const [p, what] of tools)
     if (!existsSync(p)) return err({ reason: "missing-tool", path: p, what });
