@@ -148,7 +148,7 @@ export async function enqueueMessages(
   );
   if (ids.length === 0) return ids;
   try {
-    await env.WEBHOOKS.sendBatch(ids.map((id) => ({ body: deliveryMessage(id) })));
+    await env.WEBHOOKS.sendBatch(ids.map((id) => ({ body: deliveryMessage(id, now.getTime()) })));
   } catch (e) {
     // Unstored again, so that the event's retry inserts and enqueues them afresh.
     await deleteWebhookMessages(db, ids);
@@ -301,9 +301,9 @@ function attemptFields(outcome: DeliveryOutcome) {
  * log and the status `dead`, whichever way it arrived: sent by {@link consumeWebhooks} when
  * the retry schedule ran out (already `dead`), or moved by the queue after `max_retries`
  * because the consumer itself kept failing (still `pending`). Idempotent: a message whose
- * latest log entry is already `dead` is left alone (a repeated dead letter, or a stale one
- * after a manual redelivery that has not been attempted yet), and so is a message that has
- * settled otherwise (delivered, failed, skipped). An event is only logged. A fault of ours
+ * latest log entry is already `dead` is left alone (a repeated dead letter), and so is a
+ * pending message redelivered since the letter's round began (a stale letter), and a message
+ * that has settled otherwise (delivered, failed, skipped). An event is only logged. A fault of ours
  * retries that dead letter alone.
  */
 export async function consumeDeadWebhooks(
@@ -334,8 +334,12 @@ async function buryDeadLetter(db: Db, message: Message, now: Date): Promise<void
     console.warn(`webhooks: dead letter ${message.id} for a deleted message`);
     return;
   }
-  const { id, status } = found.message;
+  const { id, status, updatedAt } = found.message;
   if (status !== "pending" && status !== "dead") return;
+  // A letter from a round before the last manual redelivery (queued before the message went
+  // back to pending) must not bury the redelivery now in progress.
+  const { queuedAt } = parsed.data;
+  if (status === "pending" && queuedAt !== undefined && queuedAt < updatedAt) return;
   const latest = await findLatestWebhookAttempt(db, id);
   if (latest?.outcome === "dead") return;
   await insertWebhookAttempt(db, {

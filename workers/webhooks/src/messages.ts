@@ -18,11 +18,16 @@ export const EventMessageSchema = z.object({
 });
 export type EventMessage = z.infer<typeof EventMessageSchema>;
 
-/** One stored message (`webhook_messages.id`) to deliver to its endpoint. */
+/**
+ * One stored message (`webhook_messages.id`) to deliver to its endpoint. `queuedAt` (ms) is
+ * when this round of delivery began (the fan-out, or a manual redelivery): a dead letter older
+ * than the message's last redelivery is stale. Absent on messages queued before it existed.
+ */
 export const DeliveryMessageSchema = z.object({
   v: z.literal(1),
   kind: z.literal("delivery"),
   messageId: z.string().min(1),
+  queuedAt: z.number().int().nonnegative().optional(),
 });
 export type DeliveryMessage = z.infer<typeof DeliveryMessageSchema>;
 
@@ -33,9 +38,10 @@ export const WebhookQueueMessageSchema = z.discriminatedUnion("kind", [
 ]);
 export type WebhookQueueMessage = z.infer<typeof WebhookQueueMessageSchema>;
 
-/** The delivery message for a stored message id. */
-export const deliveryMessage = (messageId: string): DeliveryMessage => ({
+/** The delivery message for a stored message id, for a round of delivery begun at `queuedAt`. */
+export const deliveryMessage = (messageId: string, queuedAt: number): DeliveryMessage => ({
   v: 1,
   kind: "delivery",
   messageId,
+  queuedAt,
 });

@@ -356,6 +356,36 @@ describe("dead letters", () => {
     expect(got.map((r) => r.headers["webhook-id"])).toEqual([messageId, messageId]);
   });
 
+  it("ignores a dead letter from before a manual redelivery while that redelivery is retrying", async () => {
+    const { endpoint, messageId } = await oneMessage("/dl/stale", c);
+    await script("/dl/stale", [{ status: 500 }, { status: 500 }]);
+    const firstRound = { ...delivery(messageId), queuedAt: Date.now() - 60_000 };
+    await consumeOne(firstRound, { attempts: 11 });
+    await logOnceSettled(endpoint.id, messageId, (m) => m.attempts.at(-1)?.outcome === "dead");
+    const res = await call(`/v1/webhooks/${endpoint.id}/deliveries/${messageId}/redeliver`, {
+      method: "POST",
+      token: c.token,
+    });
+    expect(res.status).toBe(202);
+    const secondRound = { ...delivery(messageId), queuedAt: Date.now() };
+    expect((await consumeOne(secondRound)).retryMessages).toHaveLength(1);
+    // A second copy of the first round's dead letter leaves the retrying redelivery alone.
+    await consumeDead([firstRound]);
+    const retrying = await logOnceSettled(endpoint.id, messageId, () => true);
+    expect(retrying.status).toBe("pending");
+    expect(retrying.attempts.map((x) => x.outcome)).toEqual(["retry", "dead", "retry"]);
+    // The redelivery's own dead letter buries it.
+    await consumeDead([secondRound]);
+    const buried = await logOnceSettled(endpoint.id, messageId, () => true);
+    expect(buried.status).toBe("dead");
+    expect(buried.attempts.map((x) => [x.outcome, x.reason])).toEqual([
+      ["retry", "server-error"],
+      ["dead", "retries-exhausted"],
+      ["retry", "server-error"],
+      ["dead", "dead-lettered"],
+    ]);
+  });
+
   it("retries an exhausted delivery whose dead-letter send fails, so that the queue dead-letters it", async () => {
     const { endpoint, messageId } = await oneMessage("/dl/send-fails", c);
     await script("/dl/send-fails", [{ status: 503 }]);

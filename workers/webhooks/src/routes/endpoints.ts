@@ -409,8 +409,9 @@ endpointRoutes.openapi(
     if (!found || found.message.endpointId !== row.id)
       fail({ reason: "not-found", resource: "delivery" });
     requireEnabled(row);
-    await setWebhookMessageStatus(db, messageId, "pending", Date.now());
-    await c.env.WEBHOOKS.send(deliveryMessage(messageId));
+    const at = Date.now();
+    await setWebhookMessageStatus(db, messageId, "pending", at);
+    await c.env.WEBHOOKS.send(deliveryMessage(messageId, at));
     return c.json({ messageId }, 202);
   },
 );
