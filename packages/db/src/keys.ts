@@ -2,10 +2,26 @@
  * @module db/keys
  * API key material. A key reads `bouts_<keyId>_<secret>`: the id (public, the lookup handle)
  * and a 256-bit random secret. Invariants: the secret is shown once and only its SHA-256 is
- * stored; hashes are compared in constant time (crypto.subtle.timingSafeEqual).
+ * stored; hashes are compared in constant time (crypto.subtle.timingSafeEqual); verifying a
+ * presented key does the same work whether or not the key exists.
  */
+import type { ApiKeyRow } from "./schema.ts";
 
 const KEY_PATTERN = /^bouts_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
+
+// A hash no secret produces, so unknown key ids cost the same comparison as real ones.
+const DUMMY_HASH = "0".repeat(64);
+
+/** The columns of an API key row that verifying a presented key reads. */
+export type KeyCredentials = Pick<
+  ApiKeyRow,
+  "id" | "role" | "agentId" | "operatorId" | "secretHash" | "revokedAt"
+>;
+
+/** Whose a verified key is. */
+export type KeyOwner =
+  | { role: "agent"; agentId: string; keyId: string }
+  | { role: "operator"; operatorId: string; keyId: string };
 
 /** A freshly minted key: `token` goes to the caller once, `secretHash` to the database. */
 export type MintedKey = { id: string; token: string; secretHash: string };
@@ -35,6 +51,28 @@ export async function verifySecret(secret: string, expectedHash: string): Promis
   let diff = 0;
   for (let i = 0; i < actual.byteLength; i++) diff |= (actual[i] ?? 0) ^ (expected[i] ?? 0);
   return diff === 0;
+}
+
+/**
+ * The owner of a presented bearer token, given the key row found for its id (undefined when
+ * the token is not shaped like a key or no row has its id); null unless the secret matches a
+ * live key that has an owner. Every path hashes and compares once, so an unknown, malformed
+ * or revoked key costs the same work as a valid one.
+ */
+export async function verifyApiKey(
+  token: string,
+  row: KeyCredentials | undefined,
+): Promise<KeyOwner | null> {
+  const secret = parseApiKey(token)?.secret ?? token;
+  const matches = await verifySecret(secret, row?.secretHash ?? DUMMY_HASH);
+  if (!row || !matches || row.revokedAt !== null) return null;
+  if (row.role === "agent" && row.agentId) {
+    return { role: "agent", agentId: row.agentId, keyId: row.id };
+  }
+  if (row.role === "operator" && row.operatorId) {
+    return { role: "operator", operatorId: row.operatorId, keyId: row.id };
+  }
+  return null;
 }
 
 /** SHA-256 of a string or bytes, as lower-case hex. */

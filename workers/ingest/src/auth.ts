@@ -6,12 +6,9 @@
  * amount of hashing work; operator routes answer 403 to an agent key.
  */
 import { createMiddleware } from "hono/factory";
-import { createDb, findApiKey, parseApiKey, verifySecret, type KeyCredentials } from "@bouts/db";
+import { createDb, findApiKey, parseApiKey, verifyApiKey, type KeyCredentials } from "@bouts/db";
 import { fail } from "./errors.ts";
 import type { IngestEnv, Principal } from "./types.ts";
-
-// A hash no secret produces, so unknown key ids cost the same comparison as real ones.
-const DUMMY_HASH = "0".repeat(64);
 
 /** The presented bearer token, and its key id and secret when it is shaped like a key. */
 export type Bearer = { token: string; key: { id: string; secret: string } | null };
@@ -33,13 +30,10 @@ export async function verifyPrincipal(
   bearer: Bearer,
   row: KeyCredentials | undefined,
 ): Promise<Principal> {
-  const ok = await verifySecret(bearer.key?.secret ?? bearer.token, row?.secretHash ?? DUMMY_HASH);
-  if (!row || !ok || row.revokedAt !== null) {
+  const owner = await verifyApiKey(bearer.token, row);
+  if (!owner)
     fail({ reason: "unauthenticated", detail: "The API key is not valid or was revoked." });
-  }
-  const principal = toPrincipal(row.id, row.role, row.agentId, row.operatorId);
-  if (!principal) fail({ reason: "unauthenticated", detail: "The API key has no owner." });
-  return principal;
+  return owner;
 }
 
 /**
@@ -54,17 +48,6 @@ export const authenticate = createMiddleware<IngestEnv>(async (c, next) => {
   c.set("principal", await verifyPrincipal(bearer, row));
   await next();
 });
-
-function toPrincipal(
-  keyId: string,
-  role: string,
-  agentId: string | null,
-  operatorId: string | null,
-): Principal | null {
-  if (role === "agent" && agentId) return { role: "agent", agentId, keyId };
-  if (role === "operator" && operatorId) return { role: "operator", operatorId, keyId };
-  return null;
-}
 
 /**
  * Rate-limits per key, after authentication (so nobody can spend another key's budget),

@@ -11,7 +11,6 @@ import {
   operators,
   type AgentRow,
   type ApiKeyRow,
-  type KeyRole,
   type OperatorRow,
 } from "../schema.ts";
 
@@ -68,6 +67,3 @@ export async function listOperatorAgents(db: Db, operatorId: string): Promise<Ag
     .orderBy(desc(agents.createdAt))
     .all();
 }
-
-/** The principal a key authenticates, as the auth layer needs it. */
-export type KeyOwner = { role: KeyRole; agentId: string | null; operatorId: string | null };

@@ -7,10 +7,10 @@
  */
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Db } from "../index.ts";
+import type { KeyCredentials } from "../keys.ts";
 import {
   challenges,
   submissions,
-  type ApiKeyRow,
   type ChallengeRow,
   type ChallengeStatus,
   type KeyRole,
@@ -142,12 +142,6 @@ export async function insertSubmission(
   if (iteration !== undefined) return { kind: "inserted", iteration };
   return (claimed?.meta.changes ?? 0) > 0 ? { kind: "refused" } : { kind: "duplicate" };
 }
-
-/** The columns of an API key that authentication checks. */
-export type KeyCredentials = Pick<
-  ApiKeyRow,
-  "id" | "role" | "agentId" | "operatorId" | "secretHash" | "revokedAt"
->;
 
 /** The columns of a challenge that a submit checks. */
 export type SubmitChallenge = Pick<ChallengeRow, "id" | "status" | "maxIterations" | "limits">;
