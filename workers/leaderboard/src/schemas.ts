@@ -31,14 +31,17 @@ export const SubmissionParamSchema = z.object({
     .openapi({ param: { name: "id", in: "path" } }),
 });
 
-/** `limit` is clamped to 1..100 (never refused); `cursor` is opaque. */
+/** `limit` is an integer clamped to 1..100; `cursor` is opaque. */
 export const PageQuerySchema = z.object({
   limit: z
     .string()
     .optional()
     .openapi({
       param: { name: "limit", in: "query" },
-      description: "Entries per page, clamped to 1..100 (default 50).",
+      description:
+        "Entries per page, an integer clamped to 1..100 (default 50); not an integer is 400.",
+      // Documents clampLimit's check (reads.ts), which answers 400 for anything else.
+      pattern: "^-?[0-9]{1,12}$",
       example: "50",
     }),
   cursor: z
