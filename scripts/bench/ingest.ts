@@ -17,7 +17,8 @@
  * queue consumers: messages are sent and stay queued, and the score role — which in production
  * runs in its own invocations, not on the agent's request path — does not share the isolate with
  * the requests being timed. `--with-consumers` measures the one-process local shape instead
- * (the score role then fails every bench message, which has no bundle, in the same isolate). On Linux the run also prints the Worker's CPU per request of each route
+ * (the score role then fails every bench message, which has no bundle, in the same isolate).
+ * On Linux the run also prints the Worker's CPU per request of each route
  * (its whole process group: workerd and wrangler), a figure the machine's load disturbs far
  * less than a rate, and how many times wrangler rebuilt the Worker during the run (it watches
  * the sources, so an edit elsewhere in the tree reloads it; a figure with reloads is suspect).

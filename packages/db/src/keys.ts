@@ -57,14 +57,15 @@ export async function verifySecret(secret: string, expectedHash: string): Promis
  * The owner of a presented bearer token, given the key row found for its id (undefined when
  * the token is not shaped like a key or no row has its id); null unless the secret matches a
  * live key that has an owner. Every path hashes and compares once, so an unknown, malformed
- * or revoked key costs the same work as a valid one.
+ * or revoked key costs the same work as a valid one. `parsed` spares a caller that already
+ * split the token (to look the row up) a second parse.
  */
 export async function verifyApiKey(
   token: string,
   row: KeyCredentials | undefined,
+  parsed: { secret: string } | null = parseApiKey(token),
 ): Promise<KeyOwner | null> {
-  const secret = parseApiKey(token)?.secret ?? token;
-  const matches = await verifySecret(secret, row?.secretHash ?? DUMMY_HASH);
+  const matches = await verifySecret(parsed?.secret ?? token, row?.secretHash ?? DUMMY_HASH);
   if (!row || !matches || row.revokedAt !== null) return null;
   if (row.role === "agent" && row.agentId) {
     return { role: "agent", agentId: row.agentId, keyId: row.id };

@@ -30,7 +30,7 @@ export async function verifyPrincipal(
   bearer: Bearer,
   row: KeyCredentials | undefined,
 ): Promise<Principal> {
-  const owner = await verifyApiKey(bearer.token, row);
+  const owner = await verifyApiKey(bearer.token, row, bearer.key);
   if (!owner)
     fail({ reason: "unauthenticated", detail: "The API key is not valid or was revoked." });
   return owner;

@@ -32,7 +32,7 @@ export async function resolveCaller(
   if (!token) return refuse;
   const parsed = parseApiKey(token);
   const row = parsed ? await findApiKey(createDb(d1), parsed.id) : undefined;
-  const owner = await verifyApiKey(token, row);
+  const owner = await verifyApiKey(token, row, parsed);
   if (!owner) return refuse;
   return {
     ok: true,

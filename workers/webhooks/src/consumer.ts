@@ -303,8 +303,8 @@ function attemptFields(outcome: DeliveryOutcome) {
  * because the consumer itself kept failing (still `pending`). Idempotent: a message whose
  * latest log entry is already `dead` is left alone (a repeated dead letter), and so is a
  * pending message redelivered since the letter's round began (a stale letter), and a message
- * that has settled otherwise (delivered, failed, skipped). An event is only logged. A fault of ours
- * retries that dead letter alone.
+ * that has settled otherwise (delivered, failed, skipped). An event is only logged. A fault
+ * of ours retries that dead letter alone.
  */
 export async function consumeDeadWebhooks(
   batch: MessageBatch,
