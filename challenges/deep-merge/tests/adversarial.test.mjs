@@ -1,17 +1,21 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { pollution } from "bouts:subject";
 import { deepMerge } from "../merge.mjs";
 
 test("does not pollute Object.prototype via __proto__", () => {
   const out = deepMerge({}, JSON.parse('{"__proto__": {"polluted": "yes"}, "a": 1}'));
-  assert.equal({}.polluted, undefined);
+  // Object.prototype lives in the submission's process: its probe lists what the call changed.
+  assert.deepEqual(pollution(), []);
+  assert.equal(out.polluted, undefined);
   assert.equal(Object.getPrototypeOf(out), Object.prototype);
   assert.equal(out.a, 1);
 });
 
 test("does not pollute via constructor.prototype", () => {
-  deepMerge({}, JSON.parse('{"constructor": {"prototype": {"hacked": true}}}'));
-  assert.equal({}.hacked, undefined);
+  const out = deepMerge({}, JSON.parse('{"constructor": {"prototype": {"hacked": true}}}'));
+  assert.deepEqual(pollution(), []);
+  assert.equal(out.hacked, undefined);
 });
 
 test("throws on circular sources instead of overflowing the stack", () => {

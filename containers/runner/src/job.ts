@@ -8,7 +8,7 @@
  * Invariants: every manifest test appears in the report exactly once; a sandbox that cannot
  * start turns the whole run into an infrastructure error, and nothing runs unsandboxed.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   buildCandidates,
@@ -36,16 +36,13 @@ import { describeUnpackError, type UnpackError, type UnpackLimits } from "./arch
 import type { PreparedChallenge } from "./challenge/bundle.ts";
 import type { RunnerConfig } from "./config.ts";
 import { err, ok, type Result } from "./result.ts";
-import { judgeTest, type Observation, type TestJudgement } from "./run/analyze.ts";
+import type { Observation, TestJudgement } from "./run/analyze.ts";
+import { buildBridgeDescriptor, writeBridgeModule } from "./run/bridge-files.ts";
+import { SubjectHost, type SubjectEvidence } from "./run/subject.ts";
+import { runSuite } from "./run/suite.ts";
 import { buildWorkspace, type Workspace } from "./run/workspace.ts";
 import type { CgroupSupport } from "./sandbox/cgroup.ts";
-import {
-  buildTestInvocation,
-  computeAddressSpaceMb,
-  expectedResultName,
-  type RuntimePaths,
-} from "./sandbox/runtime.ts";
-import { runSandboxed } from "./sandbox/sandbox.ts";
+import type { RuntimePaths } from "./sandbox/runtime.ts";
 import type { UidPool } from "./sandbox/uid-pool.ts";
 import { scanSubmission } from "./scan/index.ts";
 
@@ -286,7 +283,7 @@ export class RunJob {
     if (suite) {
       // Host-written after the pristine tests were laid down: the submission cannot plant these.
       for (const f of suite.files) {
-        const target = path.join(ws.workDir, "tests", f.path);
+        const target = path.join(ws.trustedDir, "tests", f.path);
         mkdirSync(path.dirname(target), { recursive: true });
         writeFileSync(target, f.content, { flag: "w" });
       }
@@ -346,66 +343,69 @@ export class RunJob {
         : manifest.adversarialTests.map((t) => ({ ...t, kind: "adversarial" as const }))),
       ...generated.map((t) => ({ ...t, kind: "generated" as const })),
     ];
-    const judgements = new Map<string, TestJudgement>();
+    let judgements = new Map<string, TestJudgement>();
     let infrastructure: RunReport["infrastructure"] = null;
+    const subjectEvidence: SubjectEvidence = {
+      crashes: [],
+      warnings: [],
+      integrity: [],
+      exploits: [],
+    };
     const tTests = performance.now();
+    // Two uids: the subject's and the trusted tests', so neither can count against, signal or
+    // read the other's processes.
     const lease = await env.uidPool.acquire();
+    const iface = manifest.interface!;
+    const shared = {
+      runtime: manifest.runtime,
+      paths: env.paths,
+      bwrapBin: env.config.BWRAP_BIN,
+      cgroups: env.cgroups,
+      channelDir: ws.channelDir,
+      depsLayer,
+      limits,
+      runDeadline: deadline,
+      name: this.#ctx.runId,
+    };
+    const subject = new SubjectHost({
+      ...shared,
+      hostUid: lease.uid,
+      workspace: ws.workDir,
+      module: iface.module,
+    });
     try {
-      for (const [i, t] of tests.entries()) {
-        const remaining = deadline - Date.now();
-        if (remaining <= 0) break;
-        const inv = buildTestInvocation(
+      chownSync(ws.channelDir, lease.uid, lease.uid);
+      const started = tests.length > 0 ? await subject.start() : { ok: true as const };
+      if (!started.ok) {
+        infrastructure = { reason: "sandbox-unavailable", message: started.message.slice(0, 2000) };
+      } else if (tests.length > 0) {
+        writeBridgeModule(
+          ws.trustedDir,
           manifest.runtime,
-          env.paths,
-          ws.workDir,
-          depsLayer,
-          t,
-          limits.memoryMb,
+          iface,
+          buildBridgeDescriptor(subject.exports, iface, manifest.runtime),
         );
-        const outcome = await runSandboxed({
-          bwrapBin: env.config.BWRAP_BIN,
-          hostUid: lease.uid,
-          argv: inv.argv,
-          env: inv.env,
-          cwd: inv.cwd,
-          readOnlyMounts: inv.mounts,
-          cgroups: env.cgroups,
-          name: `${this.#ctx.runId}-${i}`,
-          limits: {
-            memoryMb: limits.memoryMb,
-            cpuSeconds: limits.cpuSeconds,
-            maxProcesses: limits.maxProcesses,
-            maxOpenFiles: limits.maxOpenFiles,
-            maxFileSizeMb: limits.maxFileSizeMb,
-            maxOutputBytes: limits.maxOutputBytes,
-            // Interpreter start-up is not the test's time: allow a fixed grace on top.
-            wallMs: Math.min(remaining, limits.testTimeoutMs + 1500),
-            addressSpaceMb: env.cgroups
-              ? null
-              : computeAddressSpaceMb(manifest.runtime, limits.memoryMb),
-          },
+        const suite = await runSuite(tests, {
+          ...shared,
+          hostUid: lease.secondUid,
+          workspace: ws.trustedDir,
+          subject,
+          onTest: this.#ctx.onTest,
         });
-        if (!outcome.started) {
+        judgements = suite.judgements;
+        if (suite.infrastructure)
           infrastructure = {
             reason: "sandbox-unavailable",
-            message: `sandbox did not start: ${outcome.startError}`.slice(0, 2000),
+            message: suite.infrastructure.slice(0, 2000),
           };
-          break;
-        }
-        const judgement = judgeTest(
-          {
-            id: t.id,
-            runtime: manifest.runtime,
-            resultName: expectedResultName(manifest.runtime, t),
-            declaringFile: manifest.runtime === "node22" ? `/work/tests/${t.file}` : null,
-            timeoutMs: limits.testTimeoutMs,
-          },
-          outcome,
-        );
-        judgements.set(t.id, judgement);
-        this.#ctx.onTest?.(t.id, judgement);
       }
     } finally {
+      await subject.close();
+      Object.assign(subjectEvidence, subject.evidence);
+      if (subject.loadError !== null)
+        subjectEvidence.crashes.push(
+          `the submission's module failed to load: ${subject.loadError}`,
+        );
       lease.release();
     }
     const testsMs = performance.now() - tTests;
@@ -422,17 +422,21 @@ export class RunJob {
       exploits: [],
     });
     const all = tests.map((t) => ({ t, j: judgements.get(t.id) ?? notRun() }));
-    const crashes = all.flatMap(({ j }) => j.crashes);
-    const warnings = all.flatMap(({ j }) => j.warnings);
+    const crashes = [...subjectEvidence.crashes, ...all.flatMap(({ j }) => j.crashes)];
+    const warnings = [...subjectEvidence.warnings, ...all.flatMap(({ j }) => j.warnings)];
     if (!infrastructure && judgements.size < tests.length)
       crashes.push(
         `run wall-clock limit of ${limits.runWallMs} ms reached; ${tests.length - judgements.size} tests not run`,
       );
     const integrity = aggregate([
       ...ws.integrity,
+      ...subjectEvidence.integrity,
       ...all.flatMap(({ j }) => j.integrity),
     ]) as IntegrityEvidence[];
-    const exploits = aggregate(all.flatMap(({ j }) => j.exploits)) as ExploitEvidence[];
+    const exploits = aggregate([
+      ...subjectEvidence.exploits,
+      ...all.flatMap(({ j }) => j.exploits),
+    ]) as ExploitEvidence[];
 
     const report: RunReport = {
       schemaVersion: 1,

@@ -104,11 +104,13 @@ describe("POST /v1/runs/generated", () => {
         content: [
           'import { test } from "node:test";',
           'import assert from "node:assert/strict";',
+          'import { pollution } from "bouts:subject";',
           'const load = (p) => import(new URL("../../" + p, import.meta.url).href);',
           'test("gen-llm-1-proto: keeps __proto__ out", async () => {',
           '  const { deepMerge } = await load("merge.mjs");',
           '  deepMerge(JSON.parse(\'{"__proto__":{"polluted":1}}\'));',
-          "  assert.equal({}.polluted, undefined);",
+          // Object.prototype lives in the subject: only its probe can tell.
+          "  assert.deepEqual(pollution(), []);",
           "});",
         ].join("\n"),
       },

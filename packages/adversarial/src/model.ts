@@ -54,11 +54,13 @@ export const ModelTestsSchema = z.strictObject({
 export type ModelTests = z.infer<typeof ModelTestsSchema>;
 
 const NODE_CONTRACT = `Each "code" is the BODY of an async JavaScript function run by node:test (Node 22, ES modules).
-In scope: \`assert\` (node:assert/strict) and \`load(relativePath)\`, which imports a submission module by its path from the submission root (e.g. \`const m = await load("app.mjs")\`).
+In scope: \`assert\` (node:assert/strict), \`pollution()\` and \`load(relativePath)\`, which imports the submission's declared module by its path from the submission root (e.g. \`const m = await load("app.mjs")\`).
+The submission runs in another process: arguments and results cross as data (no functions as arguments), so check prototype pollution with \`assert.deepEqual(pollution(), [])\`, which lists the built-in prototype keys the submission's calls changed.
 No other imports. Start servers with port 0 on 127.0.0.1 and close them. There is no network beyond loopback.`;
 
 const PYTHON_CONTRACT = `Each "code" is the BODY of a Python 3.11 pytest test function (indent-free; we indent it).
-In scope: \`pytest\` and \`load(module_name)\`, which imports a submission module (e.g. \`m = load("money")\`).
+In scope: \`pytest\` and \`load(module_name)\`, which imports the submission's declared module (e.g. \`m = load("money")\`).
+The submission runs in another process: arguments and results cross as data (no callables as arguments).
 No network. Keep each test under a few seconds.`;
 
 function systemPrompt(input: GenerationInput, maxTests: number): string {
@@ -145,6 +147,7 @@ export function writeModelTest(
       `// Generated adversarial test (${generator}). Rewritten per run; run against the reference first.`,
       'import { test } from "node:test";',
       'import assert from "node:assert/strict";',
+      'import { pollution } from "bouts:subject";',
       'const load = (p) => import(new URL("../../" + p, import.meta.url).href);',
       "",
       `test(${JSON.stringify(name)}, async () => {`,

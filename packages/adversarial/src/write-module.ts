@@ -44,20 +44,16 @@ async function expectGraceful(name, args, expected) {
   }
 }
 async function expectNoPollution(name, args, expected) {
-  try {
-    let result;
-    try { result = await fn(name)(...args()); } catch (e) {
-      assert.ok(isA(e, expected), name + " failed with " + describe(e) + "; only " + expected + " is a graceful refusal");
-    }
-    assert.equal(Object.prototype.polluted, undefined, "Object.prototype was polluted");
-    assert.equal({}.polluted, undefined, "new objects inherit a polluted key");
-    if (result !== null && typeof result === "object") {
-      assert.equal(result.polluted, undefined, "the result's prototype chain carries the hostile key");
-      const proto = Object.getPrototypeOf(result);
-      assert.ok(proto === Object.prototype || proto === null || Array.isArray(result), "the result's prototype was replaced");
-    }
-  } finally {
-    delete Object.prototype.polluted;
+  let result;
+  try { result = await fn(name)(...args()); } catch (e) {
+    assert.ok(isA(e, expected), name + " failed with " + describe(e) + "; only " + expected + " is a graceful refusal");
+  }
+  // Built-in prototypes live in the subject: its probe reports what the call changed.
+  assert.deepEqual(pollution(), [], "a built-in prototype was polluted");
+  if (result !== null && typeof result === "object") {
+    assert.equal(result.polluted, undefined, "the result's prototype chain carries the hostile key");
+    const proto = Object.getPrototypeOf(result);
+    assert.ok(proto === Object.prototype || proto === null || Array.isArray(result), "the result's prototype was replaced");
   }
 }
 async function expectConsistent(name, args, calls) {
@@ -107,6 +103,7 @@ export function writeModuleJs(iface: ModuleInterface, chosen: readonly ModuleCan
     "// Generated adversarial tests (deterministic generator). Do not edit: rewritten per run.",
     'import { test } from "node:test";',
     'import assert from "node:assert/strict";',
+    'import { pollution } from "bouts:subject";',
     `import * as mod from ${JSON.stringify(`../../${iface.module}`)};`,
     JS_HELPERS,
   ];
@@ -179,7 +176,7 @@ def expect_graceful(name, args, expected):
 
 def expect_no_pollution(name, args, expected):
     expect_graceful(name, args, expected)
-    assert not hasattr(object, "polluted"), "object was given a hostile attribute"
+    assert pollution() == [], "a built-in was given a hostile attribute"
 
 
 def expect_consistent(name, args, calls):
@@ -240,6 +237,7 @@ export function writeModulePy(iface: ModuleInterface, chosen: readonly ModuleCan
     "import copy",
     "import importlib",
     "import json",
+    "from bouts_subject import pollution",
     "",
     `_mod = importlib.import_module(${pyString(moduleName)})`,
     PY_HELPERS,

@@ -3,6 +3,7 @@
 // (network, environment and /proc probing) on the channel. Observation only: the sandbox, not
 // this file, is what contains the code.
 import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import process from "node:process";
 import { URL } from "node:url";
 import net from "node:net";
@@ -88,3 +89,6 @@ for (const name of ["open", "readFile", "readdir"]) {
     return orig.call(this, p, ...rest);
   };
 }
+
+// `import { readFileSync } from "node:fs"` binds the ESM export, not the CommonJS property.
+syncBuiltinESMExports();

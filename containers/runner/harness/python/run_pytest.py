@@ -1,83 +1,45 @@
-"""Runs one pytest node id and reports it on fd 3, a pipe the host owns.
+"""Runs pytest node ids in a trusted test process and reports them on fd 3, a pipe the host owns.
 
-Started as `python3.11 -I -B run_pytest.py <tools> <deps|-> <nodeid>` inside the sandbox.
-Isolated mode (-I) keeps the workspace off sys.path until the harness appends it *last*, so a
-submission file cannot shadow the standard library or pytest. The configuration is the
-challenge's pristine ini (-c), conftest files are only read from the pristine tests folder
-(--confcutdir), and plugin autoloading is off. Output capture is off and pytest's terminal
-reporter writes to /dev/null, so everything on stdout was printed by the code under test. An audit hook, which cannot be removed once
-added, records blocked network attempts and environment or /proc probing.
+Started as `python3.11 -I -B run_pytest.py <tools> <deps|-> <nodeid>...` inside the sandbox. No
+submission code is ever loaded here: the submission's module in /work is the runner's bridge
+(bouts_bridge), whose calls go to the subject over fd 3 and fd 0. Each test is announced with a
+"start" record and closed with "finish", so the host holds it to its own limit.
+A fault the bridge saw during a test (even one the test swallowed) is reported as a "fault"
+record, so the host fails that test. The configuration is the challenge's pristine ini (-c),
+conftest files are only read from the pristine tests folder (--confcutdir), plugin autoloading
+is off, output capture is off (the bridge reads its answers on fd 0) and pytest's terminal
+reporter writes to /dev/null.
 """
 
-import json
 import os
-import re
 import sys
-
-CHANNEL = 3
-_busy = False
-
-
-def emit(record):
-    try:
-        os.write(CHANNEL, (json.dumps(record) + "\n").encode())
-    except OSError:
-        pass
-
-
-LOOPBACK = re.compile(r"^(127\.|::1$|localhost$)")
-PROBE = re.compile(
-    r"^/proc/(self|\d+|thread-self)/(environ|mem|root|maps|cmdline)|^/proc/1/"
-    r"|^/(root|home|etc/shadow|var/run|run|sys/fs/cgroup)(/|$)"
-)
-
-
-def called_from_submission():
-    """True when the nearest workspace frame on the stack is submission code, not a hidden test."""
-    frame = sys._getframe(2)
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name.startswith("/work/"):
-            return not name.startswith("/work/tests/")
-        frame = frame.f_back
-    return False
-
-
-def audit(event, args):
-    global _busy
-    if _busy:
-        return
-    _busy = True
-    try:
-        if event == "socket.connect":
-            addr = args[1]
-            if isinstance(addr, tuple) and not LOOPBACK.match(str(addr[0])):
-                emit({"k": "network", "target": f"{addr[0]}:{addr[1]}"})
-        elif event == "socket.getaddrinfo":
-            if not LOOPBACK.match(str(args[0])):
-                emit({"k": "dns", "host": str(args[0])[:200]})
-        elif event in ("open", "os.listdir", "os.scandir"):
-            p = args[0]
-            if isinstance(p, str) and PROBE.match(p):
-                emit({"k": "probe", "path": p[:200]})
-            elif isinstance(p, str) and p.startswith("/work/tests") and called_from_submission():
-                emit({"k": "test-read", "path": p[:200]})
-    finally:
-        _busy = False
 
 
 def main():
-    tools, deps, nodeid = sys.argv[1], sys.argv[2], sys.argv[3]
+    tools, deps, nodeids = sys.argv[1], sys.argv[2], sys.argv[3:]
+    here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, tools)
+    sys.path.insert(1, here)
     if deps != "-":
         sys.path.insert(1, deps)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     import pytest  # noqa: E402  (after the path is set)
 
-    sys.addaudithook(audit)
+    import bouts_bridge  # noqa: E402
+    from bouts_observe import emit  # noqa: E402
+
     sys.path.append("/work")
 
     class Reporter:
+        def pytest_runtest_logstart(self, nodeid, location):
+            bouts_bridge.pollution()
+            emit({"k": "start", "name": nodeid})
+
+        def pytest_runtest_logfinish(self, nodeid, location):
+            for f in bouts_bridge.take_faults():
+                emit({"k": "fault", "name": nodeid, "fault": f["fault"], "message": f["message"]})
+            emit({"k": "finish", "name": nodeid})
+
         @pytest.hookimpl(trylast=True)
         def pytest_configure(self, config):
             # pytest's own progress lines go nowhere, so stdout holds only what tested code printed.
@@ -116,7 +78,6 @@ def main():
                 }
             )
 
-    here = os.path.dirname(os.path.abspath(__file__))
     code = pytest.main(
         [
             "-c", os.path.join(here, "pytest.ini"),
@@ -125,7 +86,7 @@ def main():
             "-p", "no:cacheprovider",
             "--capture=no",
             "-W", "default",
-            nodeid,
+            *nodeids,
         ],
         plugins=[Reporter()],
     )

@@ -41,7 +41,8 @@ export type UnpackError =
   | { reason: "duplicate-entry"; entry: string; clashesWith: string }
   | { reason: "too-many-entries"; entry: string; limit: number }
   | { reason: "too-deep"; entry: string; limit: number }
-  | { reason: "too-large-expanded"; entry: string; limit: number };
+  | { reason: "too-large-expanded"; entry: string; limit: number }
+  | { reason: "unscannable-code"; entry: string; detail: string };
 
 /** What was unpacked. */
 export interface UnpackSummary {
@@ -73,6 +74,8 @@ export function describeUnpackError(e: UnpackError): string {
       return `entry ${JSON.stringify(e.entry)} is nested deeper than ${e.limit} levels`;
     case "too-large-expanded":
       return `expanded size exceeds ${e.limit} bytes (at ${JSON.stringify(e.entry)})`;
+    case "unscannable-code":
+      return `${JSON.stringify(e.entry)} refused: ${e.detail}`;
   }
 }
 

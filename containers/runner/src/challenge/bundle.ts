@@ -127,6 +127,13 @@ export function loadChallengeDir(root: string): Result<ChallengeManifest, Bundle
     });
   }
   const manifest = parsed.data;
+  if (!manifest.interface) {
+    // Trusted grading needs to know which module the tests address (docs/subject-protocol.md).
+    return err({
+      reason: "manifest-invalid",
+      issues: ["interface: required: the module the hidden tests call through the bridge"],
+    });
+  }
   for (const t of [...manifest.staticTests, ...manifest.adversarialTests]) {
     const file = path.join(root, "tests", t.file);
     if (!isRegularFile(file)) {

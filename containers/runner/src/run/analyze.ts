@@ -149,57 +149,12 @@ export function judgeTest(test: JudgedTest, outcome: SandboxOutcome): TestJudgem
   }
   const ended = records.some((r) => r.k === "end");
 
-  for (const r of records) {
-    if (r.k === "warning") {
-      const wanted = test.runtime === "node22" ? NODE_WARNINGS : PYTHON_WARNINGS;
-      if (wanted.test(r.name))
-        warnings.push(`${test.id}: ${r.name}: ${String(r.message).slice(0, 200)}`);
-    } else if (r.k === "unhandled-rejection") {
-      warnings.push(
-        `${test.id}: unhandled promise rejection: ${String(r.message).split("\n")[0]?.slice(0, 200)}`,
-      );
-    } else if (r.k === "uncaught-exception") {
-      crashes.push(
-        `${test.id}: uncaught exception: ${String(r.message).split("\n")[0]?.slice(0, 200)}`,
-      );
-    } else if (r.k === "network") {
-      integrity.push({
-        trigger: "network-attempt",
-        citation: `blocked connection to ${String(r.target).slice(0, 200)}`,
-      });
-    } else if (r.k === "dns") {
-      integrity.push({
-        trigger: "network-attempt",
-        citation: `blocked DNS lookup of ${String(r.host).slice(0, 200)}`,
-      });
-    } else if (r.k === "test-read") {
-      integrity.push({
-        trigger: "hidden-test-access",
-        citation: `submission code read ${String(r.path).slice(0, 200)}`,
-      });
-    } else if (r.k === "probe") {
-      const p = String(r.path);
-      integrity.push(
-        /environ$/.test(p)
-          ? { trigger: "environment-probing", citation: `read ${p}` }
-          : ESCAPE_PATH.test(p)
-            ? { trigger: "sandbox-escape-attempt", citation: `accessed ${p}` }
-            : { trigger: "environment-probing", citation: `accessed ${p}` },
-      );
-    }
-  }
-
+  const seen = observeRecords(records, test.id, test.runtime);
+  crashes.push(...seen.crashes);
+  warnings.push(...seen.warnings);
+  integrity.push(...seen.integrity);
+  exploits.push(...seen.exploits, ...observeOutput(outcome.stdout, `while ${test.id} ran`));
   const printed = `${outcome.stdout}\n${outcome.stderr}`;
-  for (const re of FAKE_PASS) {
-    const m = re.exec(outcome.stdout);
-    if (m) {
-      exploits.push({
-        trigger: "fake-test-output",
-        citation: `printed ${JSON.stringify(m[0].trim().slice(0, 120))} while ${test.id} ran`,
-      });
-      break;
-    }
-  }
   const oom = outcome.oomKilled || OOM_TEXT.test(printed);
   let status: TestStatus;
   let message: string;
@@ -255,4 +210,72 @@ export function judgeTest(test: JudgedTest, outcome: SandboxOutcome): TestJudgem
     integrity,
     exploits,
   };
+}
+
+/** Evidence and stability signals in observation records; `label` prefixes each citation. */
+export function observeRecords(
+  records: ChannelRecord[],
+  label: string,
+  runtime: Runtime,
+): Pick<TestJudgement, "crashes" | "warnings" | "integrity" | "exploits"> {
+  const crashes: string[] = [];
+  const warnings: string[] = [];
+  const integrity: Observation<IntegrityTrigger>[] = [];
+  const exploits: Observation<ExploitTrigger>[] = [];
+  for (const r of records) {
+    if (r.k === "warning") {
+      const wanted = runtime === "node22" ? NODE_WARNINGS : PYTHON_WARNINGS;
+      if (wanted.test(r.name))
+        warnings.push(`${label}: ${r.name}: ${String(r.message).slice(0, 200)}`);
+    } else if (r.k === "unhandled-rejection") {
+      warnings.push(
+        `${label}: unhandled promise rejection: ${String(r.message).split("\n")[0]?.slice(0, 200)}`,
+      );
+    } else if (r.k === "uncaught-exception") {
+      crashes.push(
+        `${label}: uncaught exception: ${String(r.message).split("\n")[0]?.slice(0, 200)}`,
+      );
+    } else if (r.k === "network") {
+      integrity.push({
+        trigger: "network-attempt",
+        citation: `blocked connection to ${String(r.target).slice(0, 200)}`,
+      });
+    } else if (r.k === "dns") {
+      integrity.push({
+        trigger: "network-attempt",
+        citation: `blocked DNS lookup of ${String(r.host).slice(0, 200)}`,
+      });
+    } else if (r.k === "test-read") {
+      integrity.push({
+        trigger: "hidden-test-access",
+        citation: `submission code read ${String(r.path).slice(0, 200)}`,
+      });
+    } else if (r.k === "probe") {
+      const p = String(r.path);
+      integrity.push(
+        /environ$/.test(p)
+          ? { trigger: "environment-probing", citation: `read ${p}` }
+          : ESCAPE_PATH.test(p)
+            ? { trigger: "sandbox-escape-attempt", citation: `accessed ${p}` }
+            : { trigger: "environment-probing", citation: `accessed ${p}` },
+      );
+    }
+  }
+
+  return { crashes, warnings, integrity, exploits };
+}
+
+/** Test-runner pass lines printed on stdout: never results, cited as fabricated output. */
+export function observeOutput(stdout: string, when: string): Observation<ExploitTrigger>[] {
+  for (const re of FAKE_PASS) {
+    const m = re.exec(stdout);
+    if (m)
+      return [
+        {
+          trigger: "fake-test-output",
+          citation: `printed ${JSON.stringify(m[0].trim().slice(0, 120))} ${when}`,
+        },
+      ];
+  }
+  return [];
 }

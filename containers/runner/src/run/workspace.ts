@@ -2,8 +2,11 @@
  * @module runner/run/workspace
  * Builds a run's folders from a submission archive and a prepared challenge:
  *   submission/  the files as submitted (scanned, and read by judges), minus dependency folders
- *   work/        a copy with the challenge's pristine tests and harness files laid over it,
- *                mounted read-only at /work in the sandbox.
+ *   work/        the subject's copy: the submission with the pristine harness files laid over
+ *                it and no tests at all, mounted read-only at /work in the subject's sandbox;
+ *   trusted/     the trusted test processes' /work: hidden tests, harness files and the bridge
+ *                modules (written once the subject reports its exports), and no submission file;
+ *   chan/        the subject's sockets, read-write for it and read-only for the tests.
  * Invariants: a submission cannot add dependencies (node_modules, venvs and site-packages are
  * removed) or change how it is tested (pristine files overwrite its copies, and differences are
  * cited as evidence); nothing here follows a link, because the unpacker never creates one and
@@ -22,14 +25,20 @@ import path from "node:path";
 import type { ChallengeManifest, DeliverableFound, SourceFile } from "@bouts/contracts";
 import { collectSources, readTextPrefix } from "./judge-packet.ts";
 import { unpackArchive, type UnpackError, type UnpackLimits } from "../archive/unpack.ts";
-import { ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "../result.ts";
+import { findUnscannableCode } from "../scan/unscannable.ts";
 import type { Observation } from "./analyze.ts";
 import type { IntegrityTrigger } from "@bouts/contracts";
 
 /** The built workspace. */
 export interface Workspace {
   submissionDir: string;
+  /** The subject's /work. */
   workDir: string;
+  /** The trusted test processes' /work. */
+  trustedDir: string;
+  /** Host folder shared as /chan. */
+  channelDir: string;
   notes: string[];
   integrity: Observation<IntegrityTrigger>[];
   deliverables: DeliverableFound[];
@@ -161,6 +170,24 @@ export async function buildWorkspace(
     );
   }
 
+  // Code a runtime can load but no scanner or judge can read is refused, naming the file
+  // (after dependency folders are gone, so a shipped node_modules is not held against it).
+  const unscannable = await findUnscannableCode(submissionDir);
+  if (unscannable.length > 0) {
+    const [first, ...rest] = unscannable;
+    const also = rest.length
+      ? ` (also: ${rest
+          .slice(0, 5)
+          .map((f) => f.file)
+          .join(", ")}${rest.length > 5 ? ", …" : ""})`
+      : "";
+    return err({
+      reason: "unscannable-code",
+      entry: first!.file,
+      detail: `${first!.reason}: a runtime can load it, but no scanner or judge can read it${also}`,
+    });
+  }
+
   const deliverables: DeliverableFound[] = manifest.deliverables.map((d) => {
     const found = findDeliverable(submissionDir, d.path);
     const text = found ? readTextPrefix(path.join(submissionDir, found.path), 64 * 1024) : null;
@@ -191,8 +218,13 @@ export async function buildWorkspace(
       notes.push(`tests/${rel} is not a hidden test and was not run`);
     }
   }
+  // The subject never sees a hidden test: tests/ exists only in the trusted workspace.
   rmSync(path.join(workDir, "tests"), { recursive: true, force: true });
-  cpSync(path.join(challengeRoot, "tests"), path.join(workDir, "tests"), { recursive: true });
+  const trustedDir = path.join(runDir, "trusted");
+  mkdirSync(trustedDir, { recursive: true, mode: 0o755 });
+  cpSync(path.join(challengeRoot, "tests"), path.join(trustedDir, "tests"), { recursive: true });
+  const channelDir = path.join(runDir, "chan");
+  mkdirSync(channelDir, { recursive: true, mode: 0o755 });
 
   const harnessDir = path.join(challengeRoot, "harness");
   const harnessFiles = listFilesIfDir(harnessDir);
@@ -215,6 +247,9 @@ export async function buildWorkspace(
     rmSync(target, { recursive: true, force: true });
     mkdirSync(path.dirname(target), { recursive: true });
     cpSync(path.join(harnessDir, rel), target);
+    const trustedTarget = path.join(trustedDir, rel);
+    mkdirSync(path.dirname(trustedTarget), { recursive: true });
+    cpSync(path.join(harnessDir, rel), trustedTarget);
   }
   const ignoredConfig = listFiles(submissionDir).filter((f) =>
     TEST_CONFIG_NAMES.test(path.posix.basename(f)),
@@ -225,9 +260,12 @@ export async function buildWorkspace(
     );
   }
   mkdirSync(path.join(workDir, "node_modules"), { recursive: true });
+  mkdirSync(path.join(trustedDir, "node_modules"), { recursive: true });
   return ok({
     submissionDir,
     workDir,
+    trustedDir,
+    channelDir,
     notes,
     integrity,
     deliverables,

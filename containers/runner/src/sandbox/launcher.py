@@ -8,12 +8,13 @@ allows it), so the memory limit kills sandboxed code, not the launcher. It dies 
 (PR_SET_PDEATHSIG, and EOF on its stdin).
 
 Protocol: JSON lines, requests on stdin, answers on stdout.
-  {"op": "start", "id", "argv", "uid", "rlimits": [[resource, value], ...]}
-      → {"id", "pid", "fds": [out, err, channel, info]}, then later
+  {"op": "start", "id", "argv", "uid", "rlimits": [[resource, value], ...], "stdin": bool}
+      → {"id", "pid", "fds": [out, err, channel, info(, stdin write end)]}, then later
       → {"id", "exit": code|null, "signal": n|null}
   {"op": "opened", "id"}: the runner has opened the read ends as /proc/<launcher>/fd/<n>; the
       launcher closes its own copies (until then they keep the pipes' early output buffered).
-The child runs in a new session with stdin at EOF, stdout, stderr, fd 3 (result channel) and fd 4
+The child runs in a new session with stdin at EOF (or, with "stdin", on a pipe whose write end
+the runner opens like the others, for the subject protocol), stdout, stderr, fd 3 (result channel) and fd 4
 (bwrap's --info-fd) on fresh pipes, sets the rlimits, drops to the run's uid and gid with no
 supplementary groups and no new privileges, and execs argv[0] (bwrap) with PATH only.
 Invariants: nothing here runs submission code — only the bwrap it execs does, as the run's uid;
@@ -115,12 +116,15 @@ def main():
                 rid = req["id"]
                 if req["op"] == "start":
                     stdin_r, stdin_w = os.pipe()
-                    os.close(stdin_w)
                     ours, theirs = [], [stdin_r]
                     for _ in range(4):
                         r, w = os.pipe()
                         ours.append(r)
                         theirs.append(w)
+                    if req.get("stdin"):
+                        ours.append(stdin_w)
+                    else:
+                        os.close(stdin_w)
                     pid = os.fork()
                     if pid == 0:
                         child(req, theirs)

@@ -21,6 +21,8 @@ export interface LaunchSpec {
   uid: number;
   /** [resource name as in Python's `resource` module, e.g. "RLIMIT_NPROC", value]. */
   rlimits: [string, number][];
+  /** Give the child a stdin pipe whose write end is returned as a fifth fd. */
+  stdin?: boolean;
 }
 
 /** How a launched sandbox's first process ended. */

@@ -36,6 +36,8 @@ export interface TestTarget {
 
 export const HARNESS_ROOT = "/opt/bouts/harness";
 export const WORKSPACE = "/work";
+/** Folder shared by a run's subject (read-write) and its trusted test processes (read-only). */
+export const CHANNEL_DIR = "/chan";
 const NODE_IN_SANDBOX = "/opt/bouts/bin/node";
 const PYTOOLS_IN_SANDBOX = "/opt/bouts/pytools";
 const DEPS_IN_SANDBOX = "/opt/bouts/deps";
@@ -114,4 +116,133 @@ export function buildTestInvocation(
  */
 export function computeAddressSpaceMb(runtime: Runtime, memoryMb: number): number {
   return runtime === "node22" ? memoryMb + 2048 : memoryMb + 256;
+}
+
+function escapePattern(names: readonly string[]): string {
+  return `^(?:${names.map(escapeRegExp).join("|")})$`;
+}
+
+/** Module path of the submission inside the subject's sandbox. */
+export function subjectModulePath(module: string): string {
+  return `${WORKSPACE}/${module}`;
+}
+
+/**
+ * Builds the command of a run's subject: the submission's module loaded by the harness's
+ * subject server (docs/subject-protocol.md), with the submission mounted read-only at /work and
+ * no test anywhere in its sandbox. `channelDir` is mounted read-write at /chan (HTTP sockets).
+ */
+export function buildSubjectInvocation(
+  runtime: Runtime,
+  paths: RuntimePaths,
+  workspace: string,
+  depsLayer: string | null,
+  module: string,
+  memoryMb: number,
+): TestInvocation {
+  const mounts: SandboxMount[] = [{ src: workspace, dest: WORKSPACE }];
+  if (runtime === "node22") {
+    mounts.push(
+      { src: paths.nodeBin, dest: NODE_IN_SANDBOX },
+      { src: path.join(paths.harnessDir, "node"), dest: HARNESS_ROOT },
+    );
+    if (depsLayer) mounts.push({ src: depsLayer, dest: `${WORKSPACE}/node_modules` });
+    return {
+      argv: [
+        NODE_IN_SANDBOX,
+        "--disable-warning=ExperimentalWarning",
+        `--max-old-space-size=${Math.max(16, Math.floor(memoryMb * 0.75))}`,
+        "--import",
+        `${HARNESS_ROOT}/preload.mjs`,
+        `${HARNESS_ROOT}/subject.mjs`,
+        subjectModulePath(module),
+      ],
+      env: { ...BASE_ENV, NODE_ENV: "test" },
+      cwd: WORKSPACE,
+      mounts,
+    };
+  }
+  mounts.push(
+    { src: paths.pythonTools, dest: PYTOOLS_IN_SANDBOX },
+    { src: path.join(paths.harnessDir, "python"), dest: HARNESS_ROOT },
+  );
+  if (depsLayer) mounts.push({ src: depsLayer, dest: DEPS_IN_SANDBOX });
+  return {
+    argv: [
+      paths.pythonBin,
+      "-I",
+      "-B",
+      "-X",
+      "pycache_prefix=/tmp/pycache",
+      `${HARNESS_ROOT}/subject.py`,
+      "-",
+      depsLayer ? DEPS_IN_SANDBOX : "-",
+      subjectModulePath(module),
+    ],
+    env: { ...BASE_ENV },
+    cwd: WORKSPACE,
+    mounts,
+  };
+}
+
+/**
+ * Builds the command of one trusted test process: the named tests of one hidden test file,
+ * with the bridge standing where the submission's module would be. No submission file is
+ * mounted; /chan (the subject's sockets) is read-only.
+ */
+export function buildTrustedInvocation(
+  runtime: Runtime,
+  paths: RuntimePaths,
+  workspace: string,
+  depsLayer: string | null,
+  file: string,
+  names: readonly string[],
+  memoryMb: number,
+  testTimeoutMs: number,
+): TestInvocation {
+  const mounts: SandboxMount[] = [{ src: workspace, dest: WORKSPACE }];
+  const env = { ...BASE_ENV, BOUTS_CHANNEL_DIR: CHANNEL_DIR };
+  if (runtime === "node22") {
+    mounts.push(
+      { src: paths.nodeBin, dest: NODE_IN_SANDBOX },
+      { src: path.join(paths.harnessDir, "node"), dest: HARNESS_ROOT },
+    );
+    if (depsLayer) mounts.push({ src: depsLayer, dest: `${WORKSPACE}/node_modules` });
+    return {
+      argv: [
+        NODE_IN_SANDBOX,
+        "--disable-warning=ExperimentalWarning",
+        `--max-old-space-size=${Math.max(16, Math.floor(memoryMb * 0.75))}`,
+        "--import",
+        `${HARNESS_ROOT}/trusted.mjs`,
+        `--test-reporter=${HARNESS_ROOT}/reporter.mjs`,
+        "--test-reporter-destination=stdout",
+        `--test-timeout=${testTimeoutMs}`,
+        `--test-name-pattern=${escapePattern(names)}`,
+        `${WORKSPACE}/tests/${file}`,
+      ],
+      env: { ...env, NODE_ENV: "test" },
+      cwd: WORKSPACE,
+      mounts,
+    };
+  }
+  mounts.push(
+    { src: paths.pythonTools, dest: PYTOOLS_IN_SANDBOX },
+    { src: path.join(paths.harnessDir, "python"), dest: HARNESS_ROOT },
+  );
+  if (depsLayer) mounts.push({ src: depsLayer, dest: DEPS_IN_SANDBOX });
+  return {
+    argv: [
+      paths.pythonBin,
+      "-I",
+      "-B",
+      `${HARNESS_ROOT}/run_pytest.py`,
+      PYTOOLS_IN_SANDBOX,
+      depsLayer ? DEPS_IN_SANDBOX : "-",
+      ...names.map((name) => expectedResultName(runtime, { file, name })),
+    ],
+    env: { ...env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
+    cwd: WORKSPACE,
+    mounts,
+  };
 }

@@ -51,12 +51,30 @@ export interface SandboxSpec {
   env: Record<string, string>;
   cwd: string;
   readOnlyMounts: SandboxMount[];
+  /** Read-write bind mounts (the subject's /chan folder); sources are host-created folders. */
+  writableMounts?: SandboxMount[];
   limits: SandboxLimits;
   cgroups: CgroupSupport | null;
   /** Label for this sandbox in logs; the cgroup is named after `hostUid` and this process. */
   name: string;
   /** Called with the host pid of the sandbox's first process once bwrap reports it. */
   onStarted?: (hostPid: number) => void;
+  /**
+   * Streams fd 3 to this callback as it arrives instead of capturing it (the subject protocol);
+   * `channel` in the outcome is then empty.
+   */
+  onChannel?: (chunk: Buffer) => void;
+  /** Gives the sandbox a stdin pipe; `onControl` receives the way to write to it and to kill. */
+  stdin?: boolean;
+  onControl?: (control: SandboxControl) => void;
+}
+
+/** Live handle on a running sandbox. */
+export interface SandboxControl {
+  /** Writes to the sandbox's stdin (only with `stdin: true`); false once it is closed. */
+  write(data: string): boolean;
+  /** Kills the whole tree now; the outcome still resolves as usual. */
+  kill(): void;
 }
 
 /** Everything observed about one sandboxed process tree. */
@@ -126,6 +144,7 @@ export function buildBwrapArgs(spec: SandboxSpec): string[] {
     "/tmp",
   ];
   for (const m of spec.readOnlyMounts) args.push("--ro-bind", m.src, m.dest);
+  for (const m of spec.writableMounts ?? []) args.push("--bind", m.src, m.dest);
   for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
   args.push("--chdir", spec.cwd, "--info-fd", "4", "--", ...spec.argv);
   return args;
@@ -177,9 +196,12 @@ function notStarted(startError: string, t0: number): SandboxOutcome {
 }
 
 /** Opens one of the launcher's pipe ends through /proc as a non-blocking stream. */
-function openLauncherPipe(launcherPid: number, fd: number): Socket {
-  const own = openSync(`/proc/${launcherPid}/fd/${fd}`, constants.O_RDONLY | constants.O_NONBLOCK);
-  return new Socket({ fd: own, readable: true, writable: false });
+function openLauncherPipe(launcherPid: number, fd: number, write = false): Socket {
+  const own = openSync(
+    `/proc/${launcherPid}/fd/${fd}`,
+    (write ? constants.O_WRONLY : constants.O_RDONLY) | constants.O_NONBLOCK,
+  );
+  return new Socket({ fd: own, readable: !write, writable: write });
 }
 
 /**
@@ -235,6 +257,7 @@ async function launch(
         argv: [spec.bwrapBin, ...buildBwrapArgs(spec)],
         uid: spec.hostUid,
         rlimits: buildRlimits(spec.limits),
+        stdin: spec.stdin === true,
       },
       (e) => onExit(e),
     );
@@ -250,8 +273,11 @@ async function launch(
     }
   };
   let streams: Socket[];
+  let stdinS: Socket | null = null;
   try {
-    streams = started.fds.map((fd) => openLauncherPipe(launcher.pid, fd));
+    streams = started.fds.slice(0, 4).map((fd) => openLauncherPipe(launcher.pid, fd));
+    if (spec.stdin && started.fds[4] !== undefined)
+      stdinS = openLauncherPipe(launcher.pid, started.fds[4], true);
   } catch (e) {
     killGroup();
     return notStarted(`cannot open the sandbox's pipes: ${(e as Error).message}`, t0);
@@ -286,7 +312,22 @@ async function launch(
     };
     const readOut = capture(outS, spec.limits.maxOutputBytes, onOverflow);
     const readErr = capture(errS, spec.limits.maxOutputBytes, onOverflow);
-    const readChan = capture(chanS, CHANNEL_CAP, () => undefined);
+    const onChannel = spec.onChannel;
+    let readChan: () => string = () => "";
+    if (onChannel) chanS.on("data", (c: Buffer) => onChannel(c));
+    else readChan = capture(chanS, CHANNEL_CAP, () => undefined);
+    if (stdinS) {
+      stdinS.on("error", () => undefined);
+      stdinS.unref();
+    }
+    spec.onControl?.({
+      write: (data) => {
+        if (!stdinS || stdinS.destroyed || finished) return false;
+        stdinS.write(data);
+        return true;
+      },
+      kill: () => killTree(),
+    });
     infoS.on("data", (c: Buffer) => {
       const before = /"child-pid"\s*:\s*(\d+)/.test(infoSeen);
       if (infoSeen.length < 4096) infoSeen += c.toString("utf8");
@@ -307,6 +348,7 @@ async function launch(
       clearTimeout(hardStop);
       killGroup();
       for (const s of streams) s.destroy();
+      stdinS?.destroy();
       const reported = /"child-pid"\s*:\s*\d+/.test(infoSeen);
       resolve({
         started: reported,

@@ -1,6 +1,7 @@
 /**
  * @module runner/sandbox/uid-pool
- * Hands each concurrent run its own unprivileged host uid (base + slot). A distinct uid per run
+ * Hands each concurrent run its own pair of unprivileged host uids (base + 2 × slot for the
+ * subject, the next for its trusted test processes). A distinct uid per process kind and run
  * is what makes RLIMIT_NPROC a per-run process cap (the kernel counts processes per uid) and
  * stops one run from signalling another's processes. Invariant: a slot is held by at most one
  * run; waiters are served first-come first-served.
@@ -9,6 +10,8 @@
 /** A held slot; call `release()` exactly once. */
 export interface UidLease {
   uid: number;
+  /** The slot's second uid (trusted test processes). */
+  secondUid: number;
   release(): void;
 }
 
@@ -28,7 +31,8 @@ export class UidPool {
     const slot = this.#free.shift() ?? (await new Promise<number>((r) => this.#waiters.push(r)));
     let released = false;
     return {
-      uid: this.#base + slot,
+      uid: this.#base + 2 * slot,
+      secondUid: this.#base + 2 * slot + 1,
       release: () => {
         if (released) return;
         released = true;

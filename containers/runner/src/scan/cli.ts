@@ -81,7 +81,9 @@ function renderText(
         : `final-score cap: ${CRITICAL_FINAL_SCORE_CAP} (a critical finding caps the final score at ${CRITICAL_FINAL_SCORE_CAP})`,
     );
     if (report.status === "partial") {
-      lines.push("note: some files were not scanned (listed above); the score covers the rest");
+      lines.push(
+        "note: some files or dynamically loaded code were not scanned (listed above); the score covers only what was scanned",
+      );
     }
   }
   return lines.join("\n");

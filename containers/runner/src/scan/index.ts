@@ -2,17 +2,20 @@
  * @module runner/scan
  * Security scanning of a submission folder: Semgrep with our rules and ESLint security rules,
  * normalized to the seed's severities. Invariants: the platform picks what is scanned (see
- * targets.ts), never the submission; every file not scanned is listed in `skipped`; a scanner
- * that crashes, fails or runs out of time makes the scan "unavailable", never clean; the
+ * targets.ts), never the submission; every file not scanned is listed in `skipped`, and so is
+ * every place code is run from a source the scan cannot see (dynamic-code.ts: eval of a
+ * string, a module named at run time, a data file loaded as a module …); a scanner that
+ * crashes, fails or runs out of time makes the scan "unavailable", never clean; the
  * dependency check is "not measured" until an advisory source exists.
  * Status: "complete" = every tool ran and nothing was skipped; "partial" = tools ran but some
- * files were skipped; "unavailable" = a tool failed.
+ * files or some dynamically loaded code were not scanned; "unavailable" = a tool failed.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ScanReport } from "@bouts/contracts";
 import { describeDependencyCheck } from "./dependencies.ts";
+import { describeDynamicCode } from "./dynamic-code.ts";
 import { runEslint } from "./eslint.ts";
 import { normalizeFindings } from "./normalize.ts";
 import { runSemgrep } from "./semgrep.ts";
@@ -20,6 +23,9 @@ import { collectTargets, DEFAULT_TARGET_LIMITS } from "./targets.ts";
 import type { TargetLimits } from "./targets.ts";
 
 export { computeSecurityScore, CWE_SEVERITY, CRITICAL_FINAL_SCORE_CAP } from "./severity.ts";
+export { DYNAMIC_CODE_REASON_PREFIX } from "./dynamic-code.ts";
+export { findUnscannableCode } from "./unscannable.ts";
+export type { UnscannableFile } from "./unscannable.ts";
 
 export interface ScanOptions {
   /** The challenge runtime; names the dependency ecosystem. Both languages' rules always run. */
@@ -86,7 +92,13 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
       file: fileOf.get(s.scratchPath) ?? s.scratchPath,
       reason: s.reason.slice(0, 500),
     }));
-    const allSkipped = [...skipped, ...toolSkips];
+    const dynamicCode = await describeDynamicCode({
+      dir,
+      fileOf,
+      unscanned: [...(semgrep.unscanned ?? []), ...(eslint.unscanned ?? [])],
+      loads: [...(semgrep.loads ?? []), ...(eslint.loads ?? [])],
+    });
+    const allSkipped = [...skipped, ...toolSkips, ...dynamicCode];
     const failed = tools.some((t) => t.status === "failed");
     return {
       status: failed ? "unavailable" : allSkipped.length > 0 ? "partial" : "complete",

@@ -4,11 +4,12 @@
  * Invariants: no network (metrics and version checks off, local config only); the submission's
  * ignore files and `nosemgrep` comments have no effect; a non-zero exit, unparsable output or
  * a rule error makes the run "failed" (the scan is then unavailable, never clean); per-file
- * timeouts and parse failures become skips with the reason.
+ * timeouts and parse failures become skips with the reason; matches of the dynamic-code rules
+ * (metadata `unscanned`) are handed back as unscanned code, never as findings.
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import type { RawFinding, ToolOutcome } from "./tool.ts";
+import type { LoadedModule, RawFinding, ToolOutcome, UnscannedCode } from "./tool.ts";
 import { parseCwe } from "./tool.ts";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../../..");
@@ -98,23 +99,49 @@ export async function runSemgrep(options: SemgrepOptions): Promise<ToolOutcome> 
         : `semgrep ${kind}: ${firstLine(e.message)}`;
     skipped.push({ scratchPath: e.path, reason: what });
   }
-  const findings: RawFinding[] = report.results.map((r) => ({
-    tool: "semgrep",
-    rule: stripRulePrefix(r.check_id),
-    cwe: parseCwe(r.extra.metadata?.cwe),
-    scratchPath: r.path,
-    line: r.start.line,
-    message: (r.extra.message ?? "").trim(),
-  }));
+  const findings: RawFinding[] = [];
+  const unscanned: UnscannedCode[] = [];
+  const loads: LoadedModule[] = [];
+  for (const r of report.results) {
+    const message = (r.extra.message ?? "").trim();
+    // Dynamic code loading rules (scan-rules/*/dynamic-code.yaml) are not vulnerabilities:
+    // they name code the scan cannot see, which the runner reports as not scanned.
+    const mode = r.extra.metadata?.unscanned;
+    if (mode === "yes") {
+      unscanned.push({ scratchPath: r.path, line: r.start.line, source: message });
+    } else if (mode === "resolve-require" || mode === "resolve-import") {
+      loads.push({
+        scratchPath: r.path,
+        line: r.start.line,
+        specifier: message,
+        kind: mode === "resolve-require" ? "require" : "import",
+      });
+    } else if (mode !== undefined) {
+      return failed(
+        `rule ${stripRulePrefix(r.check_id)}: unknown metadata unscanned=${JSON.stringify(mode)}`,
+      );
+    } else {
+      findings.push({
+        tool: "semgrep",
+        rule: stripRulePrefix(r.check_id),
+        cwe: parseCwe(r.extra.metadata?.cwe),
+        scratchPath: r.path,
+        line: r.start.line,
+        message,
+      });
+    }
+  }
   return {
     run: {
       tool: "semgrep",
       version: report.version ?? null,
       status: "ok",
-      detail: `${findings.length} findings from the rules in containers/runner/scan-rules`,
+      detail: `${findings.length} findings and ${unscanned.length} dynamic code loads from the rules in containers/runner/scan-rules`,
     },
     findings,
     skipped,
+    unscanned,
+    loads,
   };
 }
 

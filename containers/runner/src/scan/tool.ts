@@ -15,10 +15,31 @@ export interface RawFinding {
   message: string;
 }
 
+/** Code run from a source no scanner reads (eval of a string, a module named at run time, …). */
+export interface UnscannedCode {
+  scratchPath: string;
+  line: number;
+  /** What the code is run from, as the rule describes it: "eval(readFileSync(…))". */
+  source: string;
+}
+
+/** A module loaded by a literal relative or absolute specifier; resolved against the files. */
+export interface LoadedModule {
+  scratchPath: string;
+  line: number;
+  specifier: string;
+  /** "require": CommonJS-style loading, which runs a file of any extension as JavaScript. */
+  kind: "require" | "import";
+}
+
 export interface ToolOutcome {
   run: ScanToolRun;
   findings: RawFinding[];
   skipped: { scratchPath: string; reason: string }[];
+  /** Dynamic code loading the tool saw (not findings: they make the scan partial). */
+  unscanned?: UnscannedCode[];
+  /** Literal module specifiers to check against the submission's files. */
+  loads?: LoadedModule[];
 }
 
 /** Extracts "CWE-n" from a rule's metadata value ("CWE-89", "CWE-89: …" or a list of them). */

@@ -1,0 +1,357 @@
+/**
+ * @module runner/run/subject
+ * The host side of a run's subject: the one sandboxed process that loads the submission's
+ * module (docs/subject-protocol.md). Calls from the trusted test processes are forwarded to it
+ * as frames, each under a deadline; a subject that crashes, hangs or breaks the protocol gets a
+ * fault answer, is killed, and is restarted for the next call at most `maxRestarts` times.
+ * Invariants: nothing the subject writes is ever a verdict; request() never rejects; every
+ * incarnation is killed and awaited by close().
+ */
+import type { ExploitTrigger, IntegrityTrigger, RunLimits, Runtime } from "@bouts/contracts";
+import type { CgroupSupport } from "../sandbox/cgroup.ts";
+import {
+  buildSubjectInvocation,
+  CHANNEL_DIR,
+  computeAddressSpaceMb,
+  type RuntimePaths,
+} from "../sandbox/runtime.ts";
+import { runSandboxed, type SandboxControl, type SandboxOutcome } from "../sandbox/sandbox.ts";
+import { observeOutput, observeRecords, parseChannel, type Observation } from "./analyze.ts";
+
+/** Largest line either side may send (docs/subject-protocol.md). */
+export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** Restarts of a crashed or hung subject per run; after that every call fails at once. */
+export const MAX_SUBJECT_RESTARTS = 5;
+
+/** A protocol frame (a JSON object with a string `t`). */
+export type Frame = { t: string; id?: number } & Record<string, unknown>;
+
+/** Why a call got no answer from the subject. */
+export type FaultKind = "crashed" | "timeout" | "protocol" | "unavailable";
+
+/** Everything observed about the subject over the run. */
+export interface SubjectEvidence {
+  crashes: string[];
+  warnings: string[];
+  integrity: Observation<IntegrityTrigger>[];
+  exploits: Observation<ExploitTrigger>[];
+}
+
+export interface SubjectOptions {
+  runtime: Runtime;
+  paths: RuntimePaths;
+  bwrapBin: string;
+  cgroups: CgroupSupport | null;
+  hostUid: number;
+  /** Host folder mounted read-only at /work: the submission, without tests. */
+  workspace: string;
+  /** Host folder mounted read-write at /chan. */
+  channelDir: string;
+  depsLayer: string | null;
+  /** The interface's module path, relative to the submission root. */
+  module: string;
+  limits: RunLimits;
+  /** Epoch ms after which nothing may run (the run's wall-clock budget). */
+  runDeadline: number;
+  name: string;
+  maxRestarts?: number;
+}
+
+interface Incarnation {
+  control: SandboxControl | null;
+  outcome: Promise<SandboxOutcome>;
+  pending: Map<number, (frame: Frame) => void>;
+  ready: Promise<Frame>;
+  dead: boolean;
+  /** Set when the host killed it on purpose (deadline, protocol, close). */
+  killedFor: string | null;
+  /** The module failed to load; the subject may then end on its own. */
+  loadFailed: boolean;
+}
+
+/** The subject of one run. */
+export class SubjectHost {
+  readonly #opts: SubjectOptions;
+  #current: Incarnation | null = null;
+  #restarts = 0;
+  #nextId = 1;
+  #closing = false;
+  #startError: string | null = null;
+  /** How many times the subject has ended unexpectedly; tests compare before and after. */
+  deaths = 0;
+  exports: Record<string, unknown> | null = null;
+  loadError: string | null = null;
+  /** "timeout" when loading the module outlived a test's limit (a busy loop at import). */
+  #loadFault: FaultKind = "unavailable";
+  readonly evidence: SubjectEvidence = { crashes: [], warnings: [], integrity: [], exploits: [] };
+
+  constructor(opts: SubjectOptions) {
+    this.#opts = opts;
+  }
+
+  /** Starts the first incarnation; an error means the sandbox itself is unavailable. */
+  async start(): Promise<{ ok: true } | { ok: false; message: string }> {
+    const first = await this.#launch();
+    if (this.#startError) return { ok: false, message: this.#startError };
+    if (first.t === "ready" && first.exports && typeof first.exports === "object")
+      this.exports = first.exports as Record<string, unknown>;
+    else if (first.t === "load-error") this.loadError = describeErrorFrame(first);
+    else this.loadError = text(first.message, "the subject did not start");
+    if (this.#current?.killedFor?.startsWith("start-up")) {
+      this.#loadFault = "timeout";
+      this.loadError = `loading the module ${this.#current.killedFor}`;
+    }
+    return { ok: true };
+  }
+
+  /** Forwards one request; resolves with the subject's answer or a fault frame. */
+  async request(frame: Frame, deadlineMs: number): Promise<Frame> {
+    const callerId = frame.id;
+    const fault = (kind: FaultKind, message: string): Frame => ({
+      t: "fault",
+      id: callerId,
+      fault: kind,
+      message: message.slice(0, 2000),
+    });
+    if (this.loadError !== null && this.exports === null)
+      return fault(this.#loadFault, `the submission's module failed to load: ${this.loadError}`);
+    let inc = this.#current;
+    if (!inc || inc.dead) {
+      if (this.#restarts >= (this.#opts.maxRestarts ?? MAX_SUBJECT_RESTARTS))
+        return fault(
+          "unavailable",
+          `the subject ended ${this.#restarts + 1} times; no more restarts in this run`,
+        );
+      this.#restarts += 1;
+      const ready = await this.#launch();
+      inc = this.#current;
+      if (!inc || inc.dead || ready.t !== "ready")
+        return fault(
+          inc?.killedFor?.startsWith("start-up") ? "timeout" : "unavailable",
+          `the subject could not be restarted: ${describeErrorFrame(ready)}`,
+        );
+    }
+    const id = this.#nextId++;
+    const line = `${JSON.stringify({ ...frame, id })}\n`;
+    if (line.length > MAX_FRAME_BYTES) return fault("protocol", "request larger than a frame");
+    const answer = await new Promise<Frame>((resolve) => {
+      const timer = setTimeout(
+        () => {
+          inc.pending.delete(id);
+          this.#kill(inc, `a call to ${text(frame.name, frame.t)} exceeded its limit`);
+          resolve(
+            fault(
+              "timeout",
+              `${text(frame.name, frame.t)} did not answer within ${Math.round(deadlineMs)} ms; the subject was killed`,
+            ),
+          );
+        },
+        Math.max(1, deadlineMs),
+      );
+      inc.pending.set(id, (f) => {
+        clearTimeout(timer);
+        resolve({ ...f, id: callerId });
+      });
+      if (!inc.control?.write(line)) {
+        inc.pending.delete(id);
+        clearTimeout(timer);
+        resolve(fault("crashed", "the subject is not running"));
+      }
+    });
+    return answer;
+  }
+
+  /** Kills the current incarnation and waits for it to be gone. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    const inc = this.#current;
+    if (!inc) return;
+    this.#kill(inc, "the run ended");
+    await inc.outcome;
+  }
+
+  #kill(inc: Incarnation, why: string): void {
+    if (inc.dead) return;
+    inc.killedFor ??= why;
+    inc.control?.kill();
+  }
+
+  async #launch(): Promise<Frame> {
+    const o = this.#opts;
+    const inv = buildSubjectInvocation(
+      o.runtime,
+      o.paths,
+      o.workspace,
+      o.depsLayer,
+      o.module,
+      o.limits.memoryMb,
+    );
+    let readyResolve: (f: Frame) => void = () => undefined;
+    const inc: Incarnation = {
+      control: null,
+      outcome: Promise.resolve(null as unknown as SandboxOutcome),
+      pending: new Map(),
+      ready: new Promise<Frame>((r) => (readyResolve = r)),
+      dead: false,
+      killedFor: null,
+      loadFailed: false,
+    };
+    this.#current = inc;
+    let buf: Buffer[] = [];
+    let size = 0;
+    let readySeen = false;
+    const records: string[] = [];
+    const onLine = (line: string) => {
+      if (line.trim() === "") return;
+      let f: unknown;
+      try {
+        f = JSON.parse(line);
+      } catch {
+        return this.#violation(inc, "a line that is not JSON");
+      }
+      if (!f || typeof f !== "object") return this.#violation(inc, "a line that is not an object");
+      const rec = f as Record<string, unknown>;
+      if (typeof rec.k === "string") {
+        if (records.length < 1000) records.push(line);
+        return;
+      }
+      if (typeof rec.t !== "string") return this.#violation(inc, "a frame without a type");
+      if (!readySeen) {
+        readySeen = true;
+        if (rec.t !== "ready" && rec.t !== "load-error")
+          return this.#violation(inc, `"${rec.t}" before "ready"`);
+        inc.loadFailed = rec.t === "load-error";
+        return readyResolve(rec as Frame);
+      }
+      const waiter = typeof rec.id === "number" ? inc.pending.get(rec.id) : undefined;
+      if (!waiter) return this.#violation(inc, "an answer to no pending request");
+      inc.pending.delete(rec.id as number);
+      waiter(rec as Frame);
+    };
+    const onChannel = (chunk: Buffer) => {
+      let start = 0;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+        buf.push(chunk.subarray(start, i));
+        const line = Buffer.concat(buf).toString("utf8");
+        buf = [];
+        size = 0;
+        start = i + 1;
+        onLine(line);
+      }
+      if (start < chunk.length) {
+        buf.push(chunk.subarray(start));
+        size += chunk.length - start;
+        if (size > MAX_FRAME_BYTES) {
+          buf = [];
+          size = 0;
+          this.#violation(inc, `a frame larger than ${MAX_FRAME_BYTES} bytes`);
+        }
+      }
+    };
+    const remaining = o.runDeadline - Date.now();
+    inc.outcome = runSandboxed({
+      bwrapBin: o.bwrapBin,
+      hostUid: o.hostUid,
+      argv: inv.argv,
+      env: inv.env,
+      cwd: inv.cwd,
+      readOnlyMounts: inv.mounts,
+      writableMounts: [{ src: o.channelDir, dest: CHANNEL_DIR }],
+      cgroups: o.cgroups,
+      name: `${o.name}-subject-${this.#restarts}`,
+      stdin: true,
+      onChannel,
+      onControl: (c) => (inc.control = c),
+      limits: {
+        memoryMb: o.limits.memoryMb,
+        cpuSeconds: o.limits.cpuSeconds,
+        maxProcesses: o.limits.maxProcesses,
+        maxOpenFiles: o.limits.maxOpenFiles,
+        maxFileSizeMb: o.limits.maxFileSizeMb,
+        maxOutputBytes: o.limits.maxOutputBytes,
+        wallMs: Math.max(1, remaining),
+        addressSpaceMb: o.cgroups ? null : computeAddressSpaceMb(o.runtime, o.limits.memoryMb),
+      },
+    }).then((outcome) => {
+      inc.dead = true;
+      this.#ended(inc, outcome, records);
+      readyResolve({
+        t: "load-error",
+        message: outcome.started
+          ? `the subject ended before it was ready (${describeEnd(outcome)})`
+          : `sandbox did not start: ${outcome.startError}`,
+      });
+      if (!outcome.started) this.#startError ??= `sandbox did not start: ${outcome.startError}`;
+      for (const waiter of inc.pending.values())
+        waiter({
+          t: "fault",
+          fault: inc.killedFor?.startsWith("protocol") ? "protocol" : "crashed",
+          message: `the subject ended during the call (${inc.killedFor ?? describeEnd(outcome)})`,
+        });
+      inc.pending.clear();
+      return outcome;
+    });
+    // Loading the module is the submission's time: it gets one test's limit.
+    const startTimer = setTimeout(
+      () => this.#kill(inc, `start-up exceeded ${o.limits.testTimeoutMs} ms`),
+      o.limits.testTimeoutMs,
+    );
+    const first = await inc.ready;
+    clearTimeout(startTimer);
+    return first;
+  }
+
+  #violation(inc: Incarnation, what: string): void {
+    this.evidence.exploits.push({
+      trigger: "fake-test-output",
+      citation: `the subject broke the protocol: it wrote ${what} on its answer channel`,
+    });
+    this.#kill(inc, `protocol violation: ${what}`);
+  }
+
+  #ended(inc: Incarnation, outcome: SandboxOutcome, records: string[]): void {
+    const ev = this.evidence;
+    const seen = observeRecords(
+      parseChannel(records.join("\n")).records,
+      "subject",
+      this.#opts.runtime,
+    );
+    ev.warnings.push(...seen.warnings);
+    ev.crashes.push(...seen.crashes);
+    ev.integrity.push(...seen.integrity);
+    ev.exploits.push(...seen.exploits, ...observeOutput(outcome.stdout, "the subject"));
+    if (!outcome.started || (this.#closing && inc.killedFor === "the run ended")) return;
+    if (inc.loadFailed) return;
+    this.deaths += 1;
+    if (inc.killedFor) ev.crashes.push(`subject killed: ${inc.killedFor}`);
+    else if (outcome.exitCode === 0)
+      ev.exploits.push({
+        trigger: "harness-exit-forcing",
+        citation: "the subject exited with status 0 while tests were running",
+      });
+    else ev.crashes.push(`subject ${describeEnd(outcome)}`);
+  }
+}
+
+/** How a sandboxed process ended, for evidence. */
+export function describeEnd(outcome: SandboxOutcome): string {
+  if (outcome.timedOut) return "ran out of the run's wall-clock budget";
+  if (outcome.outputLimited) return "exceeded the output limit";
+  if (outcome.oomKilled || /heap out of memory|MemoryError/.test(outcome.stderr))
+    return "ran out of memory";
+  if (outcome.signal) return `was killed by ${outcome.signal}`;
+  const tail = outcome.stderr.trim().split("\n").slice(-3).join(" ").slice(-300);
+  return `exited with status ${String(outcome.exitCode)}${tail ? `: ${tail}` : ""}`;
+}
+
+function describeErrorFrame(f: Frame): string {
+  const graph = f.error as { nodes?: { name?: unknown; message?: unknown }[] } | undefined;
+  const node = graph?.nodes?.[0];
+  if (node && typeof node.message === "string")
+    return `${text(node.name, "Error")}: ${node.message}`.slice(0, 1000);
+  return text(f.message, "unknown error").slice(0, 1000);
+}
+
+function text(v: unknown, fallback: string): string {
+  return typeof v === "string" ? v : fallback;
+}

@@ -1,0 +1,327 @@
+/**
+ * @module runner/run/suite
+ * Runs hidden tests in trusted test processes, one per test file, each in its own sandbox with
+ * no submission code in it; the bridge's calls are relayed to the run's subject. Each test keeps
+ * its own time limit: a test that outlives it is failed, its process killed, and the tests left
+ * in the file run in a new process. Invariants: a verdict comes only from the trusted process's
+ * result records; a test during which the subject faulted or died fails, whatever it reported;
+ * every test of the list gets exactly one judgement.
+ */
+import type { RunLimits, Runtime, TestStatus } from "@bouts/contracts";
+import type { CgroupSupport } from "../sandbox/cgroup.ts";
+import {
+  buildTrustedInvocation,
+  CHANNEL_DIR,
+  computeAddressSpaceMb,
+  expectedResultName,
+  type RuntimePaths,
+} from "../sandbox/runtime.ts";
+import { runSandboxed, type SandboxControl } from "../sandbox/sandbox.ts";
+import type { TestJudgement } from "./analyze.ts";
+import { describeEnd, MAX_FRAME_BYTES, type Frame, type SubjectHost } from "./subject.ts";
+
+/** One test to run. */
+export interface SuiteTest {
+  id: string;
+  file: string;
+  name: string;
+}
+
+export interface SuiteOptions {
+  runtime: Runtime;
+  paths: RuntimePaths;
+  bwrapBin: string;
+  cgroups: CgroupSupport | null;
+  hostUid: number;
+  /** Host folder mounted read-only at /work: tests, harness files and bridges. */
+  workspace: string;
+  channelDir: string;
+  depsLayer: string | null;
+  limits: RunLimits;
+  runDeadline: number;
+  name: string;
+  subject: SubjectHost;
+  onTest?: (id: string, judgement: TestJudgement) => void;
+}
+
+/** What the suite produced; `infrastructure` is set when a sandbox could not start. */
+export interface SuiteResult {
+  judgements: Map<string, TestJudgement>;
+  infrastructure: string | null;
+}
+
+/** Time a test process gets to start (interpreter, framework, imports) before its first test. */
+const START_GRACE_MS = 10_000;
+/** Slack on top of a test's limit before the host kills its process. */
+const KILL_GRACE_MS = 1_000;
+
+interface ResultRecord {
+  name: string;
+  file?: string | null;
+  status: string;
+  durationMs: number;
+  message: string;
+}
+
+interface Running {
+  name: string;
+  startedAt: number;
+  deathsAtStart: number;
+  fault: Frame | null;
+}
+
+function judgement(status: TestStatus, message: string, durationMs = 0): TestJudgement {
+  return {
+    status,
+    durationMs,
+    message: message.slice(0, 2000),
+    crashes: [],
+    warnings: [],
+    integrity: [],
+    exploits: [],
+  };
+}
+
+/** Runs `tests`, grouped by file, and judges every one of them. */
+export async function runSuite(tests: SuiteTest[], opts: SuiteOptions): Promise<SuiteResult> {
+  const judgements = new Map<string, TestJudgement>();
+  const byFile = new Map<string, SuiteTest[]>();
+  for (const t of tests) byFile.set(t.file, [...(byFile.get(t.file) ?? []), t]);
+  let launch = 0;
+  for (const [file, group] of byFile) {
+    let left = group;
+    while (left.length > 0) {
+      if (opts.runDeadline - Date.now() <= 0) return { judgements, infrastructure: null };
+      const r = await runFile(file, left, opts, launch++);
+      if (r.infrastructure) return { judgements, infrastructure: r.infrastructure };
+      for (const [id, j] of r.judged) {
+        judgements.set(id, j);
+        opts.onTest?.(id, j);
+      }
+      const next = left.filter((t) => !judgements.has(t.id));
+      if (next.length === left.length) {
+        // No progress: the process ends before any test starts. Say why, once per test.
+        for (const t of next) {
+          const j = judgement("not-run", `no result reported: ${r.why}`);
+          judgements.set(t.id, j);
+          opts.onTest?.(t.id, j);
+        }
+        break;
+      }
+      left = next;
+    }
+  }
+  return { judgements, infrastructure: null };
+}
+
+async function runFile(
+  file: string,
+  tests: SuiteTest[],
+  opts: SuiteOptions,
+  launch: number,
+): Promise<{ judged: Map<string, TestJudgement>; infrastructure: string | null; why: string }> {
+  const { limits, runtime } = opts;
+  const byResultName = new Map(tests.map((t) => [expectedResultName(runtime, t), t]));
+  const names = [...new Set(tests.map((t) => t.name))];
+  const inv = buildTrustedInvocation(
+    runtime,
+    opts.paths,
+    opts.workspace,
+    opts.depsLayer,
+    file,
+    names,
+    limits.memoryMb,
+    limits.testTimeoutMs,
+  );
+  const results = new Map<string, ResultRecord[]>();
+  const faults = new Map<string, Frame>();
+  const subjectDied = new Map<string, number>();
+  let running: Running | null = null;
+  let control: SandboxControl | null = null;
+  let killedRunning: string | null = null;
+  let watchdog: NodeJS.Timeout | undefined;
+  let relay: Promise<void> = Promise.resolve();
+
+  const arm = (ms: number, onFire: () => void) => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(onFire, Math.max(1, ms));
+  };
+  const killFor = (name: string | null) => {
+    killedRunning = name;
+    control?.kill();
+  };
+  const settle = (r: Running) => {
+    if (r.fault) faults.set(r.name, r.fault);
+    const died = opts.subject.deaths - r.deathsAtStart;
+    if (died > 0) subjectDied.set(r.name, died);
+  };
+  arm(START_GRACE_MS, () => killFor(null));
+
+  const onRecord = (rec: Record<string, unknown>) => {
+    if (rec.k === "start" && typeof rec.name === "string") {
+      const t = byResultName.get(rec.name);
+      if (!t) return;
+      if (running) settle(running);
+      running = {
+        name: rec.name,
+        startedAt: Date.now(),
+        deathsAtStart: opts.subject.deaths,
+        fault: null,
+      };
+      const name = rec.name;
+      arm(limits.testTimeoutMs + KILL_GRACE_MS, () => killFor(name));
+    } else if (rec.k === "result" && typeof rec.name === "string") {
+      if (!byResultName.has(rec.name)) return;
+      results.set(rec.name, [...(results.get(rec.name) ?? []), rec as unknown as ResultRecord]);
+      // node:test reports once per test; pytest reports its phases, then "finish".
+      if (runtime === "node22") finish(rec.name);
+    } else if (rec.k === "fault" && typeof rec.name === "string") {
+      const r = running;
+      if (r && r.name === rec.name && !r.fault)
+        r.fault = { t: "fault", fault: rec.fault, message: rec.message };
+    } else if (rec.k === "finish" && typeof rec.name === "string") finish(rec.name);
+  };
+  const finish = (name: string) => {
+    const r = running;
+    if (r && r.name === name) {
+      settle(r);
+      running = null;
+      arm(START_GRACE_MS, () => killFor(null));
+    }
+  };
+  const onFrame = (frame: Frame) => {
+    relay = relay.then(async () => {
+      const r = running;
+      const left = r ? r.startedAt + limits.testTimeoutMs - Date.now() : limits.testTimeoutMs;
+      const deadline = Math.max(1, Math.min(left, opts.runDeadline - Date.now()));
+      const answer = await opts.subject.request(frame, deadline);
+      if (answer.t === "fault" && r && !r.fault) r.fault = answer;
+      control?.write(`${JSON.stringify(answer)}\n`);
+    });
+  };
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const onLine = (line: string) => {
+    if (line.trim() === "") return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (!v || typeof v !== "object") return;
+    const o = v as Record<string, unknown>;
+    if (typeof o.k === "string") onRecord(o);
+    else if (typeof o.t === "string") onFrame(o as Frame);
+  };
+  const onChannel = (chunk: Buffer) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      pending.push(chunk.subarray(start, i));
+      const line = Buffer.concat(pending).toString("utf8");
+      pending = [];
+      pendingBytes = 0;
+      start = i + 1;
+      onLine(line);
+    }
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      pendingBytes += chunk.length - start;
+      if (pendingBytes > MAX_FRAME_BYTES) {
+        pending = [];
+        pendingBytes = 0;
+      }
+    }
+  };
+
+  const outcome = await runSandboxed({
+    bwrapBin: opts.bwrapBin,
+    hostUid: opts.hostUid,
+    argv: inv.argv,
+    env: inv.env,
+    cwd: inv.cwd,
+    readOnlyMounts: [...inv.mounts, { src: opts.channelDir, dest: CHANNEL_DIR }],
+    cgroups: opts.cgroups,
+    name: `${opts.name}-tests-${launch}`,
+    stdin: true,
+    onChannel,
+    onControl: (c) => (control = c),
+    limits: {
+      memoryMb: limits.memoryMb,
+      cpuSeconds: limits.cpuSeconds,
+      maxProcesses: limits.maxProcesses,
+      maxOpenFiles: limits.maxOpenFiles,
+      maxFileSizeMb: limits.maxFileSizeMb,
+      maxOutputBytes: limits.maxOutputBytes,
+      wallMs: Math.max(1, opts.runDeadline - Date.now()),
+      addressSpaceMb: opts.cgroups ? null : computeAddressSpaceMb(runtime, limits.memoryMb),
+    },
+  });
+  clearTimeout(watchdog);
+  await relay;
+  if (!outcome.started)
+    return {
+      judged: new Map(),
+      infrastructure: `sandbox did not start: ${outcome.startError}`,
+      why: "",
+    };
+  const stillRunning = running as Running | null;
+  if (stillRunning) settle(stillRunning);
+  const abnormal = killedRunning !== null || outcome.signal !== null || outcome.timedOut;
+  const why =
+    killedRunning === null && outcome.signal === "SIGKILL" && !outcome.timedOut
+      ? "the test process did not start its tests in time"
+      : describeEnd(outcome);
+
+  const judged = new Map<string, TestJudgement>();
+  for (const t of tests) {
+    const rn = expectedResultName(runtime, t);
+    const recs = (results.get(rn) ?? []).filter(
+      (r) =>
+        runtime !== "node22" ||
+        r.file === null ||
+        r.file === undefined ||
+        r.file === `/work/tests/${t.file}` ||
+        r.file === `file:///work/tests/${t.file}`,
+    );
+    const fault = faults.get(rn);
+    const died = subjectDied.get(rn) ?? 0;
+    const wasRunning = stillRunning?.name === rn;
+    let j: TestJudgement | null = null;
+    if (fault) {
+      const kind = String(fault.fault);
+      j = judgement(
+        kind === "timeout" ? "timeout" : kind === "unavailable" ? "failed" : "crashed",
+        `the subject ${kind === "timeout" ? "timed out" : kind === "unavailable" ? "was unavailable" : kind === "protocol" ? "broke the protocol" : "crashed"}: ${String(fault.message)}`,
+      );
+      if (kind !== "unavailable") j.crashes.push(`${t.id}: ${String(fault.message).slice(0, 300)}`);
+    } else if (died > 0 && (recs.length > 0 || wasRunning)) {
+      j = judgement("crashed", "the subject ended while this test ran");
+      j.crashes.push(`${t.id}: the subject ended while this test ran`);
+    } else if (recs.length > 0 && !(wasRunning && killedRunning === rn)) {
+      const bad = recs.find((r) => r.status !== "passed");
+      const pick = bad ?? recs[0]!;
+      const status: TestStatus =
+        pick.status === "passed" ? "passed" : pick.status === "timeout" ? "timeout" : "failed";
+      j = judgement(
+        status,
+        String(pick.message ?? ""),
+        recs.reduce((a, r) => a + (Number.isFinite(r.durationMs) ? r.durationMs : 0), 0),
+      );
+      if (runtime === "node22" && recs.length > 1) {
+        j = judgement("failed", "more than one result was reported");
+      }
+      if (status === "timeout") j.crashes.push(`${t.id}: test timeout exceeded`);
+    } else if (wasRunning && killedRunning === rn) {
+      j = judgement("timeout", `killed after the ${limits.testTimeoutMs} ms limit`);
+      j.crashes.push(`${t.id}: timeout exceeded (${limits.testTimeoutMs} ms), test process killed`);
+    } else if (wasRunning) {
+      j = judgement("crashed", `the test process ${why}`);
+      j.crashes.push(`${t.id}: the test process ${why}`);
+    } else if (!abnormal) {
+      j = judgement("not-run", `no result reported: ${why}`);
+    }
+    if (j) judged.set(t.id, j);
+  }
+  return { judged, infrastructure: null, why };
+}
