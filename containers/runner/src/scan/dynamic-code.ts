@@ -12,6 +12,7 @@
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Finding } from "@bouts/contracts";
 import type { LoadedModule, UnscannedCode } from "./tool.ts";
 
 /** At most this many dynamic-code entries are listed; one more entry counts the rest. */
@@ -146,4 +147,31 @@ async function unscannedModule(
   // A .js file can be unscanned too: too large, or in a folder the scan skips (.git/).
   const kind = ext ? `a ${ext} file` : "a file with no extension";
   return `${rel} (${kind} ${via}; Node runs it as code)`;
+}
+
+/** Rule id of the finding that stands for code the scan could not read. */
+export const UNSCANNED_CODE_RULE = "bouts.unscanned-dynamic-code";
+
+/**
+ * One critical finding for all the code run from sources the scan cannot read, so hiding code
+ * from the scan never scores better than showing it (docs/scoring.md, "Unscanned code").
+ */
+export function buildUnscannedFinding(
+  entries: readonly { file: string; reason: string }[],
+): Finding {
+  const first = entries[0]!;
+  const line = Number(/at line (\d+)/.exec(first.reason)?.[1] ?? 0);
+  return {
+    tool: "bouts-scan",
+    rule: UNSCANNED_CODE_RULE,
+    cwe: null,
+    severity: "critical",
+    file: first.file,
+    line,
+    message:
+      `code is run from ${entries.length} source${entries.length === 1 ? "" : "s"} the scan cannot read (first: ${first.reason}); counted once as a critical finding, because unscanned code may hide any vulnerability`.slice(
+        0,
+        2000,
+      ),
+  };
 }

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ScanReport } from "@bouts/contracts";
 import { describeDependencyCheck } from "./dependencies.ts";
-import { describeDynamicCode } from "./dynamic-code.ts";
+import { buildUnscannedFinding, describeDynamicCode } from "./dynamic-code.ts";
 import { runEslint } from "./eslint.ts";
 import { normalizeFindings } from "./normalize.ts";
 import { runSemgrep } from "./semgrep.ts";
@@ -99,6 +99,7 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
       loads: [...(semgrep.loads ?? []), ...(eslint.loads ?? [])],
     });
     const allSkipped = [...skipped, ...toolSkips, ...dynamicCode];
+    if (dynamicCode.length > 0) findings.push(buildUnscannedFinding(dynamicCode));
     const failed = tools.some((t) => t.status === "failed");
     return {
       status: failed ? "unavailable" : allSkipped.length > 0 ? "partial" : "complete",

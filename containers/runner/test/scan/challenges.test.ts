@@ -39,15 +39,17 @@ describe.skipIf(!existsSync(path.join(CHALLENGES, "notes-api")))("example challe
   );
 
   it(
-    "bill-split-py/insecure: a hardcoded live key, security 75 and capped",
+    "bill-split-py/insecure: a hardcoded live key and an eval the scan cannot read, capped",
     async () => {
       const report = await scanSubmission(sub("bill-split-py", "insecure"), {
         runtime: "python",
       });
-      expect(report.findings.map((f) => [f.cwe, f.severity, f.file])).toEqual([
+      expect(report.status).toBe("partial");
+      expect(report.findings.map((f) => [f.cwe ?? f.rule, f.severity, f.file])).toEqual([
         ["CWE-798", "critical", "money.py"],
+        ["bouts.unscanned-dynamic-code", "critical", "money.py"],
       ]);
-      expect(computeSecurityScore(report.findings)).toMatchObject({ score: 75, finalScoreCap: 75 });
+      expect(computeSecurityScore(report.findings)).toMatchObject({ score: 50, finalScoreCap: 75 });
     },
     SLOW,
   );

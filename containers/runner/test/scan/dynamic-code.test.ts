@@ -16,7 +16,8 @@ import {
   dynamicCodeReason,
   MAX_DYNAMIC_ENTRIES,
 } from "../../src/scan/dynamic-code.ts";
-import { scanSubmission } from "../../src/scan/index.ts";
+import { UNSCANNED_CODE_RULE } from "../../src/scan/dynamic-code.ts";
+import { computeSecurityScore, scanSubmission } from "../../src/scan/index.ts";
 
 const SLOW = 180_000;
 const SQLI_JS = 'module.exports = (db, id) => db.query("SELECT * FROM notes WHERE id = " + id);\n';
@@ -63,7 +64,17 @@ describe("scanSubmission: unscanned code", () => {
       });
       const report = await scan(dir, "node");
       expect(report.status).toBe("partial");
-      expect(report.findings).toEqual([]);
+      // Hiding the injection in a data file scores no better than showing it: one critical.
+      expect(report.findings).toEqual([
+        expect.objectContaining({
+          rule: UNSCANNED_CODE_RULE,
+          cwe: null,
+          severity: "critical",
+          file: "src/server.js",
+          line: 3,
+        }),
+      ]);
+      expect(computeSecurityScore(report.findings).score).toBe(75);
       expect(report.skipped).toEqual([
         {
           file: "src/server.js",
@@ -84,7 +95,9 @@ describe("scanSubmission: unscanned code", () => {
       });
       const report = await scan(dir, "python");
       expect(report.status).toBe("partial");
-      expect(report.findings).toEqual([]);
+      expect(report.findings).toEqual([
+        expect.objectContaining({ rule: UNSCANNED_CODE_RULE, file: "app.py", line: 4 }),
+      ]);
       expect(report.skipped).toEqual([
         {
           file: "app.py",
@@ -152,6 +165,7 @@ describe("scanSubmission: unscanned code", () => {
       expect(report.findings).toEqual([
         expect.objectContaining({ cwe: "CWE-89", severity: "critical", file: "bin/tool", line: 2 }),
         expect.objectContaining({ cwe: "CWE-89", severity: "critical", file: "gui.pyw", line: 2 }),
+        expect.objectContaining({ rule: UNSCANNED_CODE_RULE, severity: "critical" }),
       ]);
       expect(report.skipped).toEqual([
         { file: ".git/", reason: "dependency or tool folder: not the submission's own code" },
