@@ -208,6 +208,8 @@ function isServer(v) {
  */
 function closeLikeTcp(socket) {
   const destroy = socket.destroy.bind(socket);
+  realDestroy.set(socket, destroy);
+  socket.once("close", () => realDestroy.delete(socket));
   socket.destroy = (error) => {
     if (error) return destroy(error);
     socket.end();
@@ -217,6 +219,8 @@ function closeLikeTcp(socket) {
     return socket;
   };
 }
+/** Each accepted socket's own destroy, for closing a server at once (http-close). */
+const realDestroy = new Map();
 
 async function httpOpen({ id, factory, socket }) {
   try {
@@ -282,6 +286,7 @@ async function httpClose({ id, socket }) {
   if (server) {
     try {
       server.closeAllConnections?.();
+      for (const [socket, destroy] of realDestroy) if (socket.server === server) destroy();
       const closed = once(server, "close").catch(() => {});
       server.close();
       await Promise.race([closed, delay(1000)]);
