@@ -824,6 +824,39 @@ describe("subject and bridge, end to end", () => {
     s.child.kill();
   });
 
+  it("leaves a call the stack a plain process has: a 5,000-level recursive merge works", async () => {
+    // A recursive merge of a 5,000-level input works in a plain process; run inside the stdin
+    // iterator's continuation it overflowed V8's stack (deep-merge's partial solution).
+    const file = path.join(dir, "recursive.mjs");
+    writeFileSync(
+      file,
+      [
+        "function into(dst, src) {",
+        "  for (const key of Object.keys(src)) {",
+        "    const v = src[key];",
+        '    if (v && typeof v === "object") into((dst[key] ??= {}), v);',
+        "    else dst[key] = v;",
+        "  }",
+        "}",
+        "export function merge(...sources) {",
+        "  const out = {};",
+        "  for (const s of sources) into(out, s);",
+        "  return out;",
+        "}",
+        "",
+      ].join("\n"),
+    );
+    let deep: Record<string, unknown> = {};
+    const root = deep;
+    for (let i = 0; i < 5000; i++) deep = (deep.next = {});
+    deep.leaf = true;
+    const s = await startSubject(file);
+    s.send({ t: "call", id: 1, name: "merge", args: encodeGraph([{}, root]) });
+    const answer = await s.next();
+    expect(answer.t).toBe("return");
+    s.child.kill();
+  });
+
   it("reports a module that fails to load, then fails every call with its error", async () => {
     const s = await startSubject(path.join(dir, "broken.mjs"));
     expect(s.first.t).toBe("load-error");

@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { unlinkSync } from "node:fs";
 import process from "node:process";
-import { setTimeout } from "node:timers";
+import { setImmediate, setTimeout } from "node:timers";
 import { setTimeout as delay } from "node:timers/promises";
 import { StringDecoder } from "node:string_decoder";
 import { pathToFileURL } from "node:url";
@@ -341,7 +341,12 @@ async function serve() {
     for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n", start)) {
       const line = pending.slice(start, nl);
       start = nl + 1;
-      if (line.trim() !== "") await handle(line);
+      if (line.trim() === "") continue;
+      // Run each request in a fresh macrotask: inside the stream iterator's continuation
+      // V8 has far less stack left, and a recursive solution that works in a plain process
+      // (deep-merge's 5000-level input) would overflow here.
+      await new Promise((resolve) => setImmediate(resolve));
+      await handle(line);
     }
     pending = pending.slice(start);
   }

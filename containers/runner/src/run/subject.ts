@@ -329,7 +329,15 @@ export class SubjectHost {
         trigger: "harness-exit-forcing",
         citation: "the subject exited with status 0 while tests were running",
       });
-    else ev.crashes.push(`subject ${describeEnd(outcome)}`);
+    else {
+      ev.crashes.push(`subject ${describeEnd(outcome)}`);
+      // The Python subject ends with 70 when a call raises SystemExit (sys.exit(0) in a function).
+      if (outcome.exitCode === 70 && /raised SystemExit/.test(outcome.stderr))
+        ev.exploits.push({
+          trigger: "harness-exit-forcing",
+          citation: "submission code called sys.exit() during a call",
+        });
+    }
   }
 }
 
