@@ -848,7 +848,7 @@ describe("subject and bridge, end to end", () => {
     );
     let deep: Record<string, unknown> = {};
     const root = deep;
-    for (let i = 0; i < 5000; i++) deep = (deep.next = {});
+    for (let i = 0; i < 5000; i++) deep = deep.next = {};
     deep.leaf = true;
     const s = await startSubject(file);
     s.send({ t: "call", id: 1, name: "merge", args: encodeGraph([{}, root]) });

@@ -15,7 +15,12 @@ import {
   computeAddressSpaceMb,
   type RuntimePaths,
 } from "../sandbox/runtime.ts";
-import { runSandboxed, type SandboxControl, type SandboxOutcome } from "../sandbox/sandbox.ts";
+import {
+  runSandboxed,
+  type SandboxControl,
+  type SandboxLimits,
+  type SandboxOutcome,
+} from "../sandbox/sandbox.ts";
 import { observeOutput, observeRecords, parseChannel, type Observation } from "./analyze.ts";
 
 /** Largest line either side may send (docs/subject-protocol.md). */
@@ -37,23 +42,29 @@ export interface SubjectEvidence {
   exploits: Observation<ExploitTrigger>[];
 }
 
-export interface SubjectOptions {
+/** What every sandboxed process of a run shares: runtime, limits, budget and the /chan folder. */
+export interface RunProcessOptions {
   runtime: Runtime;
   paths: RuntimePaths;
   bwrapBin: string;
   cgroups: CgroupSupport | null;
+  /** Host uid the process runs as. */
   hostUid: number;
-  /** Host folder mounted read-only at /work: the submission, without tests. */
+  /** Host folder mounted read-only at /work. */
   workspace: string;
-  /** Host folder mounted read-write at /chan. */
+  /** Host folder shared as /chan (read-write for the subject, read-only for the tests). */
   channelDir: string;
   depsLayer: string | null;
-  /** The interface's module path, relative to the submission root. */
-  module: string;
   limits: RunLimits;
   /** Epoch ms after which nothing may run (the run's wall-clock budget). */
   runDeadline: number;
+  /** Label for sandbox names. */
   name: string;
+}
+
+export interface SubjectOptions extends RunProcessOptions {
+  /** The interface's module path, relative to the submission root. */
+  module: string;
   maxRestarts?: number;
 }
 
@@ -197,8 +208,6 @@ export class SubjectHost {
       loadFailed: false,
     };
     this.#current = inc;
-    let buf: Buffer[] = [];
-    let size = 0;
     let readySeen = false;
     const records: string[] = [];
     const onLine = (line: string) => {
@@ -228,27 +237,9 @@ export class SubjectHost {
       inc.pending.delete(rec.id as number);
       waiter(rec as Frame);
     };
-    const onChannel = (chunk: Buffer) => {
-      let start = 0;
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
-        buf.push(chunk.subarray(start, i));
-        const line = Buffer.concat(buf).toString("utf8");
-        buf = [];
-        size = 0;
-        start = i + 1;
-        onLine(line);
-      }
-      if (start < chunk.length) {
-        buf.push(chunk.subarray(start));
-        size += chunk.length - start;
-        if (size > MAX_FRAME_BYTES) {
-          buf = [];
-          size = 0;
-          this.#violation(inc, `a frame larger than ${MAX_FRAME_BYTES} bytes`);
-        }
-      }
-    };
-    const remaining = o.runDeadline - Date.now();
+    const onChannel = createLineSplitter(onLine, () =>
+      this.#violation(inc, `a frame larger than ${MAX_FRAME_BYTES} bytes`),
+    );
     inc.outcome = runSandboxed({
       bwrapBin: o.bwrapBin,
       hostUid: o.hostUid,
@@ -262,16 +253,7 @@ export class SubjectHost {
       stdin: true,
       onChannel,
       onControl: (c) => (inc.control = c),
-      limits: {
-        memoryMb: o.limits.memoryMb,
-        cpuSeconds: o.limits.cpuSeconds,
-        maxProcesses: o.limits.maxProcesses,
-        maxOpenFiles: o.limits.maxOpenFiles,
-        maxFileSizeMb: o.limits.maxFileSizeMb,
-        maxOutputBytes: o.limits.maxOutputBytes,
-        wallMs: Math.max(1, remaining),
-        addressSpaceMb: o.cgroups ? null : computeAddressSpaceMb(o.runtime, o.limits.memoryMb),
-      },
+      limits: buildProcessLimits(o.limits, o.runtime, o.cgroups, o.runDeadline),
     }).then((outcome) => {
       inc.dead = true;
       this.#ended(inc, outcome, records);
@@ -362,4 +344,55 @@ function describeErrorFrame(f: Frame): string {
 
 function text(v: unknown, fallback: string): string {
   return typeof v === "string" ? v : fallback;
+}
+
+/**
+ * Splits a byte stream into lines and hands each to `onLine`; a line growing past
+ * MAX_FRAME_BYTES is dropped and reported to `onOverflow`.
+ */
+export function createLineSplitter(
+  onLine: (line: string) => void,
+  onOverflow: () => void = () => undefined,
+): (chunk: Buffer) => void {
+  let pending: Buffer[] = [];
+  let size = 0;
+  return (chunk) => {
+    let start = 0;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+      pending.push(chunk.subarray(start, i));
+      const line = Buffer.concat(pending).toString("utf8");
+      pending = [];
+      size = 0;
+      start = i + 1;
+      onLine(line);
+    }
+    if (start < chunk.length) {
+      pending.push(chunk.subarray(start));
+      size += chunk.length - start;
+      if (size > MAX_FRAME_BYTES) {
+        pending = [];
+        size = 0;
+        onOverflow();
+      }
+    }
+  };
+}
+
+/** The sandbox limits of a subject or trusted test process under `limits`, up to `deadline`. */
+export function buildProcessLimits(
+  limits: RunLimits,
+  runtime: Runtime,
+  cgroups: CgroupSupport | null,
+  deadline: number,
+): SandboxLimits {
+  return {
+    memoryMb: limits.memoryMb,
+    cpuSeconds: limits.cpuSeconds,
+    maxProcesses: limits.maxProcesses,
+    maxOpenFiles: limits.maxOpenFiles,
+    maxFileSizeMb: limits.maxFileSizeMb,
+    maxOutputBytes: limits.maxOutputBytes,
+    wallMs: Math.max(1, deadline - Date.now()),
+    addressSpaceMb: cgroups ? null : computeAddressSpaceMb(runtime, limits.memoryMb),
+  };
 }

@@ -7,18 +7,18 @@
  * result records; a test during which the subject faulted or died fails, whatever it reported;
  * every test of the list gets exactly one judgement.
  */
-import type { RunLimits, Runtime, TestStatus } from "@bouts/contracts";
-import type { CgroupSupport } from "../sandbox/cgroup.ts";
-import {
-  buildTrustedInvocation,
-  CHANNEL_DIR,
-  computeAddressSpaceMb,
-  expectedResultName,
-  type RuntimePaths,
-} from "../sandbox/runtime.ts";
+import type { TestStatus } from "@bouts/contracts";
+import { buildTrustedInvocation, CHANNEL_DIR, expectedResultName } from "../sandbox/runtime.ts";
 import { runSandboxed, type SandboxControl } from "../sandbox/sandbox.ts";
 import type { TestJudgement } from "./analyze.ts";
-import { describeEnd, MAX_FRAME_BYTES, type Frame, type SubjectHost } from "./subject.ts";
+import {
+  buildProcessLimits,
+  createLineSplitter,
+  describeEnd,
+  type Frame,
+  type RunProcessOptions,
+  type SubjectHost,
+} from "./subject.ts";
 
 /** One test to run. */
 export interface SuiteTest {
@@ -27,19 +27,7 @@ export interface SuiteTest {
   name: string;
 }
 
-export interface SuiteOptions {
-  runtime: Runtime;
-  paths: RuntimePaths;
-  bwrapBin: string;
-  cgroups: CgroupSupport | null;
-  hostUid: number;
-  /** Host folder mounted read-only at /work: tests, harness files and bridges. */
-  workspace: string;
-  channelDir: string;
-  depsLayer: string | null;
-  limits: RunLimits;
-  runDeadline: number;
-  name: string;
+export interface SuiteOptions extends RunProcessOptions {
   subject: SubjectHost;
   onTest?: (id: string, judgement: TestJudgement) => void;
 }
@@ -199,8 +187,6 @@ async function runFile(
       control?.write(`${JSON.stringify(answer)}\n`);
     });
   };
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
   const onLine = (line: string) => {
     if (line.trim() === "") return;
     let v: unknown;
@@ -214,25 +200,7 @@ async function runFile(
     if (typeof o.k === "string") onRecord(o);
     else if (typeof o.t === "string") onFrame(o as Frame);
   };
-  const onChannel = (chunk: Buffer) => {
-    let start = 0;
-    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
-      pending.push(chunk.subarray(start, i));
-      const line = Buffer.concat(pending).toString("utf8");
-      pending = [];
-      pendingBytes = 0;
-      start = i + 1;
-      onLine(line);
-    }
-    if (start < chunk.length) {
-      pending.push(chunk.subarray(start));
-      pendingBytes += chunk.length - start;
-      if (pendingBytes > MAX_FRAME_BYTES) {
-        pending = [];
-        pendingBytes = 0;
-      }
-    }
-  };
+  const onChannel = createLineSplitter(onLine);
 
   const outcome = await runSandboxed({
     bwrapBin: opts.bwrapBin,
@@ -246,16 +214,7 @@ async function runFile(
     stdin: true,
     onChannel,
     onControl: (c) => (control = c),
-    limits: {
-      memoryMb: limits.memoryMb,
-      cpuSeconds: limits.cpuSeconds,
-      maxProcesses: limits.maxProcesses,
-      maxOpenFiles: limits.maxOpenFiles,
-      maxFileSizeMb: limits.maxFileSizeMb,
-      maxOutputBytes: limits.maxOutputBytes,
-      wallMs: Math.max(1, opts.runDeadline - Date.now()),
-      addressSpaceMb: opts.cgroups ? null : computeAddressSpaceMb(runtime, limits.memoryMb),
-    },
+    limits: buildProcessLimits(limits, runtime, opts.cgroups, opts.runDeadline),
   });
   clearTimeout(watchdog);
   await relay;

@@ -54,63 +54,6 @@ export function expectedResultName(runtime: Runtime, target: TestTarget): string
 }
 
 /**
- * Builds the command for one test. `workspace` is the host folder mounted at /work;
- * `depsLayer` is the prepared dependency folder, if the challenge has one.
- */
-export function buildTestInvocation(
-  runtime: Runtime,
-  paths: RuntimePaths,
-  workspace: string,
-  depsLayer: string | null,
-  target: TestTarget,
-  memoryMb: number,
-): TestInvocation {
-  const mounts: SandboxMount[] = [{ src: workspace, dest: WORKSPACE }];
-  if (runtime === "node22") {
-    mounts.push(
-      { src: paths.nodeBin, dest: NODE_IN_SANDBOX },
-      { src: path.join(paths.harnessDir, "node"), dest: HARNESS_ROOT },
-    );
-    if (depsLayer) mounts.push({ src: depsLayer, dest: `${WORKSPACE}/node_modules` });
-    return {
-      argv: [
-        NODE_IN_SANDBOX,
-        "--disable-warning=ExperimentalWarning",
-        `--max-old-space-size=${Math.max(16, Math.floor(memoryMb * 0.75))}`,
-        "--import",
-        `${HARNESS_ROOT}/preload.mjs`,
-        `--test-reporter=${HARNESS_ROOT}/reporter.mjs`,
-        "--test-reporter-destination=stdout",
-        `--test-name-pattern=^${escapeRegExp(target.name)}$`,
-        `${WORKSPACE}/tests/${target.file}`,
-      ],
-      env: { ...BASE_ENV, NODE_ENV: "test" },
-      cwd: WORKSPACE,
-      mounts,
-    };
-  }
-  mounts.push(
-    { src: paths.pythonTools, dest: PYTOOLS_IN_SANDBOX },
-    { src: path.join(paths.harnessDir, "python"), dest: HARNESS_ROOT },
-  );
-  if (depsLayer) mounts.push({ src: depsLayer, dest: DEPS_IN_SANDBOX });
-  return {
-    argv: [
-      paths.pythonBin,
-      "-I",
-      "-B",
-      `${HARNESS_ROOT}/run_pytest.py`,
-      PYTOOLS_IN_SANDBOX,
-      depsLayer ? DEPS_IN_SANDBOX : "-",
-      expectedResultName(runtime, target),
-    ],
-    env: { ...BASE_ENV, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
-    cwd: WORKSPACE,
-    mounts,
-  };
-}
-
-/**
  * Address-space ceiling for runs without a memory cgroup: Node reserves far more virtual
  * memory than it touches, so it gets a fixed allowance on top of the heap limit.
  */
@@ -120,6 +63,30 @@ export function computeAddressSpaceMb(runtime: Runtime, memoryMb: number): numbe
 
 function escapePattern(names: readonly string[]): string {
   return `^(?:${names.map(escapeRegExp).join("|")})$`;
+}
+
+/** The workspace at /work, the interpreter or its tools, the harness, and the dependencies. */
+function buildRuntimeMounts(
+  runtime: Runtime,
+  paths: RuntimePaths,
+  workspace: string,
+  depsLayer: string | null,
+): SandboxMount[] {
+  const mounts: SandboxMount[] = [{ src: workspace, dest: WORKSPACE }];
+  if (runtime === "node22") {
+    mounts.push(
+      { src: paths.nodeBin, dest: NODE_IN_SANDBOX },
+      { src: path.join(paths.harnessDir, "node"), dest: HARNESS_ROOT },
+    );
+    if (depsLayer) mounts.push({ src: depsLayer, dest: `${WORKSPACE}/node_modules` });
+    return mounts;
+  }
+  mounts.push(
+    { src: paths.pythonTools, dest: PYTOOLS_IN_SANDBOX },
+    { src: path.join(paths.harnessDir, "python"), dest: HARNESS_ROOT },
+  );
+  if (depsLayer) mounts.push({ src: depsLayer, dest: DEPS_IN_SANDBOX });
+  return mounts;
 }
 
 /** Module path of the submission inside the subject's sandbox. */
@@ -140,13 +107,8 @@ export function buildSubjectInvocation(
   module: string,
   memoryMb: number,
 ): TestInvocation {
-  const mounts: SandboxMount[] = [{ src: workspace, dest: WORKSPACE }];
+  const mounts = buildRuntimeMounts(runtime, paths, workspace, depsLayer);
   if (runtime === "node22") {
-    mounts.push(
-      { src: paths.nodeBin, dest: NODE_IN_SANDBOX },
-      { src: path.join(paths.harnessDir, "node"), dest: HARNESS_ROOT },
-    );
-    if (depsLayer) mounts.push({ src: depsLayer, dest: `${WORKSPACE}/node_modules` });
     return {
       argv: [
         NODE_IN_SANDBOX,
@@ -162,11 +124,6 @@ export function buildSubjectInvocation(
       mounts,
     };
   }
-  mounts.push(
-    { src: paths.pythonTools, dest: PYTOOLS_IN_SANDBOX },
-    { src: path.join(paths.harnessDir, "python"), dest: HARNESS_ROOT },
-  );
-  if (depsLayer) mounts.push({ src: depsLayer, dest: DEPS_IN_SANDBOX });
   return {
     argv: [
       paths.pythonBin,
@@ -200,14 +157,9 @@ export function buildTrustedInvocation(
   memoryMb: number,
   testTimeoutMs: number,
 ): TestInvocation {
-  const mounts: SandboxMount[] = [{ src: workspace, dest: WORKSPACE }];
+  const mounts = buildRuntimeMounts(runtime, paths, workspace, depsLayer);
   const env = { ...BASE_ENV, BOUTS_CHANNEL_DIR: CHANNEL_DIR };
   if (runtime === "node22") {
-    mounts.push(
-      { src: paths.nodeBin, dest: NODE_IN_SANDBOX },
-      { src: path.join(paths.harnessDir, "node"), dest: HARNESS_ROOT },
-    );
-    if (depsLayer) mounts.push({ src: depsLayer, dest: `${WORKSPACE}/node_modules` });
     return {
       argv: [
         NODE_IN_SANDBOX,
@@ -226,11 +178,6 @@ export function buildTrustedInvocation(
       mounts,
     };
   }
-  mounts.push(
-    { src: paths.pythonTools, dest: PYTOOLS_IN_SANDBOX },
-    { src: path.join(paths.harnessDir, "python"), dest: HARNESS_ROOT },
-  );
-  if (depsLayer) mounts.push({ src: depsLayer, dest: DEPS_IN_SANDBOX });
   return {
     argv: [
       paths.pythonBin,
