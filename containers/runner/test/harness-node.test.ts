@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exited, onLines } from "./helpers.ts";
 import {
   applyReply,
   decodeError,
@@ -391,26 +392,6 @@ interface CheckResult {
   name: string;
   ok: boolean;
   error?: string;
-}
-
-function onLines(stream: Readable, onLine: (line: string) => void): void {
-  let pending = "";
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk: string) => {
-    pending += chunk;
-    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      if (line.trim() !== "") onLine(line);
-    }
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
-  });
 }
 
 interface Subject {

@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exited, onLines } from "./helpers.ts";
 
 const HARNESS = path.resolve(import.meta.dirname, "../harness/python");
 const SITE = path.resolve(import.meta.dirname, "../.venv/lib/python3.11/site-packages");
@@ -24,26 +25,6 @@ interface Result {
   status: string;
   message: string;
   faults: { fault: string; message: string }[];
-}
-
-function onLines(stream: Readable, onLine: (line: string) => void): void {
-  let pending = "";
-  stream.setEncoding("utf8");
-  stream.on("data", (chunk: string) => {
-    pending += chunk;
-    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
-      const line = pending.slice(0, nl);
-      pending = pending.slice(nl + 1);
-      if (line.trim() !== "") onLine(line);
-    }
-  });
-}
-
-function exited(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
-  });
 }
 
 function collect(stream: Readable | null): () => string {

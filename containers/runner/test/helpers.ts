@@ -2,9 +2,11 @@
  * Test helpers: a runner environment in a temporary work dir, and prepared fixture challenges.
  * Untrusted code in these tests only ever runs through the sandbox.
  */
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import {
   packChallengeDir,
   prepareChallenge,
@@ -62,4 +64,26 @@ export function form(parts: Record<string, string | Buffer>): FormData {
     else f.append(k, new Blob([new Uint8Array(v)]), k);
   }
   return f;
+}
+
+/** Calls `onLine` for each non-blank line of a child's output stream. */
+export function onLines(stream: Readable, onLine: (line: string) => void): void {
+  let pending = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (chunk: string) => {
+    pending += chunk;
+    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n")) {
+      const line = pending.slice(0, nl);
+      pending = pending.slice(nl + 1);
+      if (line.trim() !== "") onLine(line);
+    }
+  });
+}
+
+/** Resolves with a child's exit code once it has exited (at once if it already has). */
+export function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once("exit", (code) => resolve(code));
+  });
 }

@@ -19,7 +19,7 @@ export const INTEGRITY_TRIGGERS = [
 export const IntegrityTriggerSchema = z.enum(INTEGRITY_TRIGGERS);
 export type IntegrityTrigger = z.infer<typeof IntegrityTriggerSchema>;
 
-/** Exploit triggers: separate deductions for gaming the harness (DESIGN.md §10). */
+/** Exploit triggers: separate deductions for gaming the harness (docs/design.md §10). */
 export const EXPLOIT_TRIGGERS = [
   "fake-test-output",
   "harness-exit-forcing",

@@ -41,7 +41,7 @@ const score = z.number().min(0).max(100);
 const id = z.string().min(1).max(200);
 const counts = z.strictObject({ passed: z.int().min(0), total: z.int().min(0) });
 
-/** A structured confidence claim, as an agent submits it (DESIGN.md §9). */
+/** A structured confidence claim, as an agent submits it (docs/design.md §9). */
 export const ConfidenceClaimSchema = z.strictObject({
   id: id.regex(/^[A-Za-z0-9._:-]+$/, "letters, digits and . _ : - only"),
   statement: z.string().min(1).max(1000),

@@ -21,7 +21,7 @@ export const KEY_ROLES = ["agent", "operator"] as const;
 export const CHALLENGE_STATUSES = ["draft", "published", "closed"] as const;
 /** Lifecycle of a submission, in order; `failed` may follow any earlier state. */
 export const SUBMISSION_STATUSES = ["received", "queued", "running", "scored", "failed"] as const;
-/** Which submission ranks an agent on a challenge (DESIGN.md decision 7). */
+/** Which submission ranks an agent on a challenge (docs/design.md decision 7). */
 export const RANKING_MODES = ["latest", "best"] as const;
 /** State of an idempotency record: claimed by a request in flight, or answered. */
 export const IDEMPOTENCY_STATES = ["in-flight", "done"] as const;

@@ -1,7 +1,7 @@
 /**
  * @module ranking/standing
  * One agent's standing on a challenge board, its validation, the board's total order
- * (DESIGN.md §7 plus a final tiebreak on agentId) and the interpretation bands.
+ * (docs/design.md §7 plus a final tiebreak on agentId) and the interpretation bands.
  * Pure: no I/O, no clock.
  */
 import type { RankingError, Result } from "./result.ts";

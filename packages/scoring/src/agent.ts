@@ -84,7 +84,7 @@ function computeJudged(field: string, input: unknown): Checked<ComponentScore> {
 }
 
 /**
- * Efficiency (DESIGN.md §11): 100 − 40·waste − 20·churn − 20·misuse − 20·token overuse,
+ * Efficiency (docs/design.md §11): 100 − 40·waste − 20·churn − 20·misuse − 20·token overuse,
  * floored at 0. Ratios are per action; token overuse = clamp(tokens/budget − 0.5, 0, 1).
  */
 export function computeEfficiency(
@@ -160,7 +160,7 @@ export function computeEfficiency(
   });
 }
 
-/** Calibration (DESIGN.md §9): ±3 for confident claims, +2 for honest hedges that were wrong, sum clamped to ±5. */
+/** Calibration (docs/design.md §9): ±3 for confident claims, +2 for honest hedges that were wrong, sum clamped to ±5. */
 export function computeCalibration(input: AgentInput["calibration"]): Checked<AdjustmentBreakdown> {
   const rec = checkRecord("calibration", input);
   if (!rec.ok) return rec;

@@ -1,6 +1,6 @@
 /**
  * @module scoring/aggregate
- * The seed's three-judge aggregation (DESIGN.md §2), generalized only where the seed is
+ * The seed's three-judge aggregation (docs/design.md §2), generalized only where the seed is
  * silent (panels of other sizes). Pure; the result never depends on the judges' order.
  */
 import { Exact } from "./exact.ts";

@@ -1,7 +1,7 @@
 /**
  * @module scoring/engineering
  * The engineering profile (v1): the six-component composite of scoring-engine-design with
- * the critical-finding cap of DESIGN.md §3. Pure: no I/O, no clock; exact arithmetic.
+ * the critical-finding cap of docs/design.md §3. Pure: no I/O, no clock; exact arithmetic.
  */
 import { aggregatePanel, type PanelResult, type PanelScore } from "./aggregate.ts";
 import {

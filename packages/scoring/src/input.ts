@@ -76,7 +76,7 @@ export interface ScoreJudgement {
   score: number;
 }
 
-/** Summary figures of the agent's telemetry trace (DESIGN.md §11). */
+/** Summary figures of the agent's telemetry trace (docs/design.md §11). */
 export interface EfficiencyInput {
   totalActions: number;
   unproductiveActions: number;
@@ -86,7 +86,7 @@ export interface EfficiencyInput {
   tokenBudget?: number | null;
 }
 
-/** A stated confidence and whether it turned out right (DESIGN.md §9). */
+/** A stated confidence and whether it turned out right (docs/design.md §9). */
 export interface CalibrationClaimInput {
   id: string;
   /** Probability in [0, 1], or "uncertain" for an explicit hedge. */

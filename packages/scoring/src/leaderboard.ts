@@ -1,6 +1,6 @@
 /**
  * @module scoring/leaderboard
- * Ranking order (DESIGN.md §7) and score trajectories (§8). Pure: times are passed in.
+ * Ranking order (docs/design.md §7) and score trajectories (§8). Pure: times are passed in.
  */
 
 /** What ranks an agent on a challenge. */
@@ -34,7 +34,7 @@ export function compareStandings(a: Standing, b: Standing): number {
 /** Which submission's score ranks an agent. */
 export type RankingMode = "latest" | "best";
 
-/** The classes of DESIGN.md §8. */
+/** The classes of docs/design.md §8. */
 export type TrajectoryClass = "one-shot" | "improving" | "regression" | "last-jump";
 
 /**

@@ -18,7 +18,7 @@ export type ScoringError =
   | { reason: "not-measured"; field: string; detail: string }
   | { reason: "weight-rule"; rule: WeightRule; detail: string };
 
-/** The custom-weight rules of DESIGN.md §6, by name. */
+/** The custom-weight rules of docs/design.md §6, by name. */
 export type WeightRule =
   | "whole-percent"
   | "component-minimum"

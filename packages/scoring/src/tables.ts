@@ -1,7 +1,7 @@
 /**
  * @module scoring/tables
  * Every number of both specifications, in one place, exactly as the seeds table them, plus
- * the project's own published tables (DESIGN.md decisions). Pure constants.
+ * the project's own published tables (docs/design.md decisions). Pure constants.
  */
 
 // ─── Engineering composite (scoring-engine-design, "The Composite Score") ───
@@ -67,11 +67,11 @@ export const SECURITY_DEDUCTIONS: Record<Severity, number> = {
   low: 1,
 };
 
-/** Principle 4 ("hard cliff"): any critical finding caps the engineering score (DESIGN.md §3). */
+/** Principle 4 ("hard cliff"): any critical finding caps the engineering score (docs/design.md §3). */
 export const CRITICAL_FINDING_CAP = 75;
 
 /**
- * CWE → severity (DESIGN.md §4). The seed's table, plus the classes it scans for without
+ * CWE → severity (docs/design.md §4). The seed's table, plus the classes it scans for without
  * placing them: command injection critical, weak password hashing high. Findings without a
  * CWE (security headers, production logging, dependency advisories) keep the scanner's
  * severity.
@@ -112,7 +112,7 @@ export const AGENT_COMPONENTS = [
 export type AgentComponent = (typeof AGENT_COMPONENTS)[number];
 export type AgentWeights = Record<AgentComponent, number>;
 
-/** Challenge families, and their weights exactly as the seed tables them (DESIGN.md §6). */
+/** Challenge families, and their weights exactly as the seed tables them (docs/design.md §6). */
 export const FAMILY_WEIGHTS = {
   default: { objective: 45, process: 15, strategy: 15, recovery: 10, efficiency: 10 },
   "blacksite-debug": { objective: 45, process: 20, strategy: 10, recovery: 20, efficiency: 5 },
@@ -152,7 +152,7 @@ export const FAMILY_LABELS: Record<Family, { label: string; rationale: string }>
   "humanity-gap": { label: "Humanity Gap", rationale: "Judgment + ambiguity handling dominate" },
 };
 
-/** Custom override rules (DESIGN.md §6). */
+/** Custom override rules (docs/design.md §6). */
 export const WEIGHT_RULES = {
   componentMinimum: 5,
   objectiveMinimum: 30,
@@ -166,7 +166,7 @@ export const INTEGRITY_MAX_BONUS = 10;
 export const INTEGRITY_MAX_PENALTY = 25;
 
 /**
- * Points per integrity trigger (project table, DESIGN.md §10). Each trigger counts once per
+ * Points per integrity trigger (project table, docs/design.md §10). Each trigger counts once per
  * submission, however many times it was observed; the count is shown as evidence.
  */
 export const INTEGRITY_POINTS = {
@@ -189,7 +189,7 @@ export const EXPLOIT_POINTS = {
 } as const;
 export type ExploitTrigger = keyof typeof EXPLOIT_POINTS;
 
-/** Calibration (DESIGN.md §9). Confidence is a probability in [0, 1]. */
+/** Calibration (docs/design.md §9). Confidence is a probability in [0, 1]. */
 export const CALIBRATION = {
   confidentAtLeast: 0.8,
   hedgedAtMost: 0.5,
@@ -201,7 +201,7 @@ export const CALIBRATION = {
 } as const;
 
 /**
- * Efficiency formula (project definition, DESIGN.md §11): 100 minus weighted penalties,
+ * Efficiency formula (project definition, docs/design.md §11): 100 minus weighted penalties,
  * floored at 0. Ratios are per action; token overuse counts from half the budget and is
  * fully spent at 1.5× the budget.
  */

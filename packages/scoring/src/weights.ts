@@ -1,6 +1,6 @@
 /**
  * @module scoring/weights
- * Family weights and the validator for custom overrides (DESIGN.md §6). Pure.
+ * Family weights and the validator for custom overrides (docs/design.md §6). Pure.
  */
 import { err, ok, type Result, type ScoringError } from "./result.ts";
 import {

@@ -1,6 +1,6 @@
 /**
  * @module telemetry/calibration
- * Calibration input (DESIGN.md §9): confidence statements parsed from deliverable text or
+ * Calibration input (docs/design.md §9): confidence statements parsed from deliverable text or
  * carried by a trace, and their resolution against test outcomes into the engine's
  * `CalibrationClaimInput[]`. Invariants: structured claims win — when the submission has
  * any, parsed ones are ignored; a claim naming a test that did not run is left unresolved

@@ -1,6 +1,6 @@
 /**
  * @module telemetry/efficiency
- * Deterministic extraction of the seed's efficiency signals (DESIGN.md §11) from a trace:
+ * Deterministic extraction of the seed's efficiency signals (docs/design.md §11) from a trace:
  * waste (unproductive actions), retry churn, tool misuse and token burn, each with the
  * actions (event `seq`s) that produced it. Invariants: the result depends only on the
  * trace's events in `seq` order; every count is at most `totalActions`; an action is listed

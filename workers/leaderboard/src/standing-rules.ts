@@ -1,6 +1,6 @@
 /**
  * @module leaderboard/standing-rules
- * How one agent's recorded results become its standing (DESIGN.md §7, §8). Invariants: the
+ * How one agent's recorded results become its standing (docs/design.md §7, §8). Invariants: the
  * standing is a pure function of the agent's whole result history and the ranking mode, never
  * of the order results arrived in — which is what makes duplicate, stale and concurrent
  * deliveries converge on the board a sequential delivery would give. Pure: no I/O, no clock.

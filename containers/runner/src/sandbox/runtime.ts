@@ -89,6 +89,15 @@ function buildRuntimeMounts(
   return mounts;
 }
 
+/** The sandboxed Node binary with a heap limit inside the memory limit. */
+function nodeCommand(memoryMb: number): string[] {
+  return [
+    NODE_IN_SANDBOX,
+    "--disable-warning=ExperimentalWarning",
+    `--max-old-space-size=${Math.max(16, Math.floor(memoryMb * 0.75))}`,
+  ];
+}
+
 /** Module path of the submission inside the subject's sandbox. */
 export function subjectModulePath(module: string): string {
   return `${WORKSPACE}/${module}`;
@@ -111,9 +120,7 @@ export function buildSubjectInvocation(
   if (runtime === "node22") {
     return {
       argv: [
-        NODE_IN_SANDBOX,
-        "--disable-warning=ExperimentalWarning",
-        `--max-old-space-size=${Math.max(16, Math.floor(memoryMb * 0.75))}`,
+        ...nodeCommand(memoryMb),
         "--import",
         `${HARNESS_ROOT}/preload.mjs`,
         `${HARNESS_ROOT}/subject.mjs`,
@@ -162,9 +169,7 @@ export function buildTrustedInvocation(
   if (runtime === "node22") {
     return {
       argv: [
-        NODE_IN_SANDBOX,
-        "--disable-warning=ExperimentalWarning",
-        `--max-old-space-size=${Math.max(16, Math.floor(memoryMb * 0.75))}`,
+        ...nodeCommand(memoryMb),
         "--import",
         `${HARNESS_ROOT}/trusted.mjs`,
         `--test-reporter=${HARNESS_ROOT}/reporter.mjs`,

@@ -1,6 +1,6 @@
 /**
  * @module runner/scan/severity
- * The seed's CWE → severity table (DESIGN.md "Decisions on the seeds" §4) and the security
+ * The seed's CWE → severity table (docs/design.md §4) and the security
  * score it implies, from the scoring engine's own tables. Pure: no I/O.
  */
 import type { Finding, Severity } from "@bouts/contracts";

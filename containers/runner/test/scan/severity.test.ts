@@ -31,7 +31,7 @@ describe("computeSecurityScore", () => {
 });
 
 describe("resolveSeverity", () => {
-  it("places the seed's CWEs and DESIGN.md's additions", () => {
+  it("places the seed's CWEs and docs/design.md's additions", () => {
     expect(resolveSeverity("CWE-89")).toBe("critical");
     expect(resolveSeverity("CWE-78")).toBe("critical");
     expect(resolveSeverity("CWE-916")).toBe("high");
