@@ -304,7 +304,9 @@ export class SubjectHost {
     ev.exploits.push(...seen.exploits, ...observeOutput(outcome.stdout, "the subject"));
     if (!outcome.started || (this.#closing && inc.killedFor === "the run ended")) return;
     if (inc.loadFailed) return;
-    this.deaths += 1;
+    // A kill the host chose already answered its call with a fault; counting it as a death
+    // too would blame whichever test is running when the kill lands (a race).
+    if (!inc.killedFor) this.deaths += 1;
     if (inc.killedFor) ev.crashes.push(`subject killed: ${inc.killedFor}`);
     else if (outcome.exitCode === 0)
       ev.exploits.push({
