@@ -10,6 +10,7 @@ export default defineConfig({
     "./packages/db/src/schema.ts",
     "./packages/db/src/schema-scores.ts",
     "./packages/db/src/schema-webhooks.ts",
+    "./packages/db/src/schema-usage.ts",
   ],
   out: "./migrations",
 });

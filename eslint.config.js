@@ -50,6 +50,7 @@ export default tseslint.config(
       "packages/webhooks/src/**/*.ts",
       "packages/judges/src/**/*.ts",
       "packages/adversarial/src/**/*.ts",
+      "packages/archive/src/**/*.ts",
     ],
     ignores: ["**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", PLATFORM_IMPORTS] },

@@ -7,12 +7,16 @@
  *    Python 3.11 (plus the ratio of the fastest runs, which is the least disturbed by other load
  *    on a shared machine);
  *  - each example challenge's test phase (`suite_ms_<challenge>`: one subject, one trusted test
- *    process per test file) and whole run with the scan, against its reference solution.
- * The sandbox path is the one runs use; no untrusted code runs here (only `-e 0` / `-c 0` and the
- * challenges' own reference solutions, which still run sandboxed).
+ *    process per test file) and whole run with the scan, against its reference solution;
+ *  - the whole run of hostile submissions (`hostile_<kind>_run_ms_<node|python>`): the
+ *    reference of deep-merge (Node) and bill-split-py (Python) with a fork bomb or a busy loop
+ *    added at import time, next to the honest run of the same challenge and their ratio (the
+ *    aim is at most 3×: docs/runner.md, "Run budget").
+ * The sandbox path is the one runs use; the only code run is `-e 0` / `-c 0`, the challenges'
+ * own reference solutions and the hostile variants written here, all sandboxed.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
@@ -27,6 +31,33 @@ import { resolveUnpackLimits, runJob } from "../../containers/runner/src/job.ts"
 import { runSandboxed } from "../../containers/runner/src/sandbox/sandbox.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
+
+/** Hostile code put at the top of a reference's interface module: runs at import time. */
+const HOSTILE_PRELUDE: Record<"forkbomb" | "busyloop", Record<"node" | "python", string>> = {
+  forkbomb: {
+    // A shell fork bomb in the background, then the module loads normally.
+    node: [
+      'import { spawn as bombSpawn } from "node:child_process";',
+      "for (let i = 0; i < 64; i++)",
+      '  bombSpawn("/bin/sh", ["-c", "b(){ b|b& }; b"], { stdio: "ignore" }).on("error", () => {});',
+      "",
+    ].join("\n"),
+    python: [
+      "import os as _bomb_os",
+      "if _bomb_os.fork() == 0:",
+      "    while True:",
+      "        try:",
+      "            _bomb_os.fork()",
+      "        except OSError:",
+      "            pass",
+      "",
+    ].join("\n"),
+  },
+  busyloop: {
+    node: "for (;;) {}\n",
+    python: "while True:\n    pass\n",
+  },
+};
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -131,20 +162,16 @@ export default async function bench(args: string[]): Promise<void> {
     lease.release();
   }
   const challengesDir = path.join(ROOT, "challenges");
-  for (const id of readdirSync(challengesDir).sort()) {
-    const dir = path.join(challengesDir, id);
-    const bundle = await packChallengeDir(dir);
-    const prepared = await prepareChallenge(bundle, {
-      workDir,
-      unpackLimits: resolveUnpackLimits(environment.config),
-      pythonToolsVenv: environment.config.PYTHON_TOOLS,
-    });
-    if (!prepared.ok) throw new Error(JSON.stringify(prepared.error));
-    const submission = await packDir(path.join(dir, "reference"));
+  const honestWall = new Map<string, number>();
+  const prepared = new Map<string, Awaited<ReturnType<typeof prepareChallenge>>>();
+  const runOnce = async (id: string, submissionDir: string, runId: string) => {
+    const challenge = prepared.get(id)!;
+    if (!challenge.ok) throw new Error(JSON.stringify(challenge.error));
+    const submission = await packDir(submissionDir);
     const t0 = performance.now();
     const r = await runJob({
-      runId: `bench-${id}`,
-      challenge: prepared.value,
+      runId,
+      challenge: challenge.value,
       submission,
       submissionSha256: computeSha256(submission),
       requestedLimits: {},
@@ -152,12 +179,52 @@ export default async function bench(args: string[]): Promise<void> {
     });
     const wall = performance.now() - t0;
     if (!r.ok) throw new Error(JSON.stringify(r.error));
-    const tests = r.value.staticTests.length + r.value.adversarialTests.length;
+    return { wall, report: r.value };
+  };
+  for (const id of readdirSync(challengesDir).sort()) {
+    const dir = path.join(challengesDir, id);
+    const bundle = await packChallengeDir(dir);
+    prepared.set(
+      id,
+      await prepareChallenge(bundle, {
+        workDir,
+        unpackLimits: resolveUnpackLimits(environment.config),
+        pythonToolsVenv: environment.config.PYTHON_TOOLS,
+      }),
+    );
+    const { wall, report } = await runOnce(id, path.join(dir, "reference"), `bench-${id}`);
+    honestWall.set(id, wall);
+    const tests = report.staticTests.length + report.adversarialTests.length;
     const name = id.replaceAll("-", "_");
     // The test phase alone (subject + trusted test processes), then the whole run with the scan.
-    console.log(`suite_ms_${name}: ${r.value.timings.testsMs}`);
+    console.log(`suite_ms_${name}: ${report.timings.testsMs}`);
     console.log(
-      `challenge_${name}_suite_wall_ms: ${Math.round(wall)} (${tests} tests, ${Math.round(r.value.timings.testsMs / tests)} ms/test, scan ${r.value.timings.scanMs} ms)`,
+      `challenge_${name}_suite_wall_ms: ${Math.round(wall)} (${tests} tests, ${Math.round(report.timings.testsMs / tests)} ms/test, scan ${report.timings.scanMs} ms)`,
     );
+  }
+  const hostileTargets = [
+    { lang: "node" as const, id: "deep-merge" },
+    { lang: "python" as const, id: "bill-split-py" },
+  ];
+  for (const kind of ["forkbomb", "busyloop"] as const) {
+    for (const { lang, id } of hostileTargets) {
+      const dir = path.join(challengesDir, id);
+      const manifest = JSON.parse(readFileSync(path.join(dir, "challenge.json"), "utf8")) as {
+        interface: { module: string };
+      };
+      const sub = mkdtempSync(path.join(workDir, `hostile-${kind}-${lang}-`));
+      cpSync(path.join(dir, "reference"), sub, { recursive: true });
+      const file = path.join(sub, manifest.interface.module);
+      writeFileSync(file, HOSTILE_PRELUDE[kind][lang] + readFileSync(file, "utf8"));
+      const { wall, report } = await runOnce(id, sub, `bench-${kind}-${lang}`);
+      const all = [...report.staticTests, ...report.adversarialTests];
+      const counts = new Map<string, number>();
+      for (const t of all) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+      const honest = honestWall.get(id)!;
+      console.log(`hostile_${kind}_run_ms_${lang}: ${Math.round(wall)}`);
+      console.log(
+        `hostile_${kind}_vs_honest_${lang}: ${(wall / honest).toFixed(2)} (${id}: honest ${Math.round(honest)} ms; ${[...counts].map(([s, n]) => `${n} ${s}`).join(", ")}; scan ${report.scan.status})`,
+      );
+    }
   }
 }

@@ -13,9 +13,24 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 import { FAKE_RUNNER_URL, handleFakeRunner } from "./test/fake-runner.ts";
+import { buildCorpus } from "../../packages/archive/test/corpus.ts";
 
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));
+
+// The hostile-archive corpus of @bouts/archive (built with node:zlib, so here), minus the
+// archives over ingest's size limit (those are 413 before any parsing).
+const hostileCorpus = JSON.stringify(
+  await Promise.all(
+    buildCorpus()
+      .filter((c) => c.refusal && c.refusal.reason !== "archive-too-large")
+      .map(async (c) => ({
+        name: c.name,
+        refusal: c.refusal,
+        base64: Buffer.from(await c.build()).toString("base64"),
+      })),
+  ),
+);
 
 /** Packs an example challenge as a bundle (.tar.gz, base64), optionally altering files. */
 function packExample(name: string, replace: Record<string, string> = {}): string {
@@ -42,6 +57,7 @@ export default defineProject({
           TEST_MIGRATIONS: migrations,
           RUNNER_URL: FAKE_RUNNER_URL,
           TEST_BUNDLE_DEEP_MERGE: packExample("deep-merge"),
+          TEST_HOSTILE_ARCHIVES: hostileCorpus,
           // The reference solution no longer merges: the runner's QA must refuse to publish.
           TEST_BUNDLE_DEEP_MERGE_BROKEN: packExample("deep-merge", {
             "reference/merge.mjs": "export function deepMerge() { return {}; }\n",

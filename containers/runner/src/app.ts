@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
 import type { z } from "zod";
 import path from "node:path";
 import {
@@ -29,6 +30,7 @@ import {
 import { runChallengeQa } from "./challenge/qa.ts";
 import { resolveUnpackLimits, runJob, type JobError, type RunnerEnvironment } from "./job.ts";
 import type { SelfTestReport } from "./sandbox/self-test.ts";
+import { guardRun } from "./guard.ts";
 
 /** Everything a request can fail with before or instead of a verdict. */
 export type ServiceError =
@@ -37,7 +39,9 @@ export type ServiceError =
   | { reason: "request-too-large"; limit: number }
   | { reason: "bundle"; error: BundleError }
   | { reason: "job"; error: JobError }
-  | { reason: "sandbox-unavailable"; report: RunReport };
+  | { reason: "sandbox-unavailable"; report: RunReport }
+  | { reason: "run-fault"; detail: string }
+  | { reason: "artifact-integrity"; expected: string; actual: string };
 
 interface Problem {
   status: number;
@@ -86,6 +90,20 @@ export function toHttpError(e: ServiceError): Problem {
         title: "Sandbox unavailable",
         detail: e.report.infrastructure?.message ?? "",
         extra: { report: e.report },
+      };
+    case "artifact-integrity":
+      return {
+        status: 422,
+        type: "artifact-integrity",
+        title: "Archive is not the one uploaded",
+        detail: `the submission's sha256 is ${e.actual}, not the ${e.expected} recorded at upload; it was not run`,
+      };
+    case "run-fault":
+      return {
+        status: 500,
+        type: "internal",
+        title: "Internal error",
+        detail: `the run failed on the runner's side and was stopped (${e.detail}); other runs are unaffected`,
       };
     case "job":
       switch (e.error.reason) {
@@ -225,34 +243,49 @@ export function createRunnerApp(
     };
   }
 
-  app.post("/v1/runs", limitBody, async (c) => {
-    const req = await readRunRequest(c, RunJobRequestSchema);
-    if (!req.ok) return req.response;
-    const job: RunJobRequest = req.job;
+  // Every route that runs something is guarded: a fault its own code could not catch ends
+  // that request with a 500 (an infrastructure error for that run alone), never the process.
+  const guarded = createMiddleware(async (c, next) => {
     active += 1;
     try {
-      const submission = req.submission;
-      const r = await runJob({
-        runId: job.runId ?? randomUUID(),
-        challenge: req.challenge,
-        submission,
-        submissionSha256: computeSha256(submission),
-        requestedLimits: job.limits ?? {},
-        environment,
-      });
-      if (!r.ok) return problem(c, { reason: "job", error: r.error });
-      if (r.value.infrastructure?.reason === "sandbox-unavailable")
-        return problem(c, { reason: "sandbox-unavailable", report: r.value });
-      return c.json(r.value);
+      const r = await guardRun(`${c.req.method} ${c.req.path}`, () => next());
+      if (!r.ok) c.res = problem(c, { reason: "run-fault", detail: r.error.detail });
     } finally {
       active -= 1;
     }
   });
 
+  app.post("/v1/runs", limitBody, guarded, async (c) => {
+    const req = await readRunRequest(c, RunJobRequestSchema);
+    if (!req.ok) return req.response;
+    const job: RunJobRequest = req.job;
+    const submission = req.submission;
+    // The runner never trusts its caller: bytes other than those recorded at upload never run.
+    const sha256 = computeSha256(submission);
+    if (job.submissionSha256 !== undefined && job.submissionSha256 !== sha256)
+      return problem(c, {
+        reason: "artifact-integrity",
+        expected: job.submissionSha256,
+        actual: sha256,
+      });
+    const r = await runJob({
+      runId: job.runId ?? randomUUID(),
+      challenge: req.challenge,
+      submission,
+      submissionSha256: sha256,
+      requestedLimits: job.limits ?? {},
+      environment,
+    });
+    if (!r.ok) return problem(c, { reason: "job", error: r.error });
+    if (r.value.infrastructure?.reason === "sandbox-unavailable")
+      return problem(c, { reason: "sandbox-unavailable", report: r.value });
+    return c.json(r.value);
+  });
+
   // A suite written elsewhere (the score worker's model-backed generator): every test runs first
   // against the reference solution, and only the tests the reference passes are run against
   // the submission and counted. Nothing here trusts the suite beyond running it sandboxed.
-  app.post("/v1/runs/generated", limitBody, async (c) => {
+  app.post("/v1/runs/generated", limitBody, guarded, async (c) => {
     const req = await readRunRequest(c, RunGeneratedRequestSchema);
     if (!req.ok) return req.response;
     const job = req.job;
@@ -267,76 +300,70 @@ export function createRunnerApp(
           `suite.files: ${foreign.path} is not a ${req.challenge.manifest.runtime} test file`,
         ],
       });
-    active += 1;
-    try {
-      const runId = job.runId ?? randomUUID();
-      const reference = await packDir(path.join(req.challenge.root, "reference"));
-      const onReference = await runJob({
-        runId: `${runId}-ref`,
+    const runId = job.runId ?? randomUUID();
+    const reference = await packDir(path.join(req.challenge.root, "reference"));
+    const onReference = await runJob({
+      runId: `${runId}-ref`,
+      challenge: req.challenge,
+      submission: reference,
+      submissionSha256: computeSha256(reference),
+      requestedLimits: job.limits ?? {},
+      environment,
+      generation: { suite: job.suite, onlyGenerated: true },
+    });
+    if (!onReference.ok) return problem(c, { reason: "job", error: onReference.error });
+    if (onReference.value.infrastructure?.reason === "sandbox-unavailable")
+      return problem(c, { reason: "sandbox-unavailable", report: onReference.value });
+    const refById = new Map(onReference.value.adversarialTests.map((t) => [t.id, t]));
+    const dropped = job.suite.tests
+      .filter((t) => refById.get(t.id)?.status !== "passed")
+      .map((t) => ({
+        id: t.id,
+        reason: `fails on the reference solution: ${refById.get(t.id)?.message ?? "not run"}`.slice(
+          0,
+          300,
+        ),
+      }));
+    const kept = job.suite.tests.filter((t) => refById.get(t.id)?.status === "passed");
+    const generator = {
+      ...job.suite.generator,
+      status: "ok" as const,
+      detail: null,
+      candidates: job.suite.tests.length,
+      selected: kept.length,
+      dropped,
+    };
+    let tests: GeneratedRunResult["tests"] = [];
+    let infrastructure: GeneratedRunResult["infrastructure"] = null;
+    if (kept.length > 0) {
+      const submission = req.submission;
+      const r = await runJob({
+        runId,
         challenge: req.challenge,
-        submission: reference,
-        submissionSha256: computeSha256(reference),
+        submission,
+        submissionSha256: computeSha256(submission),
         requestedLimits: job.limits ?? {},
         environment,
-        generation: { suite: job.suite, onlyGenerated: true },
+        generation: { suite: { ...job.suite, tests: kept }, onlyGenerated: true },
       });
-      if (!onReference.ok) return problem(c, { reason: "job", error: onReference.error });
-      if (onReference.value.infrastructure?.reason === "sandbox-unavailable")
-        return problem(c, { reason: "sandbox-unavailable", report: onReference.value });
-      const refById = new Map(onReference.value.adversarialTests.map((t) => [t.id, t]));
-      const dropped = job.suite.tests
-        .filter((t) => refById.get(t.id)?.status !== "passed")
-        .map((t) => ({
-          id: t.id,
-          reason:
-            `fails on the reference solution: ${refById.get(t.id)?.message ?? "not run"}`.slice(
-              0,
-              300,
-            ),
-        }));
-      const kept = job.suite.tests.filter((t) => refById.get(t.id)?.status === "passed");
-      const generator = {
-        ...job.suite.generator,
-        status: "ok" as const,
-        detail: null,
-        candidates: job.suite.tests.length,
-        selected: kept.length,
-        dropped,
-      };
-      let tests: GeneratedRunResult["tests"] = [];
-      let infrastructure: GeneratedRunResult["infrastructure"] = null;
-      if (kept.length > 0) {
-        const submission = req.submission;
-        const r = await runJob({
-          runId,
-          challenge: req.challenge,
-          submission,
-          submissionSha256: computeSha256(submission),
-          requestedLimits: job.limits ?? {},
-          environment,
-          generation: { suite: { ...job.suite, tests: kept }, onlyGenerated: true },
-        });
-        if (!r.ok) return problem(c, { reason: "job", error: r.error });
-        if (r.value.infrastructure?.reason === "sandbox-unavailable")
-          return problem(c, { reason: "sandbox-unavailable", report: r.value });
-        tests = r.value.adversarialTests;
-        infrastructure = r.value.infrastructure;
-      }
-      const result: GeneratedRunResult = {
-        schemaVersion: 1,
-        runId,
-        tests,
-        dropped,
-        generator,
-        infrastructure,
-      };
-      return c.json(result);
-    } finally {
-      active -= 1;
+      if (!r.ok) return problem(c, { reason: "job", error: r.error });
+      if (r.value.infrastructure?.reason === "sandbox-unavailable")
+        return problem(c, { reason: "sandbox-unavailable", report: r.value });
+      tests = r.value.adversarialTests;
+      infrastructure = r.value.infrastructure;
     }
+    const result: GeneratedRunResult = {
+      schemaVersion: 1,
+      runId,
+      tests,
+      dropped,
+      generator,
+      infrastructure,
+    };
+    return c.json(result);
   });
 
-  app.post("/v1/challenges/qa", limitBody, async (c) => {
+  app.post("/v1/challenges/qa", limitBody, guarded, async (c) => {
     const parts = await readParts(c, ["bundle"]);
     if (!parts.ok) return problem(c, parts.error);
     const challenge = await prepareChallenge(parts.files.bundle!, prepareOptions);

@@ -4,9 +4,11 @@
  * from `finally`. prime() unpacks and lays out the workspace; execute() refuses to run unless
  * primed, then scans the submission and runs every manifest test in its own sandbox. Limits come
  * from the runner's config and may only be lowered: by the challenge (silently, to the lower
- * value) and by the request (a request asking for more than the ceiling is refused).
+ * value) and by the request (a request asking for more than the ceiling is refused). The run's
+ * wall budget (run/budget.ts) is fixed when the job is primed and covers the scan and the tests.
  * Invariants: every manifest test appears in the report exactly once; a sandbox that cannot
- * start turns the whole run into an infrastructure error, and nothing runs unsandboxed.
+ * start turns the whole run into an infrastructure error, and nothing runs unsandboxed; no test
+ * starts after the budget is spent, and those left are `budget-exhausted`.
  */
 import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -21,6 +23,7 @@ import {
 import type {
   AdversarialTestResult,
   ChallengeLimits,
+  ChallengeManifest,
   GeneratedSuite,
   GeneratedTestSpec,
   GenerationReport,
@@ -29,6 +32,7 @@ import type {
   IntegrityEvidence,
   RunLimits,
   RunReport,
+  RunBudget,
   ScanReport,
   Runtime,
 } from "@bouts/contracts";
@@ -38,10 +42,13 @@ import type { RunnerConfig } from "./config.ts";
 import { err, ok, type Result } from "./result.ts";
 import type { Observation, TestJudgement } from "./run/analyze.ts";
 import { buildBridgeDescriptor, writeBridgeModule } from "./run/bridge-files.ts";
+import { FailFastRule, resolveRunBudget, resolveScanDeadline } from "./run/budget.ts";
 import { SubjectHost, type SubjectEvidence } from "./run/subject.ts";
 import { runSuite } from "./run/suite.ts";
 import { buildWorkspace, type Workspace } from "./run/workspace.ts";
 import type { CgroupSupport } from "./sandbox/cgroup.ts";
+import { WRITABLE_MOUNT_CAP_BYTES, WRITABLE_MOUNT_INODES } from "./sandbox/sandbox.ts";
+import { mountScratchDir, unmountScratchDir } from "./sandbox/scratch-mount.ts";
 import type { RuntimePaths } from "./sandbox/runtime.ts";
 import type { UidPool } from "./sandbox/uid-pool.ts";
 import { scanSubmission } from "./scan/index.ts";
@@ -96,6 +103,8 @@ export function resolveUnpackLimits(config: RunnerConfig): UnpackLimits {
 /**
  * Resolves the limits of a run: config ceilings, lowered to the challenge's values, lowered
  * again by the request. A request above the effective ceiling is refused, never clamped up.
+ * `runWallMs` here is the budget's ceiling; prime() settles the budget itself once it knows
+ * how many tests the run has (resolveRunBudget).
  */
 export function resolveRunLimits(
   config: RunnerConfig,
@@ -110,7 +119,7 @@ export function resolveRunLimits(
     maxOpenFiles: Math.min(config.MAX_OPEN_FILES, challenge.maxOpenFiles),
     maxFileSizeMb: Math.min(config.MAX_FILE_SIZE_MB, challenge.maxFileSizeMb),
     maxOutputBytes: Math.min(config.MAX_OUTPUT_BYTES, challenge.maxOutputBytes),
-    runWallMs: config.RUN_WALL_MS,
+    runWallMs: Math.min(config.RUN_WALL_MS, challenge.runWallMs ?? config.RUN_WALL_MS),
   };
   const out = { ...ceiling };
   for (const key of Object.keys(ceiling) as (keyof RunLimits)[]) {
@@ -137,6 +146,11 @@ function aggregate<T extends string>(
   });
 }
 
+type PlannedTest =
+  | (ChallengeManifest["staticTests"][number] & { kind: "static" })
+  | (ChallengeManifest["adversarialTests"][number] & { kind: "adversarial" })
+  | (GeneratedTestSpec & { kind: "generated" });
+
 const UNAVAILABLE_SCAN = (reason: string): ScanReport => ({
   status: "unavailable",
   findings: [],
@@ -151,7 +165,9 @@ export class RunJob {
   #state: JobState = "ready";
   #workspace: Workspace | null = null;
   #limits: RunLimits | null = null;
+  #budgetSource: RunBudget["source"] = "derived";
   #unpackMs = 0;
+  #primeMs = 0;
   #generated: { tests: GeneratedTestSpec[]; report: GenerationReport } | null = null;
   readonly #ctx: JobContext;
   readonly #runDir: string;
@@ -178,6 +194,16 @@ export class RunJob {
     );
     if (!limits.ok) return limits;
     const t0 = performance.now();
+    try {
+      return await this.#prime(limits.value);
+    } finally {
+      this.#primeMs = performance.now() - t0;
+    }
+  }
+
+  async #prime(resolved: RunLimits): Promise<Result<RunLimits, JobError>> {
+    const { config } = this.#ctx.environment;
+    const t0 = performance.now();
     const ws = await buildWorkspace(
       this.#runDir,
       this.#ctx.submission,
@@ -194,10 +220,38 @@ export class RunJob {
       });
     }
     this.#workspace = ws.value;
-    this.#limits = limits.value;
     this.#generated = await this.#generate(ws.value);
+    const budget = resolveRunBudget({
+      ceilingMs: resolved.runWallMs,
+      requestedMs: this.#ctx.requestedLimits.runWallMs,
+      challengeMs: this.#ctx.challenge.manifest.limits.runWallMs,
+      derived: {
+        tests: this.#listTests().length,
+        testTimeoutMs: resolved.testTimeoutMs,
+        scanDeadlineMs: config.SCAN_DEADLINE_MS,
+      },
+    });
+    this.#budgetSource = budget.source;
+    this.#limits = { ...resolved, runWallMs: budget.limitMs };
     this.#state = "primed";
-    return ok(limits.value);
+    return ok(this.#limits);
+  }
+
+  /** The tests this run executes, in order: static, pre-built adversarial, generated. */
+  #listTests(): PlannedTest[] {
+    const { manifest } = this.#ctx.challenge;
+    const generated = this.#generated?.tests ?? [];
+    const onlyGenerated =
+      typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated;
+    return [
+      ...(onlyGenerated
+        ? []
+        : manifest.staticTests.map((t) => ({ ...t, kind: "static" as const }))),
+      ...(onlyGenerated
+        ? []
+        : manifest.adversarialTests.map((t) => ({ ...t, kind: "adversarial" as const }))),
+      ...generated.map((t) => ({ ...t, kind: "generated" as const })),
+    ];
   }
 
   /** Writes this run's generated tests into the workspace (after the pristine tests). */
@@ -315,6 +369,7 @@ export class RunJob {
     const env = this.#ctx.environment;
     const tTotal = performance.now();
     const deadline = Date.now() + limits.runWallMs;
+    const scanDeadlineMs = resolveScanDeadline(env.config.SCAN_DEADLINE_MS, limits.runWallMs);
 
     const tScan = performance.now();
     let scan: ScanReport;
@@ -324,25 +379,15 @@ export class RunJob {
       try {
         scan = await scanSubmission(ws.submissionDir, {
           runtime: manifest.runtime === "node22" ? "node" : "python",
-          timeoutMs: Math.min(120_000, limits.runWallMs),
+          timeoutMs: scanDeadlineMs,
         });
       } catch (e) {
         scan = UNAVAILABLE_SCAN(`scanner failed: ${(e as Error).message}`.slice(0, 500));
       }
     const scanMs = performance.now() - tScan;
 
-    const generated = this.#generated?.tests ?? [];
-    const onlyGenerated =
-      typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated;
-    const tests = [
-      ...(onlyGenerated
-        ? []
-        : manifest.staticTests.map((t) => ({ ...t, kind: "static" as const }))),
-      ...(onlyGenerated
-        ? []
-        : manifest.adversarialTests.map((t) => ({ ...t, kind: "adversarial" as const }))),
-      ...generated.map((t) => ({ ...t, kind: "generated" as const })),
-    ];
+    const tests = this.#listTests();
+    const failFast = new FailFastRule();
     let judgements = new Map<string, TestJudgement>();
     let infrastructure: RunReport["infrastructure"] = null;
     const subjectEvidence: SubjectEvidence = {
@@ -375,7 +420,18 @@ export class RunJob {
     });
     try {
       chownSync(ws.channelDir, lease.uid, lease.uid);
-      const started = tests.length > 0 ? await subject.start() : { ok: true as const };
+      // /chan is one capped tmpfs for the whole run: the subject and every trusted test
+      // process share it, across subject restarts (docs/runner.md, "Disk caps").
+      const capped = await mountScratchDir(ws.channelDir, {
+        capBytes: WRITABLE_MOUNT_CAP_BYTES,
+        maxInodes: WRITABLE_MOUNT_INODES,
+        uid: lease.uid,
+      });
+      const started = !capped.ok
+        ? { ok: false as const, message: `${capped.error.reason}: ${capped.error.detail}` }
+        : tests.length > 0
+          ? await subject.start()
+          : { ok: true as const };
       if (!started.ok) {
         infrastructure = { reason: "sandbox-unavailable", message: started.message.slice(0, 2000) };
       } else if (tests.length > 0) {
@@ -391,6 +447,7 @@ export class RunJob {
           workspace: ws.trustedDir,
           subject,
           onTest: this.#ctx.onTest,
+          failFast,
         });
         judgements = suite.judgements;
         if (suite.infrastructure)
@@ -401,6 +458,7 @@ export class RunJob {
       }
     } finally {
       await subject.close();
+      await unmountScratchDir(ws.channelDir);
       Object.assign(subjectEvidence, subject.evidence);
       if (subject.loadError !== null)
         subjectEvidence.crashes.push(
@@ -411,11 +469,11 @@ export class RunJob {
     const testsMs = performance.now() - tTests;
 
     const notRun = (): TestJudgement => ({
-      status: "not-run",
+      status: infrastructure ? "not-run" : "budget-exhausted",
       durationMs: 0,
       message: infrastructure
         ? "not run: the sandbox was unavailable"
-        : "not run: the run's wall-clock limit was reached",
+        : `not run: the run's budget of ${limits.runWallMs} ms ran out`,
       crashes: [],
       warnings: [],
       integrity: [],
@@ -424,9 +482,16 @@ export class RunJob {
     const all = tests.map((t) => ({ t, j: judgements.get(t.id) ?? notRun() }));
     const crashes = [...subjectEvidence.crashes, ...all.flatMap(({ j }) => j.crashes)];
     const warnings = [...subjectEvidence.warnings, ...all.flatMap(({ j }) => j.warnings)];
-    if (!infrastructure && judgements.size < tests.length)
+    const spentMs = performance.now() - tTotal;
+    const exhausted = all.filter(({ j }) => j.status === "budget-exhausted").length;
+    const trip = failFast.tripped;
+    if (!infrastructure && exhausted > 0)
       crashes.push(
-        `run wall-clock limit of ${limits.runWallMs} ms reached; ${tests.length - judgements.size} tests not run`,
+        `run budget of ${limits.runWallMs} ms (${this.#budgetSource}) exhausted after ${Math.round(spentMs)} ms: ${exhausted} tests budget-exhausted`,
+      );
+    if (!infrastructure && trip)
+      crashes.push(
+        `fail-fast: ${trip.reason}; ${failFast.failedAfterTrip} tests after it failed at once`,
       );
     const integrity = aggregate([
       ...ws.integrity,
@@ -502,20 +567,36 @@ export class RunJob {
         prepareMs: 0,
         testsMs: Math.round(testsMs),
         scanMs: Math.round(scanMs),
-        totalMs: Math.round(this.#unpackMs + (performance.now() - tTotal)),
+        totalMs: Math.round(this.#primeMs + (performance.now() - tTotal)),
       },
       notes: ws.notes.slice(0, 100).map((n) => n.slice(0, 500)),
       infrastructure,
       ...(this.#generated ? { generation: this.#generated.report } : {}),
+      budget: {
+        limitMs: limits.runWallMs,
+        source: this.#budgetSource,
+        scanDeadlineMs,
+        spentMs: Math.round(spentMs),
+        exhausted: !infrastructure && exhausted > 0,
+        failFast:
+          !infrastructure && trip
+            ? {
+                consecutive: trip.consecutive,
+                reason: trip.reason,
+                testsFailed: failFast.failedAfterTrip,
+              }
+            : null,
+      },
     };
     return ok(report);
   }
 
   /** Removes the run's folders; safe in any state and idempotent. rmSync never follows links. */
-  cleanup(): Promise<void> {
+  async cleanup(): Promise<void> {
+    // A run that ended early may still hold its /chan mount; the folder cannot go before it.
+    await unmountScratchDir(path.join(this.#runDir, "chan"));
     rmSync(this.#runDir, { recursive: true, force: true });
     this.#state = "cleaned";
-    return Promise.resolve();
   }
 }
 

@@ -8,6 +8,10 @@ import { serve } from "@hono/node-server";
 import { createRunnerApp } from "./app.ts";
 import { loadRunnerConfigOrExit } from "./config.ts";
 import { createRunnerEnvironment } from "./environment.ts";
+import { installProcessGuard } from "./guard.ts";
+
+// Before anything else: no fault of one run may take the process (and every other run) down.
+installProcessGuard();
 
 const config = loadRunnerConfigOrExit();
 const env = await createRunnerEnvironment(config);

@@ -7,6 +7,14 @@ describe("runner config", () => {
     expect(r.ok && r.value.PORT).toBe(8080);
     expect(r.ok && r.value.TEST_TIMEOUT_MS).toBe(10_000);
   });
+  it("caps a run's budget at five minutes and the scan's deadline at 30 s by default", () => {
+    const r = parseRunnerConfig({});
+    expect(r.ok && r.value.RUN_WALL_MS).toBe(300_000);
+    expect(r.ok && r.value.SCAN_DEADLINE_MS).toBe(30_000);
+  });
+  it("refuses a run budget ceiling under five seconds", () => {
+    expect(parseRunnerConfig({ RUNNER_RUN_WALL_MS: "1000" }).ok).toBe(false);
+  });
   it("ignores variables without the RUNNER_ prefix", () => {
     expect(parseRunnerConfig({ PORT: "nope" }).ok).toBe(true);
   });

@@ -19,6 +19,20 @@ describe("limits", () => {
     const r = resolveRunLimits(config, challenge, { memoryMb: 128 });
     expect(r.ok && r.value.memoryMb).toBe(128);
   });
+  it("caps the run budget at the platform ceiling, lowered by the challenge's own budget", () => {
+    expect(resolveRunLimits(config, challenge, {}).ok && config.RUN_WALL_MS).toBe(300_000);
+    const own = ChallengeLimitsSchema.parse({ runWallMs: 40_000 });
+    const r = resolveRunLimits(config, own, {});
+    expect(r.ok && r.value.runWallMs).toBe(40_000);
+    const above = ChallengeLimitsSchema.parse({ runWallMs: 3_000_000 });
+    const capped = resolveRunLimits(config, above, {});
+    expect(capped.ok && capped.value.runWallMs).toBe(config.RUN_WALL_MS);
+  });
+  it("refuses a request for a budget above the challenge's", () => {
+    const own = ChallengeLimitsSchema.parse({ runWallMs: 40_000 });
+    const r = resolveRunLimits(config, own, { runWallMs: 50_000 });
+    expect(!r.ok && r.error).toMatchObject({ key: "runWallMs", ceiling: 40_000 });
+  });
   it("refuses a request that raises a limit above the ceiling", () => {
     const r = resolveRunLimits(config, challenge, { testTimeoutMs: 6000 });
     expect(r).toEqual({
@@ -72,6 +86,15 @@ describe("job state machine", () => {
       expect(job.state).toBe("executed");
       expect(r.ok && r.value.staticTests.map((t) => t.status)).toEqual(["passed", "passed"]);
       expect((await job.execute()).ok).toBe(false);
+      // Two tests of 10 s: scan deadline 30 s + start-up 10 s + 2 × 2.5 s; the scan gets half.
+      expect(r.ok && r.value.budget).toMatchObject({
+        limitMs: 45_000,
+        source: "derived",
+        scanDeadlineMs: 22_500,
+        exhausted: false,
+        failFast: null,
+      });
+      expect(r.ok && r.value.limits.runWallMs).toBe(45_000);
     } finally {
       await job.cleanup();
     }

@@ -2,15 +2,24 @@
  * The sandbox launch path: sandboxes of one uid are forked by one long-lived launcher that lives
  * in the uid's cgroups, so they are born there; the launcher survives the sweeps between
  * sandboxes; a launcher that dies takes its in-flight sandbox with it, which is reported as
- * killed, and the next sandbox gets a new launcher. Only our own one-line probes run here, and
- * only through the sandbox.
+ * killed, and the next sandbox gets a new launcher. Disk caps: / and /dev are read-only, and
+ * /tmp, /dev/shm and writable mounts stop with ENOSPC at caps within a quarter of the memory
+ * limit. Only our own small probes run here, and only through the sandbox.
  */
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RunnerEnvironment } from "../src/job.ts";
 import { resolveLauncherPid } from "../src/sandbox/launcher.ts";
-import { runSandboxed, type SandboxSpec } from "../src/sandbox/sandbox.ts";
+import {
+  buildBwrapArgs,
+  computeScratchCaps,
+  runSandboxed,
+  type SandboxLimits,
+  type SandboxSpec,
+} from "../src/sandbox/sandbox.ts";
+import { mountScratchDir, TMPFS_MAGIC, unmountScratchDir } from "../src/sandbox/scratch-mount.ts";
+import { validateScratchProbe, type ScratchProbe } from "../src/sandbox/self-test.ts";
 import { createTestEnvironment } from "./helpers.ts";
 
 let environment: RunnerEnvironment;
@@ -24,6 +33,17 @@ beforeAll(async () => {
   mkdirSync(scratch, { mode: 0o755 });
 });
 
+const LIMITS: SandboxLimits = {
+  memoryMb: 256,
+  cpuSeconds: 10,
+  maxProcesses: 32,
+  maxOpenFiles: 64,
+  maxFileSizeMb: 8,
+  maxOutputBytes: 65536,
+  wallMs: 10_000,
+  addressSpaceMb: null,
+};
+
 function nodeSpec(code: string, extra: Partial<SandboxSpec> = {}): SandboxSpec {
   return {
     bwrapBin: environment.config.BWRAP_BIN,
@@ -35,16 +55,7 @@ function nodeSpec(code: string, extra: Partial<SandboxSpec> = {}): SandboxSpec {
       { src: scratch, dest: "/work" },
       { src: environment.paths.nodeBin, dest: "/opt/bouts/bin/node" },
     ],
-    limits: {
-      memoryMb: 256,
-      cpuSeconds: 10,
-      maxProcesses: 32,
-      maxOpenFiles: 64,
-      maxFileSizeMb: 8,
-      maxOutputBytes: 65536,
-      wallMs: 10_000,
-      addressSpaceMb: environment.cgroups ? null : 4096,
-    },
+    limits: { ...LIMITS, addressSpaceMb: environment.cgroups ? null : 4096 },
     cgroups: environment.cgroups,
     name: "sandbox-test",
     ...extra,
@@ -113,4 +124,201 @@ describe("sandbox launcher", () => {
     expect(o.startError).toContain("sandbox launch failed");
     expect(o.exitCode).toBe(127);
   }, 60_000);
+});
+
+const MIB = 1024 * 1024;
+
+/**
+ * Node code that writes 1 MiB files into each folder until a write fails (or 64 MiB), after
+ * trying one byte in / and /dev; prints the errno codes as JSON on fd 3.
+ */
+const FILL_PROBE = `
+const fs = require("fs");
+const attempt = (p) => { try { fs.writeFileSync(p, "x"); return "written"; } catch (e) { return e.code; } };
+const fill = (d) => {
+  let bytes = 0;
+  const chunk = Buffer.alloc(65536);
+  try {
+    for (let i = 0; i < 64; i += 1) {
+      const fd = fs.openSync(d + "/fill-" + i, "wx");
+      try { for (let j = 0; j < 16; j += 1) bytes += fs.writeSync(fd, chunk); } finally { fs.closeSync(fd); }
+    }
+    return { bytes, stop: "limit" };
+  } catch (e) { return { bytes, stop: e.code }; }
+};
+const dirs = JSON.parse(process.argv[1]);
+fs.writeSync(3, JSON.stringify({
+  root: attempt("/planted"), dev: attempt("/dev/planted"), devNull: attempt("/dev/null"),
+  fills: Object.fromEntries(dirs.map((d) => [d, fill(d)])),
+}) + "\\n");
+`;
+
+function fillSpec(dirs: string[], extra: Partial<SandboxSpec> = {}): SandboxSpec {
+  const base = nodeSpec(FILL_PROBE, extra);
+  return { ...base, argv: [...base.argv, JSON.stringify(dirs)] };
+}
+
+describe("sandbox disk caps", () => {
+  const limits = LIMITS;
+
+  it("keeps the caps of /tmp, /dev/shm and writable mounts within a quarter of the memory limit", () => {
+    for (const memoryMb of [32, 64, 256, 512, 1024, 8192])
+      for (const maxFileSizeMb of [1, 8, 64, 1024])
+        for (const writable of [0, 1, 2]) {
+          const caps = computeScratchCaps({ ...limits, memoryMb, maxFileSizeMb }, writable);
+          expect(caps.totalBytes).toBe(
+            caps.tmpBytes + caps.shmBytes + writable * caps.writableBytes,
+          );
+          expect(caps.totalBytes).toBeLessThanOrEqual(caps.budgetBytes);
+          expect(caps.budgetBytes).toBeLessThanOrEqual((memoryMb / 4) * MIB);
+          expect(caps.tmpBytes).toBeLessThanOrEqual(maxFileSizeMb * MIB);
+          expect(caps.shmBytes).toBeGreaterThanOrEqual(MIB);
+        }
+    const defaults = computeScratchCaps({ ...limits, memoryMb: 1024, maxFileSizeMb: 64 }, 1);
+    expect([defaults.tmpBytes, defaults.shmBytes, defaults.writableBytes]).toEqual([
+      64 * MIB,
+      32 * MIB,
+      MIB,
+    ]);
+  });
+
+  it("mounts / and /dev read-only after every other mount", () => {
+    const args = buildBwrapArgs({
+      ...nodeSpec("0"),
+      writableMounts: [{ src: "/host/chan", dest: "/chan" }],
+    });
+    const caps = computeScratchCaps(limits, 1);
+    const at = (...seq: string[]) =>
+      args.findIndex((_, i) => seq.every((s, j) => args[i + j] === s));
+    expect(at("--size", String(caps.shmBytes), "--tmpfs", "/dev/shm")).toBeGreaterThan(
+      at("--dev", "/dev"),
+    );
+    expect(at("--size", String(caps.tmpBytes), "--tmpfs", "/tmp")).toBeGreaterThan(0);
+    const remount = at("--remount-ro", "/dev", "--remount-ro", "/");
+    expect(remount).toBeGreaterThan(at("--bind", "/host/chan", "/chan"));
+    for (const op of ["--bind", "--ro-bind", "--tmpfs", "--dev", "--proc", "--symlink"])
+      expect(args.lastIndexOf(op)).toBeLessThan(remount);
+  });
+
+  it("refuses writes to / and /dev with EROFS and stops /tmp and /dev/shm at their caps", async () => {
+    const o = await runSandboxed(fillSpec(["/tmp", "/dev/shm"]));
+    expect(o.started).toBe(true);
+    const p = JSON.parse(o.channel) as ScratchProbe;
+    expect(p.root).toBe("EROFS");
+    expect(p.dev).toBe("EROFS");
+    expect(p.devNull).toBe("written");
+    const caps = computeScratchCaps(limits, 0);
+    expect(p.fills["/tmp"]).toEqual({ bytes: caps.tmpBytes, stop: "ENOSPC" });
+    expect(p.fills["/dev/shm"]).toEqual({ bytes: caps.shmBytes, stop: "ENOSPC" });
+  }, 60_000);
+
+  it("backs a writable mount with a capped tmpfs for the sandbox's life only", async () => {
+    const chan = path.join(environment.config.WORK_DIR, "chan-capped");
+    mkdirSync(chan, { mode: 0o755 });
+    const hostFs = statfsSync(chan).type;
+    let during = 0;
+    const o = await runSandboxed(
+      fillSpec(["/chan"], {
+        writableMounts: [{ src: chan, dest: "/chan" }],
+        onStarted: () => (during = statfsSync(chan).type),
+      }),
+    );
+    expect(o.started).toBe(true);
+    const p = JSON.parse(o.channel) as ScratchProbe;
+    expect(p.fills["/chan"]).toEqual({ bytes: MIB, stop: "ENOSPC" });
+    expect(during).toBe(TMPFS_MAGIC);
+    // Unmounted once the sandbox ended: nothing it wrote is left on the host.
+    expect(statfsSync(chan).type).toBe(hostFs);
+    expect(readdirSync(chan)).toEqual([]);
+  }, 60_000);
+
+  it("uses a writable folder the run capped for longer, and leaves it mounted", async () => {
+    const chan = path.join(environment.config.WORK_DIR, "chan-run");
+    mkdirSync(chan, { mode: 0o755 });
+    const caps = computeScratchCaps(limits, 1);
+    const mounted = await mountScratchDir(chan, {
+      capBytes: caps.writableBytes,
+      maxInodes: caps.writableInodes,
+      uid,
+    });
+    expect(mounted.ok).toBe(true);
+    try {
+      const spec = fillSpec(["/chan"], { writableMounts: [{ src: chan, dest: "/chan" }] });
+      const o = await runSandboxed(spec);
+      expect((JSON.parse(o.channel) as ScratchProbe).fills["/chan"]).toEqual({
+        bytes: MIB,
+        stop: "ENOSPC",
+      });
+      expect(statfsSync(chan).type).toBe(TMPFS_MAGIC);
+      // What the sandbox wrote outlives it, for the run (the subject's sockets across restarts).
+      expect(readdirSync(chan)).toContain("fill-0");
+    } finally {
+      await unmountScratchDir(chan);
+    }
+    expect(readdirSync(chan)).toEqual([]);
+  }, 60_000);
+
+  it("does not start a sandbox whose writable mount is larger than the cap", async () => {
+    const chan = path.join(environment.config.WORK_DIR, "chan-too-big");
+    mkdirSync(chan, { mode: 0o755 });
+    const mounted = await mountScratchDir(chan, { capBytes: 4 * MIB, maxInodes: 1024, uid });
+    expect(mounted.ok).toBe(true);
+    try {
+      const o = await runSandboxed(
+        nodeSpec("0", { writableMounts: [{ src: chan, dest: "/chan" }] }),
+      );
+      expect(o.started).toBe(false);
+      expect(o.startError).toContain("cap-not-applied");
+    } finally {
+      await unmountScratchDir(chan);
+    }
+  }, 60_000);
+
+  it("does not start a sandbox whose writable folder is not empty", async () => {
+    const chan = path.join(environment.config.WORK_DIR, "chan-not-empty");
+    mkdirSync(chan, { mode: 0o755 });
+    writeFileSync(path.join(chan, "host-file"), "x");
+    const o = await runSandboxed(nodeSpec("0", { writableMounts: [{ src: chan, dest: "/chan" }] }));
+    expect(o.started).toBe(false);
+    expect(o.startError).toContain("not-an-empty-folder");
+  }, 60_000);
+});
+
+describe("disk-cap self-test check", () => {
+  const caps = computeScratchCaps(LIMITS, 1);
+  const held: ScratchProbe = {
+    root: "EROFS",
+    dev: "EROFS",
+    devNull: "written",
+    fills: {
+      "/tmp": { bytes: caps.tmpBytes, stop: "ENOSPC" },
+      "/dev/shm": { bytes: caps.shmBytes, stop: "ENOSPC" },
+      "/chan": { bytes: caps.writableBytes, stop: "ENOSPC" },
+    },
+  };
+
+  it("passes a probe that saw every cap hold", () => {
+    const r = validateScratchProbe(held, caps);
+    expect(r.ok).toBe(true);
+  });
+
+  it("fails a probe that wrote to the root or past a cap, naming each", () => {
+    const r = validateScratchProbe(
+      {
+        ...held,
+        root: "written",
+        fills: {
+          ...held.fills,
+          "/dev/shm": { bytes: 64 * MIB, stop: "limit" },
+          "/chan": { bytes: 0, stop: "EACCES" },
+        },
+      },
+      caps,
+    );
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.reason).toBe("self-test-failed");
+    expect(r.error.failures).toHaveLength(3);
+    expect(r.error.failures.join("\n")).toMatch(/root is read-only[\s\S]*\/dev\/shm[\s\S]*\/chan/);
+  });
 });

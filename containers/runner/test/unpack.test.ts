@@ -1,9 +1,20 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+/**
+ * The runner's unpack adapter over `@bouts/archive`: what lands on disk, what is refused, and
+ * that a refusal leaves nothing behind. The validator's own corpus runs in packages/archive.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { normalizeEntryName, unpackArchive, type UnpackLimits } from "../src/archive/unpack.ts";
-import { buildTarGz, buildZip, type TarEntry, type ZipEntry } from "./archive-builders.ts";
+import {
+  buildTarGz,
+  buildTarGzBomb,
+  buildZip,
+  buildZipBomb,
+  type TarEntry,
+  type ZipEntry,
+} from "./archive-builders.ts";
 
 const LIMITS: UnpackLimits = {
   maxArchiveBytes: 1 << 20,
@@ -172,6 +183,64 @@ describe("unpacking a zip", () => {
     const { r } = await unpackZip([{ name: "zeros", data: Buffer.alloc(200_000) }]);
     expect(!r.ok && r.error.reason).toBe("too-large-expanded");
   });
+});
+
+describe("names and limits counted in bytes", () => {
+  const RUNNER: UnpackLimits = {
+    ...LIMITS,
+    maxArchiveBytes: 20 << 20,
+    maxDepth: 20,
+    maxEntries: 5000,
+  };
+  const E200 = "é".repeat(200);
+  const LONG = Array.from({ length: 17 }, (_, i) => `${i}`.padEnd(250, "x")).join("/");
+  const cases: [string, Buffer][] = [
+    ["a 200 x é zip name", buildZip([{ name: E200, data: "x" }])],
+    ["a 200 x é tar name", buildTarGz([{ name: "x", pax: { path: E200 }, data: "x" }])],
+    ["a 4266-byte zip path", buildZip([{ name: LONG, data: "x" }])],
+    ["a 4266-byte tar path", buildTarGz([{ name: "x", longName: LONG, data: "x" }])],
+  ];
+  for (const [what, bytes] of cases) {
+    it(`refuses ${what} as name-too-long without throwing and writes nothing`, async () => {
+      const { parent, dest } = freshDest();
+      const r = await unpackArchive(bytes, dest, RUNNER);
+      expect(!r.ok && r.error.reason).toBe("name-too-long");
+      expect(readdirSync(parent)).toEqual([]);
+    });
+  }
+
+  it("keeps the execute bit of a file", async () => {
+    const { r, dest } = await unpackZip([
+      { name: "run.sh", data: "#!/bin/sh\n", unixMode: 0o100755 },
+    ]);
+    expect(r.ok).toBe(true);
+    expect(statSync(path.join(dest, "run.sh")).mode & 0o111).not.toBe(0);
+  });
+
+  it("answers an unwritable destination with a refusal instead of throwing", async () => {
+    const { parent } = freshDest();
+    const r = await unpackArchive(
+      buildTarGz([{ name: "a", data: "b" }]),
+      path.join(parent, "missing", "out"),
+      LIMITS,
+    );
+    expect(!r.ok && r.error.reason).toBe("unwritable-entry");
+  });
+
+  for (const [format, build] of [
+    ["zip", () => buildZipBomb({ declaredMib: 64 })],
+    ["tar.gz", () => buildTarGzBomb({ perEntryMib: 64 })],
+  ] as const) {
+    it(`refuses a 1 GiB ${format} bomb while streaming and leaves nothing behind`, async () => {
+      const { parent, dest } = freshDest();
+      const r = await unpackArchive(await build(), dest, {
+        ...RUNNER,
+        maxExpandedBytes: 100 << 20,
+      });
+      expect(!r.ok && r.error).toMatchObject({ reason: "ratio-exceeded", entry: "zeros.bin" });
+      expect(readdirSync(parent)).toEqual([]);
+    }, 20_000);
+  }
 });
 
 describe("entry names", () => {

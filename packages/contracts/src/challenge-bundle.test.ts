@@ -31,6 +31,16 @@ describe("challenge manifest", () => {
       ChallengeManifestSchema.safeParse({ ...base, limits: { testTimeoutMs: 60_000 } }).success,
     ).toBe(false);
   });
+  it("leaves the run budget unset so the runner derives it", () => {
+    expect(ChallengeManifestSchema.parse(base).limits.runWallMs).toBeUndefined();
+  });
+  it("accepts a challenge's own run budget and rejects one above an hour", () => {
+    const own = ChallengeManifestSchema.parse({ ...base, limits: { runWallMs: 90_000 } });
+    expect(own.limits.runWallMs).toBe(90_000);
+    expect(
+      ChallengeManifestSchema.safeParse({ ...base, limits: { runWallMs: 7_200_000 } }).success,
+    ).toBe(false);
+  });
   it("rejects traversal and absolute paths", () => {
     for (const p of ["../x", "/etc/passwd", "a/../b", "C:/x", "a\\b", "a//b"]) {
       expect(RelativePathSchema.safeParse(p).success, p).toBe(false);

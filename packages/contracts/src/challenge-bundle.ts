@@ -70,7 +70,9 @@ export type DeliverableSpec = z.infer<typeof DeliverableSpecSchema>;
 
 /**
  * Resource limits the challenge asks for. Each is an upper bound: the runner's own configured
- * limits still apply, and a run uses the lower of the two.
+ * limits still apply, and a run uses the lower of the two. `runWallMs` is the whole run's wall
+ * budget (scan and tests); when absent the runner derives it from the test count and the
+ * per-test limit (docs/runner.md, "Run budget").
  */
 export const ChallengeLimitsSchema = z.strictObject({
   testTimeoutMs: z.int().min(100).max(10_000).default(10_000),
@@ -84,6 +86,7 @@ export const ChallengeLimitsSchema = z.strictObject({
     .min(1024)
     .max(16 * 1024 * 1024)
     .default(256 * 1024),
+  runWallMs: z.int().min(5_000).max(3_600_000).optional(),
 });
 export type ChallengeLimits = z.infer<typeof ChallengeLimitsSchema>;
 

@@ -27,6 +27,8 @@ export const ProblemSchema = z.object({
   errors: z.array(ProblemFieldErrorSchema).optional(),
   /** The rule a domain check broke, e.g. the custom-weights rule. */
   rule: z.string().optional(),
+  /** The archive entry a refused upload is refused for, as named in the archive. */
+  entry: z.string().optional(),
 });
 export type Problem = z.infer<typeof ProblemSchema>;
 
@@ -36,7 +38,7 @@ export function buildProblem(
   code: string,
   title: string,
   detail: string,
-  extra: Pick<Problem, "errors" | "rule" | "instance"> = {},
+  extra: Pick<Problem, "errors" | "rule" | "instance" | "entry"> = {},
 ): Problem {
   return { type: `urn:bouts:problem:${code}`, title, status, detail, ...extra };
 }

@@ -68,6 +68,37 @@ describe("run report", () => {
     const bad = { ...report, staticTests: [{ ...report.staticTests[0], status: "skipped" }] };
     expect(RunReportSchema.safeParse(bad).success).toBe(false);
   });
+  it("accepts a budget-exhausted test and the run's budget", () => {
+    const r = RunReportSchema.parse({
+      ...report,
+      staticTests: [{ ...report.staticTests[0], status: "budget-exhausted", message: "not run" }],
+      scan: { ...report.scan, status: "partial", deadline: { ms: 30_000, exhausted: true } },
+      budget: {
+        limitMs: 300_000,
+        source: "derived",
+        scanDeadlineMs: 30_000,
+        spentMs: 300_004,
+        exhausted: true,
+        failFast: { consecutive: 3, reason: "the subject timed out on 3 tests", testsFailed: 7 },
+      },
+    });
+    expect(r.staticTests[0]?.status).toBe("budget-exhausted");
+    expect(r.budget?.exhausted).toBe(true);
+  });
+  it("still accepts a report written before the budget existed", () => {
+    expect(RunReportSchema.parse(report).budget).toBeUndefined();
+  });
+  it("rejects a budget with an unknown source", () => {
+    const budget = {
+      limitMs: 1,
+      source: "agent",
+      scanDeadlineMs: 1,
+      spentMs: 0,
+      exhausted: false,
+      failFast: null,
+    };
+    expect(RunReportSchema.safeParse({ ...report, budget }).success).toBe(false);
+  });
   it("rejects unknown keys so a field cannot be smuggled in", () => {
     expect(RunReportSchema.safeParse({ ...report, score: 100 }).success).toBe(false);
   });

@@ -3,8 +3,9 @@
  * What the runner observed when it ran one submission against one challenge: every manifest
  * test with its outcome (a test that never ran is "not-run", never dropped), stability with
  * evidence, integrity and exploit evidence, the security scan, the deliverables found, timings,
- * the runtime and the limits used. A run that could not happen carries `infrastructure` and
- * no verdicts. Pure: zod only.
+ * the runtime and the limits used, and the run's wall budget (what it was, how much was spent,
+ * whether it ran out). A run that could not happen carries `infrastructure` and no verdicts.
+ * Pure: zod only.
  */
 import { z } from "zod";
 import { ExploitEvidenceSchema, IntegrityEvidenceSchema } from "./evidence.ts";
@@ -20,8 +21,18 @@ import {
   GeneratorReportSchema,
 } from "./generation.ts";
 
-/** Outcome of one test. Only "passed" earns credit. */
-export const TEST_STATUSES = ["passed", "failed", "timeout", "crashed", "not-run"] as const;
+/**
+ * Outcome of one test. Only "passed" earns credit. "budget-exhausted": the run's wall budget ran
+ * out before or while the test ran (docs/runner.md, "Run budget").
+ */
+export const TEST_STATUSES = [
+  "passed",
+  "failed",
+  "timeout",
+  "crashed",
+  "not-run",
+  "budget-exhausted",
+] as const;
 export const TestStatusSchema = z.enum(TEST_STATUSES);
 export type TestStatus = z.infer<typeof TestStatusSchema>;
 
@@ -104,6 +115,30 @@ export const RunLimitsSchema = z.strictObject({
 });
 export type RunLimits = z.infer<typeof RunLimitsSchema>;
 
+/**
+ * The run's wall budget: `limitMs` (= `limits.runWallMs`) covers the scan and the tests, the scan
+ * has its own deadline inside it, and `spentMs` is the wall time the run used against it.
+ * `failFast` is set when the subject faulted on `consecutive` tests in a row and the tests after
+ * them failed without waiting for their own limits.
+ */
+export const RunBudgetSchema = z.strictObject({
+  limitMs: z.int().min(1),
+  source: z
+    .enum(["derived", "challenge", "request"])
+    .describe("derived from the test count and limit, the manifest's runWallMs, or the request"),
+  scanDeadlineMs: z.int().min(1),
+  spentMs: z.number().min(0),
+  exhausted: z.boolean(),
+  failFast: z
+    .strictObject({
+      consecutive: z.int().min(1),
+      reason: z.string().max(500),
+      testsFailed: z.int().min(0).describe("tests failed at once, without calling the subject"),
+    })
+    .nullable(),
+});
+export type RunBudget = z.infer<typeof RunBudgetSchema>;
+
 /** Why a run could not happen: never the submission's fault, so never a score. */
 export const InfrastructureErrorSchema = z.strictObject({
   reason: z.enum(["sandbox-unavailable", "bundle-invalid", "prepare-failed", "internal"]),
@@ -147,6 +182,9 @@ export const RunReportSchema = z.strictObject({
   generation: GenerationReportSchema.optional().describe(
     "how the adversarial suite was composed: pre-built vs generated weight and each generator",
   ),
+  budget: RunBudgetSchema.optional().describe(
+    "the run's wall budget and what was spent of it (absent in reports written before it existed)",
+  ),
 });
 export type RunReport = z.infer<typeof RunReportSchema>;
 
@@ -161,6 +199,11 @@ export const RunJobRequestSchema = z.strictObject({
     .optional()
     .describe("caller's id for the run (e.g. the submission id); generated when absent"),
   limits: RunLimitsSchema.partial().optional(),
+  submissionSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe("the sha256 recorded at upload; other bytes are refused (artifact-integrity)"),
 });
 export type RunJobRequest = z.infer<typeof RunJobRequestSchema>;
 

@@ -1,7 +1,8 @@
 /**
  * @module contracts/scan-report
  * What a security scan of one submission produced. A scan that did not run is
- * "unavailable", never clean. Pure: zod only.
+ * "unavailable", never clean; a scan stopped by its deadline is "partial" with
+ * `deadline.exhausted`, never complete or clean. Pure: zod only.
  */
 import { z } from "zod";
 import { FindingSchema } from "./findings.ts";
@@ -24,5 +25,11 @@ export const ScanReportSchema = z.strictObject({
   skipped: z.array(z.strictObject({ file: z.string().max(1024), reason: z.string().max(500) })),
   notMeasured: z.array(z.strictObject({ check: z.string().max(100), reason: z.string().max(500) })),
   durationMs: z.number().min(0),
+  deadline: z
+    .strictObject({ ms: z.int().min(1), exhausted: z.boolean() })
+    .optional()
+    .describe(
+      "the scan's own deadline; exhausted: a tool was stopped by it (scan partial, files in skipped)",
+    ),
 });
 export type ScanReport = z.infer<typeof ScanReportSchema>;

@@ -7,12 +7,14 @@ import { drizzle, type DrizzleD1Database } from "drizzle-orm/d1";
 import * as coreSchema from "./schema.ts";
 import * as scoreSchema from "./schema-scores.ts";
 import * as webhookSchema from "./schema-webhooks.ts";
+import * as usageSchema from "./schema-usage.ts";
 
-const schema = { ...coreSchema, ...scoreSchema, ...webhookSchema };
+const schema = { ...coreSchema, ...scoreSchema, ...webhookSchema, ...usageSchema };
 
 export * from "./schema.ts";
 export * from "./schema-scores.ts";
 export * from "./schema-webhooks.ts";
+export * from "./schema-usage.ts";
 export * from "./keys.ts";
 export * from "./queries/principals.ts";
 export * from "./queries/challenges.ts";
@@ -20,6 +22,7 @@ export * from "./queries/submissions.ts";
 export * from "./queries/idempotency.ts";
 export * from "./queries/scores.ts";
 export * from "./queries/webhooks.ts";
+export * from "./queries/usage.ts";
 
 /** The typed database handle every query function takes first (`$client` is the raw D1). */
 export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };

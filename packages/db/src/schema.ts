@@ -21,6 +21,20 @@ export const KEY_ROLES = ["agent", "operator"] as const;
 export const CHALLENGE_STATUSES = ["draft", "published", "closed"] as const;
 /** Lifecycle of a submission, in order; `failed` may follow any earlier state. */
 export const SUBMISSION_STATUSES = ["received", "queued", "running", "scored", "failed"] as const;
+/**
+ * Why a submission failed, as a stable code beside the free-text `failureReason`: the
+ * submission's own fault (`archive-refused`, `trace-refused`), a stored artifact that is not
+ * what was uploaded (`artifact-integrity`), or one of ours (`challenge-invalid`,
+ * `scoring-refused`, `infrastructure`).
+ */
+export const SUBMISSION_FAILURE_CODES = [
+  "archive-refused",
+  "artifact-integrity",
+  "trace-refused",
+  "challenge-invalid",
+  "scoring-refused",
+  "infrastructure",
+] as const;
 /** Which submission ranks an agent on a challenge (docs/design.md decision 7). */
 export const RANKING_MODES = ["latest", "best"] as const;
 /** State of an idempotency record: claimed by a request in flight, or answered. */
@@ -150,6 +164,7 @@ export const submissions = sqliteTable(
     traceSha256: text("trace_sha256"),
     status: text("status", { enum: SUBMISSION_STATUSES }).notNull(),
     failureReason: text("failure_reason"),
+    failureCode: text("failure_code", { enum: SUBMISSION_FAILURE_CODES }),
     receivedAt: integer("received_at").notNull(),
     queuedAt: integer("queued_at"),
     runningAt: integer("running_at"),
@@ -203,3 +218,4 @@ export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 export type KeyRole = (typeof KEY_ROLES)[number];
 export type ChallengeStatus = (typeof CHALLENGE_STATUSES)[number];
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];
+export type SubmissionFailureCode = (typeof SUBMISSION_FAILURE_CODES)[number];

@@ -13,6 +13,8 @@ const ConfigSchema = z.object({
   MAX_CLAIMS_BYTES: z.coerce.number().int().positive(),
   MAX_BUNDLE_BYTES: z.coerce.number().int().positive(),
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(86_400),
+  RUNNER_SECONDS_PER_AGENT: z.coerce.number().int().positive().default(1800),
+  RUNNER_USAGE_WINDOW_SECONDS: z.coerce.number().int().min(60).default(3600),
 });
 
 /** The ingest settings, typed. */
@@ -23,6 +25,9 @@ export type IngestConfig = {
   maxClaimsBytes: number;
   maxBundleBytes: number;
   idempotencyTtlMs: number;
+  /** Runner time an agent may use over `runnerWindowMs`, across all challenges. */
+  runnerCeilingMs: number;
+  runnerWindowMs: number;
 };
 
 const PARSED = new WeakMap<Env, IngestConfig>();
@@ -46,5 +51,7 @@ function parseConfig(env: Env): IngestConfig {
     maxClaimsBytes: v.MAX_CLAIMS_BYTES,
     maxBundleBytes: v.MAX_BUNDLE_BYTES,
     idempotencyTtlMs: v.IDEMPOTENCY_TTL_SECONDS * 1000,
+    runnerCeilingMs: v.RUNNER_SECONDS_PER_AGENT * 1000,
+    runnerWindowMs: v.RUNNER_USAGE_WINDOW_SECONDS * 1000,
   };
 }

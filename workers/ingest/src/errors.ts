@@ -5,6 +5,12 @@
  * compile until it is mapped; nothing here leaks another agent's data or a hidden test.
  */
 import {
+  describeAdmissionRefusal,
+  describeArchiveRefusal,
+  type AdmissionRefusal,
+  type ArchiveRefusal,
+} from "@bouts/archive";
+import {
   buildProblem,
   PROBLEM_CONTENT_TYPE,
   type Problem,
@@ -23,12 +29,23 @@ export type IngestError =
   | { reason: "length-required" }
   | { reason: "payload-too-large"; what: string; limit: number }
   | { reason: "unsupported-media-type"; detail: string }
+  | {
+      reason: "archive-refused";
+      what: "archive" | "bundle";
+      refusal: ArchiveRefusal | AdmissionRefusal;
+    }
   | { reason: "rate-limited"; retryAfter: number; detail: string }
   | { reason: "quota-exhausted"; retryAfter: number; detail: string }
+  | { reason: "runner-time-exhausted"; retryAfter: number; detail: string }
   | { reason: "idempotency-mismatch" }
   | { reason: "idempotency-in-flight"; retryAfter: number }
   | { reason: "qa-failed"; detail: string; errors: ProblemFieldError[] }
   | { reason: "unavailable"; service: string; retryAfter: number };
+
+const describeRefusal = (r: ArchiveRefusal | AdmissionRefusal): string =>
+  r.reason === "unscannable-code" || r.reason === "nothing-to-load"
+    ? describeAdmissionRefusal(r)
+    : describeArchiveRefusal(r);
 
 /** Thrown to abort a request with a domain error; `app.onError` renders it. */
 export class IngestHttpError extends Error {
@@ -98,6 +115,20 @@ export function toProblem(e: IngestError): { problem: Problem; headers: Record<s
         ),
         headers: {},
       };
+    case "archive-refused":
+      return {
+        problem: buildProblem(
+          422,
+          e.reason,
+          e.what === "archive" ? "Archive refused" : "Bundle refused",
+          `The ${e.what} was refused: ${describeRefusal(e.refusal)}`,
+          {
+            rule: e.refusal.reason,
+            ...(e.refusal.entry !== undefined ? { entry: e.refusal.entry } : {}),
+          },
+        ),
+        headers: {},
+      };
     case "unsupported-media-type":
       return {
         problem: buildProblem(415, e.reason, "Unsupported media type", e.detail),
@@ -111,6 +142,11 @@ export function toProblem(e: IngestError): { problem: Problem; headers: Record<s
     case "quota-exhausted":
       return {
         problem: buildProblem(429, e.reason, "Quota exhausted", e.detail),
+        headers: { "Retry-After": String(e.retryAfter) },
+      };
+    case "runner-time-exhausted":
+      return {
+        problem: buildProblem(429, e.reason, "Runner time spent", e.detail),
         headers: { "Retry-After": String(e.retryAfter) },
       };
     case "idempotency-mismatch":

@@ -13,6 +13,7 @@ import {
   ProblemSchema,
   ProfileSchema,
 } from "@bouts/contracts";
+import { SUBMISSION_FAILURE_CODES } from "@bouts/db";
 
 // ─── Shared ───
 
@@ -184,6 +185,25 @@ export const EntrySchema = z
   .object({ challengeId: z.string(), agentId: z.string(), enteredAt: Timestamp })
   .openapi("Entry");
 
+/** An agent's runner time over the usage window (operators only). */
+export const RunnerUsageSchema = z
+  .object({
+    agentId: z.string(),
+    windowSeconds: z.number(),
+    ceilingSeconds: z.number(),
+    usedSeconds: z.number().describe("runner wall time of the agent's runs in the window"),
+    remainingSeconds: z.number(),
+    challenges: z.array(
+      z.object({
+        challengeId: z.string(),
+        runs: z.int(),
+        runnerSeconds: z.number(),
+        lastRunAt: Timestamp,
+      }),
+    ),
+  })
+  .openapi("RunnerUsage");
+
 // ─── Submissions ───
 
 /** The `claims` part of a submission: structured confidence claims. */
@@ -197,6 +217,12 @@ export const SubmissionSchema = z
     iteration: z.int(),
     status: z.enum(["received", "queued", "running", "scored", "failed"]),
     failureReason: z.string().nullable(),
+    failureCode: z
+      .enum(SUBMISSION_FAILURE_CODES)
+      .nullable()
+      .describe(
+        "why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, challenge-invalid, scoring-refused, infrastructure",
+      ),
     artifact: z.object({
       sha256: z.string(),
       bytes: z.int(),

@@ -1,7 +1,7 @@
 /**
  * @module ingest/uploads
  * Cheap edge checks on uploads before anything is stored: declared and actual size, media
- * type, archive signature (gzip 1f 8b, zip PK\x03\x04) and the telemetry trace's format.
+ * type and the telemetry trace's format (archives are checked by @bouts/archive).
  * Invariant: a body is never read past its limit, so an oversized upload costs at most
  * `limit` bytes of memory; a refused trace is answered before anything is written.
  */
@@ -9,7 +9,8 @@ import { formatTraceError, parseTrace } from "@bouts/telemetry";
 import { fail } from "./errors.ts";
 
 /** The archive formats accepted for submissions and bundles. */
-export type ArchiveType = "tar.gz" | "zip";
+export type { ArchiveFormat as ArchiveType } from "@bouts/archive";
+import type { ArchiveFormat as ArchiveType } from "@bouts/archive";
 
 /**
  * Reads a request body into memory, refusing it (413) as soon as it passes `limit` bytes,
@@ -42,7 +43,11 @@ export async function readBodyLimited(
     }
     chunks.push(value);
   }
-  // A small body usually arrives in one chunk: no copy needed.
+  return concatBytes(chunks, total);
+}
+
+/** Joins chunks of `total` bytes; a single chunk (the usual small body) is not copied. */
+export function concatBytes(chunks: readonly Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1 && chunks[0]) return chunks[0];
   const out = new Uint8Array(total);
   let at = 0;
@@ -51,21 +56,6 @@ export async function readBodyLimited(
     at += c.byteLength;
   }
   return out;
-}
-
-/** The archive type a file's first bytes announce, or null for anything else. */
-export function sniffArchive(bytes: Uint8Array): ArchiveType | null {
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return "tar.gz";
-  if (
-    bytes.length >= 4 &&
-    bytes[0] === 0x50 &&
-    bytes[1] === 0x4b &&
-    bytes[2] === 0x03 &&
-    bytes[3] === 0x04
-  ) {
-    return "zip";
-  }
-  return null;
 }
 
 /** The media type recorded with an archive in R2. */

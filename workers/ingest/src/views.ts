@@ -104,6 +104,7 @@ export function submissionToWire(
     iteration: s.iteration,
     status: s.status,
     failureReason: s.failureReason,
+    failureCode: s.failureCode,
     artifact: { sha256: s.artifactSha256, bytes: s.artifactSize, type: s.artifactType },
     trace: s.traceSha256 ? { sha256: s.traceSha256 } : null,
     claims: claims.length,

@@ -12,6 +12,8 @@ declare global {
       TEST_BUNDLE_DEEP_MERGE: string;
       /** The same bundle with a reference solution that fails its tests. */
       TEST_BUNDLE_DEEP_MERGE_BROKEN: string;
+      /** @bouts/archive's hostile corpus: JSON of { name, refusal, base64 }[]. */
+      TEST_HOSTILE_ARCHIVES: string;
     }
   }
 }

@@ -5,6 +5,7 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { updateCrc32 } from "@bouts/archive";
 import { createDb, insertApiKey, insertOperator, mintApiKey } from "@bouts/db";
 
 export const ORIGIN = "http://ingest.test";
@@ -95,12 +96,64 @@ export async function tarGz(files: Record<string, string>): Promise<Uint8Array> 
   return new Uint8Array(await new Response(gz).arrayBuffer());
 }
 
-/** A minimal (stored, uncompressed) zip's leading bytes: enough for the signature check. */
-export function zipLike(content: string): Uint8Array {
-  const data = enc.encode(content);
-  const out = new Uint8Array(4 + data.length);
-  out.set([0x50, 0x4b, 0x03, 0x04]);
-  out.set(data, 4);
+/** A zip of the given files, stored (method 0), with real CRCs and a central directory. */
+export function zip(files: Record<string, string>): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let offset = 0;
+  const header = (size: number, fill: (v: DataView) => void) => {
+    const b = new Uint8Array(size);
+    fill(new DataView(b.buffer));
+    return b;
+  };
+  for (const [name, content] of Object.entries(files)) {
+    const n = enc.encode(name);
+    const data = enc.encode(content);
+    const crc = updateCrc32(0, data);
+    const common = (v: DataView, at: number) => {
+      v.setUint16(at, 20, true); // version needed
+      v.setUint16(at + 2, 0x800, true); // UTF-8 names
+      v.setUint16(at + 4, 0, true); // stored
+      v.setUint32(at + 6, 0, true); // time, date
+      v.setUint32(at + 10, crc, true);
+      v.setUint32(at + 14, data.length, true);
+      v.setUint32(at + 18, data.length, true);
+      v.setUint16(at + 22, n.length, true);
+      v.setUint16(at + 24, 0, true);
+    };
+    const local = header(30, (v) => {
+      v.setUint32(0, 0x04034b50, true);
+      common(v, 4);
+    });
+    central.push(
+      header(46, (v) => {
+        v.setUint32(0, 0x02014b50, true);
+        v.setUint16(4, 0x0314, true); // made by: Unix
+        common(v, 6);
+        v.setUint32(38, 0o100644 << 16, true);
+        v.setUint32(42, offset, true);
+      }),
+      n,
+    );
+    parts.push(local, n, data);
+    offset += local.length + n.length + data.length;
+  }
+  const dirSize = central.reduce((a, b) => a + b.length, 0);
+  const count = Object.keys(files).length;
+  const end = header(22, (v) => {
+    v.setUint32(0, 0x06054b50, true);
+    v.setUint16(8, count, true);
+    v.setUint16(10, count, true);
+    v.setUint32(12, dirSize, true);
+    v.setUint32(16, offset, true);
+  });
+  const all = [...parts, ...central, end];
+  const out = new Uint8Array(all.reduce((a, b) => a + b.length, 0));
+  let at = 0;
+  for (const b of all) {
+    out.set(b, at);
+    at += b.length;
+  }
   return out;
 }
 

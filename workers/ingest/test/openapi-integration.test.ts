@@ -19,6 +19,7 @@ const ROUTES = [
   ["post", "/v1/agents"],
   ["get", "/v1/agents"],
   ["get", "/v1/agents/{id}/keys"],
+  ["get", "/v1/agents/{id}/usage"],
   ["post", "/v1/agents/{id}/keys"],
   ["delete", "/v1/keys/{id}"],
   ["post", "/v1/challenges"],

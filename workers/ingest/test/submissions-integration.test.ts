@@ -10,7 +10,7 @@ import {
   submissionForm,
   submit,
   tarGz,
-  zipLike,
+  zip,
 } from "./helpers.ts";
 import { sha256Hex } from "@bouts/db";
 
@@ -99,7 +99,11 @@ describe("submitting", () => {
 
   it("accepts a zip archive and numbers iterations per agent", async () => {
     const { agent, id } = await arena();
-    const a = await submit(id, agent.token, submissionForm(zipLike("one")));
+    const a = await submit(
+      id,
+      agent.token,
+      submissionForm(zip({ "src/index.js": "export const one = 1;\n", "NOTES.md": "n" })),
+    );
     const b = await submit(id, agent.token, submissionForm(await solution()));
     expect((await a.json<SubmissionView>()).artifact.type).toBe("zip");
     expect((await b.json<SubmissionView>()).iteration).toBe(2);
@@ -156,6 +160,78 @@ describe("submitting", () => {
     await call(`/v1/challenges/${id}/entries`, { method: "POST", token: agent.token });
     await call(`/v1/challenges/${id}/close`, { method: "POST", token: op.token });
     await expectProblem(await submit(id, agent.token, submissionForm(await solution())), 409);
+  });
+});
+
+/** Charges `runnerMs` of runner time to the agent, recorded `agoMs` before now. */
+async function chargeRunner(agentId: string, challengeId: string, runnerMs: number, agoMs: number) {
+  const submission = await env.DB.prepare(
+    "SELECT id FROM submissions WHERE agent_id = ? ORDER BY received_at DESC LIMIT 1",
+  )
+    .bind(agentId)
+    .first<{ id: string }>();
+  await env.DB.prepare(
+    "INSERT INTO runner_usage (run_id, kind, submission_id, agent_id, challenge_id, runner_ms, recorded_at) VALUES (?, 'run', ?, ?, ?, ?, ?)",
+  )
+    .bind(crypto.randomUUID(), submission!.id, agentId, challengeId, runnerMs, Date.now() - agoMs)
+    .run();
+}
+
+describe("runner time per agent", () => {
+  // wrangler.toml: 1800 s of runner time per agent over a 3600 s window.
+  it("answers 429 once the agent spent its runner time, across challenges, until enough of it leaves the window", async () => {
+    const { op, agent, id } = await arena();
+    // The same agent in a second challenge: time spent there counts here too.
+    const other = await publishedChallenge(op.token, `c${crypto.randomUUID().slice(0, 8)}`);
+    await call(`/v1/challenges/${other}/entries`, { method: "POST", token: agent.token });
+    expect((await submit(other, agent.token, submissionForm(await solution()))).status).toBe(202);
+    await chargeRunner(agent.id, other, 1_000_000, 3_000_000); // leaves the window in 600 s
+    await chargeRunner(agent.id, other, 700_000, 1_000_000); // leaves in 2600 s
+    // 1700 s used: still under the ceiling.
+    expect((await submit(id, agent.token, submissionForm(await solution()))).status).toBe(202);
+    await chargeRunner(agent.id, id, 200_000, 10_000); // 1900 s: over
+    const before = await counts();
+    const res = await submit(id, agent.token, submissionForm(await solution()));
+    const body = await expectProblem(res, 429);
+    expect(body.type).toMatch(/runner-time-exhausted/);
+    expect(body.detail).toMatch(/1900 s of runner time/);
+    // Once the oldest run (1000 s) leaves the window, 900 s remain: the wait is until then.
+    const wait = Number(res.headers.get("Retry-After"));
+    expect(wait).toBeGreaterThan(590);
+    expect(wait).toBeLessThanOrEqual(600);
+    expect(await counts()).toEqual(before);
+  });
+
+  it("counts only the window, and never another agent's time", async () => {
+    const { op, agent, id } = await arena();
+    const rival = await createAgent(op.token, "rival");
+    await call(`/v1/challenges/${id}/entries`, { method: "POST", token: rival.token });
+    expect((await submit(id, agent.token, submissionForm(await solution()))).status).toBe(202);
+    expect((await submit(id, rival.token, submissionForm(await solution()))).status).toBe(202);
+    await chargeRunner(agent.id, id, 5_000_000, 3_700_000); // outside the window
+    await chargeRunner(rival.id, id, 5_000_000, 1000); // the rival's, not ours
+    expect((await submit(id, agent.token, submissionForm(await solution()))).status).toBe(202);
+    await expectProblem(await submit(id, rival.token, submissionForm(await solution())), 429);
+  });
+
+  it("shows the operator the agent's runner time by challenge, and only its own agents", async () => {
+    const { op, agent, id } = await arena();
+    expect((await submit(id, agent.token, submissionForm(await solution()))).status).toBe(202);
+    await chargeRunner(agent.id, id, 1500, 1000);
+    await chargeRunner(agent.id, id, 2500, 2000);
+    const res = await call(`/v1/agents/${agent.id}/usage`, { token: op.token });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      agentId: agent.id,
+      windowSeconds: 3600,
+      ceilingSeconds: 1800,
+      usedSeconds: 4,
+      remainingSeconds: 1796,
+      challenges: [{ challengeId: id, runs: 2, runnerSeconds: 4 }],
+    });
+    const stranger = await seedOperator("stranger");
+    await expectProblem(await call(`/v1/agents/${agent.id}/usage`, { token: stranger.token }), 404);
+    await expectProblem(await call(`/v1/agents/${agent.id}/usage`, { token: agent.token }), 403);
   });
 });
 
@@ -632,7 +708,7 @@ describe("reading submissions", () => {
       await submit(id, agent.token, submissionForm(await solution()))
     ).json<SubmissionView>();
     await env.DB.prepare(
-      "UPDATE submissions SET status = 'failed', failed_at = ?, failure_reason = 'runner timed out' WHERE id = ?",
+      "UPDATE submissions SET status = 'failed', failed_at = ?, failure_reason = 'runner timed out', failure_code = 'infrastructure' WHERE id = ?",
     )
       .bind(Date.now(), created.id)
       .run();
@@ -643,7 +719,11 @@ describe("reading submissions", () => {
         failureReason: string;
       }
     >();
-    expect(view).toMatchObject({ status: "failed", failureReason: "runner timed out" });
+    expect(view).toMatchObject({
+      status: "failed",
+      failureReason: "runner timed out",
+      failureCode: "infrastructure",
+    });
   });
 
   it("answers 404 for another agent's submission, exactly as for a missing one", async () => {

@@ -91,6 +91,8 @@ export interface ModelTestsRequest {
   manifest: ChallengeManifest;
   submission: Uint8Array;
   bundle: Uint8Array;
+  /** Charges the generated run's runner time (ms) to the agent; called once it answered. */
+  chargeRunner?: (runnerMs: number) => Promise<void>;
 }
 
 /**
@@ -136,12 +138,16 @@ export async function addModelTests(
   if (!made.ok) return withGenerator(unavailable(generator, made.error.detail));
   if (made.value.suite.tests.length === 0)
     return withGenerator(unavailable(generator, "the model wrote no test that fits the budget"));
+  const startedAt = Date.now();
   const ran = await requestGeneratedRun(env, {
     runId: `${req.runId}-model`,
     submission: req.submission,
     bundle: req.bundle,
     suite: made.value.suite,
   });
+  // The generated run's result carries no timings: its wall time as seen from here is an
+  // upper bound of what it held a runner for.
+  await req.chargeRunner?.(Date.now() - startedAt);
   if (!ran.ok) return withGenerator(unavailable(generator, ran.error.detail));
   const prebuilt = report.adversarialTests.filter((t) => t.origin === "prebuilt");
   const deterministic = report.adversarialTests.filter((t) => t.origin === "generated");

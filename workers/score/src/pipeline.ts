@@ -15,11 +15,15 @@ import {
   failSubmission,
   findScore,
   findScoringContext,
+  recordRunnerUsage,
   releaseScoringLease,
   saveScore,
+  sha256Hex,
   type Db,
   type ScoreWrite,
   type ScoringContext,
+  type RunnerUsageKind,
+  type SubmissionFailureCode,
 } from "@bouts/db";
 import { computeEngineering, type Breakdown, type ScoreInput } from "@bouts/scoring";
 import { loadAgentPrelude, scoreAgentRun } from "./agent-run.ts";
@@ -98,6 +102,24 @@ const parseJson = (text: string | null): unknown => {
   }
 };
 
+/**
+ * Checks that the stored archive is the one uploaded: present, and with the sha256 recorded at
+ * upload. Returns the bytes, or why they cannot be run.
+ */
+export async function checkArtifact(
+  bytes: Uint8Array | null,
+  recordedSha256: string,
+): Promise<{ ok: true; value: Uint8Array } | { ok: false; error: string }> {
+  if (!bytes) return { ok: false, error: "the submitted archive is no longer stored" };
+  const actual = await sha256Hex(bytes);
+  if (actual !== recordedSha256)
+    return {
+      ok: false,
+      error: `the stored archive's sha256 is ${actual}, not the ${recordedSha256} recorded at upload`,
+    };
+  return { ok: true, value: bytes };
+}
+
 const retryDelay = (attempts: number) => Math.min(600, 10 * 2 ** Math.max(0, attempts - 1));
 
 /** Processes one submission message. Never throws for expected failures. */
@@ -132,32 +154,46 @@ export async function processSubmission(
   const retryOrFail = async (detail: string): Promise<MessageOutcome> => {
     if (lease.attempts >= MAX_ATTEMPTS) {
       const reason = `scoring could not complete after ${lease.attempts} attempts: ${detail}`;
-      await failSubmission(db, submissionId, reason, now());
+      await failSubmission(db, submissionId, reason, now(), "infrastructure");
       await publishFailed(env, ctx, reason);
       return { action: "ack", note: reason };
     }
     await releaseScoringLease(db, submissionId, detail, now());
     return { action: "retry", delaySeconds: retryDelay(lease.attempts), note: detail };
   };
-  const fail = async (reason: string): Promise<MessageOutcome> => {
-    await failSubmission(db, submissionId, reason, now());
+  const fail = async (code: SubmissionFailureCode, reason: string): Promise<MessageOutcome> => {
+    await failSubmission(db, submissionId, reason, now(), code);
     await publishFailed(env, ctx, reason);
-    return { action: "ack", note: reason };
+    return { action: "ack", note: `${code}: ${reason}` };
   };
+  const chargeRunner = (kind: RunnerUsageKind, runId: string, runnerMs: number) =>
+    recordRunnerUsage(db, {
+      runId,
+      kind,
+      submissionId,
+      agentId: ctx.submission.agentId,
+      challengeId: ctx.challenge.id,
+      runnerMs,
+      recordedAt: now(),
+    });
 
   const manifest = ChallengeManifestSchema.safeParse(parseJson(ctx.challenge.bundleManifest));
   if (!manifest.success || !ctx.challenge.bundleKey)
-    return fail("the challenge has no valid bundle");
+    return fail("challenge-invalid", "the challenge has no valid bundle");
   const [artifact, bundle] = await Promise.all([
     env.ARTIFACTS.get(ctx.submission.artifactKey),
     env.ARTIFACTS.get(ctx.challenge.bundleKey),
   ]);
-  if (!artifact) return fail("the submitted archive is no longer stored");
   if (!bundle) return retryOrFail("the challenge bundle is missing from storage");
+  // The archive must be the one that was uploaded: a missing or altered object is never run,
+  // and retrying cannot bring the original back.
+  const submissionBytes = artifact ? new Uint8Array(await artifact.arrayBuffer()) : null;
+  const integrity = await checkArtifact(submissionBytes, ctx.submission.artifactSha256);
+  if (!integrity.ok) return fail("artifact-integrity", integrity.error);
   // Agent profile: the trace is checked before the run, so an unscorable submission costs none.
   const agent =
     ctx.challenge.profile === "agent" ? await loadAgentPrelude(env.ARTIFACTS, ctx) : null;
-  if (agent && !agent.ok) return fail(agent.error.detail);
+  if (agent && !agent.ok) return fail("trace-refused", agent.error.detail);
 
   const panel = createJudgePanel(env);
   if (!panel.ok) return retryOrFail(panel.error.detail);
@@ -165,21 +201,27 @@ export async function processSubmission(
   if (!generator.ok) return retryOrFail(generator.error.detail);
 
   const runId = `${submissionId}-${lease.attempts}`;
-  const submissionBytes = new Uint8Array(await artifact.arrayBuffer());
   const bundleBytes = new Uint8Array(await bundle.arrayBuffer());
-  const run = await requestRun(env, { runId, submission: submissionBytes, bundle: bundleBytes });
+  const run = await requestRun(env, {
+    runId,
+    submission: integrity.value,
+    submissionSha256: ctx.submission.artifactSha256,
+    bundle: bundleBytes,
+  });
   if (!run.ok)
     return run.error.retryable
       ? retryOrFail(run.error.detail)
-      : fail(`the runner refused the archive: ${run.error.detail}`);
+      : fail(run.error.code, `the runner refused the archive: ${run.error.detail}`);
+  await chargeRunner("run", runId, run.value.timings.totalMs);
   // The run carries the deterministic generator's tests; a configured model adds its own.
   const report = generator.value
     ? await addModelTests(env, generator.value, {
         runId,
         report: run.value,
         manifest: manifest.data,
-        submission: submissionBytes,
+        submission: integrity.value,
         bundle: bundleBytes,
+        chargeRunner: (ms) => chargeRunner("generated", `${runId}-model`, ms),
       })
     : run.value;
   const judged = await judgeRun(panel.value.judges, report, manifest.data, {
@@ -194,11 +236,14 @@ export async function processSubmission(
     deliverables: judged.deliverables,
   });
   if (!input.ok)
-    return input.error.retryable ? retryOrFail(input.error.detail) : fail(input.error.detail);
+    return input.error.retryable
+      ? retryOrFail(input.error.detail)
+      : fail("scoring-refused", input.error.detail);
   const scored = computeEngineering(input.value);
   if (!scored.ok) {
     const e = scored.error;
     return fail(
+      "scoring-refused",
       `the scoring engine refused the run: ${e.reason === "weight-rule" ? e.rule : e.field}: ${e.detail}`,
     );
   }
@@ -222,7 +267,9 @@ export async function processSubmission(
       claimsJson: ctx.submission.claims,
     });
     if (!run.ok)
-      return run.error.retryable ? retryOrFail(run.error.detail) : fail(run.error.detail);
+      return run.error.retryable
+        ? retryOrFail(run.error.detail)
+        : fail("trace-refused", run.error.detail);
     stored = { input: run.value.input, breakdown: run.value.breakdown };
     judged.records.push(...run.value.judged.records);
     judged.failures.push(...run.value.judged.failures);

@@ -20,7 +20,13 @@ import type { Result } from "@bouts/scoring";
 /** Why no report came back. */
 export type RunnerError =
   | { reason: "runner-unavailable"; retryable: true; detail: string }
-  | { reason: "submission-refused"; retryable: false; detail: string };
+  | {
+      reason: "submission-refused";
+      retryable: false;
+      /** `artifact-integrity` when the runner got other bytes than the recorded sha256. */
+      code: "archive-refused" | "artifact-integrity";
+      detail: string;
+    };
 
 /** Bindings the client may use; RUNNER_HTTP exists only in tests. */
 export type RunnerEnv = Pick<Env, "RUNNER_URL"> & { RUNNER?: Env["RUNNER"]; RUNNER_HTTP?: Fetcher };
@@ -28,6 +34,8 @@ export type RunnerEnv = Pick<Env, "RUNNER_URL"> & { RUNNER?: Env["RUNNER"]; RUNN
 export interface RunRequest {
   runId: string;
   submission: Uint8Array;
+  /** The sha256 recorded at upload; the runner refuses other bytes (it never trusts us). */
+  submissionSha256?: string;
   bundle: Uint8Array;
 }
 
@@ -52,7 +60,11 @@ export async function requestRun(
   env: RunnerEnv,
   req: RunRequest,
 ): Promise<Result<RunReport, RunnerError>> {
-  return exchange(env, req, "/v1/runs", { runId: req.runId }, RunReportSchema);
+  const job = {
+    runId: req.runId,
+    ...(req.submissionSha256 ? { submissionSha256: req.submissionSha256 } : {}),
+  };
+  return exchange(env, req, "/v1/runs", job, RunReportSchema);
 }
 
 /** Runs a generated suite: against the reference first, then the survivors against the submission. */
@@ -96,12 +108,16 @@ async function exchange<T>(
   const text = await res.text();
   if (res.status === 422 || res.status === 413) {
     let detail = text.slice(0, 500);
+    let type = "";
     try {
-      detail = (JSON.parse(text) as { detail?: string }).detail ?? detail;
+      const problem = JSON.parse(text) as { detail?: string; type?: string };
+      detail = problem.detail ?? detail;
+      type = problem.type ?? "";
     } catch {
       // keep the raw text
     }
-    return { ok: false, error: { reason: "submission-refused", retryable: false, detail } };
+    const code = type.endsWith("/artifact-integrity") ? "artifact-integrity" : "archive-refused";
+    return { ok: false, error: { reason: "submission-refused", retryable: false, code, detail } };
   }
   if (!res.ok)
     return {

@@ -3,7 +3,15 @@
  * with its bundle, agents that entered it, and queued submissions of the example archives.
  */
 import { env } from "cloudflare:workers";
-import { agents, challenges, createDb, entries, operators, submissions } from "@bouts/db";
+import {
+  agents,
+  challenges,
+  createDb,
+  entries,
+  operators,
+  sha256Hex,
+  submissions,
+} from "@bouts/db";
 
 export const db = () => createDb(env.DB);
 let seq = 0;
@@ -99,7 +107,7 @@ export async function seedSubmission(
       agentId,
       challengeId: c.challengeId,
       iteration,
-      artifactSha256: "0".repeat(64),
+      artifactSha256: await sha256Hex(bytes),
       artifactKey: key,
       artifactSize: bytes.byteLength,
       artifactType: "tar.gz",

@@ -111,6 +111,69 @@ describe("failures", () => {
     const row = await statusOf(id);
     expect(row.status).toBe("failed");
     expect(row.failureReason).toMatch(/runner refused the archive/);
+    expect(row.failureCode).toBe("archive-refused");
+  });
+
+  it("fails a submission whose stored archive is not the one uploaded, without retrying or running it", async () => {
+    const agent = await seedAgent(challenge);
+    const id = await seedSubmission(challenge, agent, "complete");
+    const row = await statusOf(id);
+    // Swap the stored object for another valid archive: same key, other bytes.
+    const other = await env.ARTIFACTS.get(
+      (await statusOf(await seedSubmission(challenge, await seedAgent(challenge), "partial")))
+        .artifactKey,
+    );
+    await env.ARTIFACTS.put(row.artifactKey, await other!.arrayBuffer());
+    const runner = vi.fn(() => Promise.resolve(new Response("unused", { status: 500 })));
+    const watched = { ...scoreEnv(), RUNNER_HTTP: { fetch: runner } as unknown as Fetcher };
+    const outcome = await processSubmission(watched, id, now);
+    expect(outcome.action).toBe("ack");
+    expect(runner).not.toHaveBeenCalled();
+    const failed = await statusOf(id);
+    expect(failed).toMatchObject({ status: "failed", failureCode: "artifact-integrity" });
+    expect(failed.failureReason).toContain(row.artifactSha256);
+  });
+
+  it("fails a submission whose archive is missing from storage as an integrity failure", async () => {
+    const agent = await seedAgent(challenge);
+    const id = await seedSubmission(challenge, agent, "complete");
+    await env.ARTIFACTS.delete((await statusOf(id)).artifactKey);
+    expect((await processSubmission(scoreEnv(), id, now)).action).toBe("ack");
+    expect(await statusOf(id)).toMatchObject({
+      status: "failed",
+      failureCode: "artifact-integrity",
+      failureReason: "the submitted archive is no longer stored",
+    });
+  });
+
+  it("charges the run's runner time to the agent once, however often the message comes", async () => {
+    const agent = await seedAgent(challenge);
+    const id = await seedSubmission(challenge, agent, "complete");
+    expect((await processSubmission(scoreEnv(), id, now)).action).toBe("ack");
+    expect((await processSubmission(scoreEnv(), id, now)).action).toBe("ack");
+    const { results } = await env.DB.prepare(
+      "SELECT run_id, kind, agent_id, challenge_id, runner_ms FROM runner_usage WHERE submission_id = ?",
+    )
+      .bind(id)
+      .all<{
+        run_id: string;
+        kind: string;
+        agent_id: string;
+        challenge_id: string;
+        runner_ms: number;
+      }>();
+    expect(results).toHaveLength(1);
+    const report = JSON.parse(await (await env.ARTIFACTS.get(`reports/${id}.json`))!.text()) as {
+      timings: { totalMs: number };
+    };
+    expect(results[0]).toMatchObject({
+      run_id: `${id}-1`,
+      kind: "run",
+      agent_id: agent,
+      challenge_id: challenge.challengeId,
+      runner_ms: Math.round(report.timings.totalMs),
+    });
+    expect(results[0]!.runner_ms).toBeGreaterThan(0);
   });
 
   it("retries with backoff while the runner is down, then fails after the last attempt", async () => {
@@ -131,6 +194,7 @@ describe("failures", () => {
     const row = await statusOf(id);
     expect(row.status).toBe("failed");
     expect(row.failureReason).toMatch(/after 5 attempts/);
+    expect(row.failureCode).toBe("infrastructure");
   });
 
   it("leaves a submission another consumer holds alone", async () => {

@@ -1,11 +1,11 @@
 /**
  * @module runner/archive/unpack
- * Safe unpacking of submission archives (.tar.gz via `tar`'s parser, .zip via `yauzl`). The
- * libraries only parse; every byte is written by us into a fresh staging folder, so nothing a
- * header says can make us follow a link or write outside it. Invariants: only regular files and
- * folders are created; names are relative, without `..`, drive letters, backslashes or NUL, and
- * unique ignoring case; entry count, depth and the bytes actually written are capped. A rejected
- * archive leaves nothing behind (the staging folder is removed) and names the offending entry.
+ * The runner's Node adapter over `@bouts/archive`: the shared validator decides what is
+ * admitted; this file only writes admitted entries into a fresh staging folder and renames it
+ * into place. Invariants: every fs call is guarded (a failure is a refusal, never a crash);
+ * files are created with O_EXCL|O_NOFOLLOW under a folder only we write to, so nothing in an
+ * archive can make us follow a link or write outside it; a refused archive leaves nothing
+ * behind (the staging folder is removed) and names the offending entry.
  */
 import {
   chmodSync,
@@ -18,31 +18,34 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
-import { Parser, type ReadEntry } from "tar";
-import yauzl from "yauzl";
+import {
+  DEFAULT_ARCHIVE_LIMITS,
+  describeAdmissionRefusal,
+  describeArchiveRefusal,
+  detectArchiveFormat as detectFormat,
+  normalizeEntryPath,
+  readArchive,
+  type AdmissionRefusal,
+  type ArchiveFormat,
+  type ArchiveLimits,
+  type ArchiveRefusal,
+  type ArchiveSink,
+} from "@bouts/archive";
 import { err, ok, type Result } from "../result.ts";
 
-/** Caps applied while unpacking. */
+/** Caps applied while unpacking; the byte and ratio caps default to `DEFAULT_ARCHIVE_LIMITS`. */
 export interface UnpackLimits {
   maxArchiveBytes: number;
   maxExpandedBytes: number;
   maxEntries: number;
   maxDepth: number;
+  maxSegmentBytes?: number;
+  maxPathBytes?: number;
+  maxRatio?: number;
 }
 
-/** Why an archive was refused; `entry` names the offending entry when there is one. */
-export type UnpackError =
-  | { reason: "unknown-format"; detail: string }
-  | { reason: "archive-too-large"; bytes: number; limit: number }
-  | { reason: "corrupt-archive"; detail: string; entry?: string }
-  | { reason: "unsafe-path"; entry: string; detail: string }
-  | { reason: "link-entry"; entry: string }
-  | { reason: "special-entry"; entry: string; type: string }
-  | { reason: "duplicate-entry"; entry: string; clashesWith: string }
-  | { reason: "too-many-entries"; entry: string; limit: number }
-  | { reason: "too-deep"; entry: string; limit: number }
-  | { reason: "too-large-expanded"; entry: string; limit: number }
-  | { reason: "unscannable-code"; entry: string; detail: string };
+/** Why an archive was refused: the validator's refusal, or code no scanner can read. */
+export type UnpackError = ArchiveRefusal | AdmissionRefusal;
 
 /** What was unpacked. */
 export interface UnpackSummary {
@@ -53,318 +56,85 @@ export interface UnpackSummary {
 
 /** Formats an unpack error as one line that names the entry. */
 export function describeUnpackError(e: UnpackError): string {
-  switch (e.reason) {
-    case "unknown-format":
-      return `not a .tar.gz or .zip archive (${e.detail})`;
-    case "archive-too-large":
-      return `archive is ${e.bytes} bytes; the limit is ${e.limit}`;
-    case "corrupt-archive":
-      return `corrupt archive${e.entry ? ` at ${JSON.stringify(e.entry)}` : ""}: ${e.detail}`;
-    case "unsafe-path":
-      return `unsafe path ${JSON.stringify(e.entry)}: ${e.detail}`;
-    case "link-entry":
-      return `link entry ${JSON.stringify(e.entry)} refused: links of any kind are not accepted`;
-    case "special-entry":
-      return `entry ${JSON.stringify(e.entry)} of type ${e.type} refused: only files and folders`;
-    case "duplicate-entry":
-      return `entry ${JSON.stringify(e.entry)} collides with ${JSON.stringify(e.clashesWith)}`;
-    case "too-many-entries":
-      return `more than ${e.limit} entries (at ${JSON.stringify(e.entry)})`;
-    case "too-deep":
-      return `entry ${JSON.stringify(e.entry)} is nested deeper than ${e.limit} levels`;
-    case "too-large-expanded":
-      return `expanded size exceeds ${e.limit} bytes (at ${JSON.stringify(e.entry)})`;
-    case "unscannable-code":
-      return `${JSON.stringify(e.entry)} refused: ${e.detail}`;
-  }
+  if (e.reason === "unscannable-code" || e.reason === "nothing-to-load")
+    return describeAdmissionRefusal(e);
+  return describeArchiveRefusal(e);
 }
 
-// ─── Entry admission ───
-
-type Kind = "file" | "dir";
-
-/** Tracks admitted names and totals; shared by both formats so the rules cannot drift. */
-class Admission {
-  readonly #limits: UnpackLimits;
-  readonly #names = new Map<string, { name: string; kind: Kind }>();
-  entries = 0;
-  bytes = 0;
-  files = 0;
-  dirs = 0;
-  constructor(limits: UnpackLimits) {
-    this.#limits = limits;
-  }
-
-  /** Validates one entry name and returns its normalized relative path. */
-  admit(raw: string, kind: Kind): Result<string, UnpackError> {
-    this.entries += 1;
-    // `tar czf x.tgz .` stores the root itself as "./": a folder entry for what already exists.
-    if (kind === "dir" && /^(\.\/?)+$/.test(raw)) return ok("");
-    if (this.entries > this.#limits.maxEntries) {
-      return err({ reason: "too-many-entries", entry: raw, limit: this.#limits.maxEntries });
-    }
-    const checked = normalizeEntryName(raw);
-    if (!checked.ok) return checked;
-    const rel = checked.value;
-    const segments = rel.split("/");
-    if (segments.length > this.#limits.maxDepth) {
-      return err({ reason: "too-deep", entry: raw, limit: this.#limits.maxDepth });
-    }
-    // Parents are implicit folders: a file named like one of them is a collision.
-    for (let i = 1; i <= segments.length; i += 1) {
-      const name = segments.slice(0, i).join("/");
-      const key = name.normalize("NFC").toLowerCase();
-      const k: Kind = i === segments.length ? kind : "dir";
-      const prior = this.#names.get(key);
-      if (prior) {
-        // Same folder named twice is harmless; anything else (a second file, a file over a
-        // folder, or a case variant that would merge on a case-insensitive disk) is refused.
-        if (prior.name !== name || prior.kind === "file" || k === "file") {
-          return err({ reason: "duplicate-entry", entry: raw, clashesWith: prior.name });
-        }
-      } else {
-        this.#names.set(key, { name, kind: k });
-      }
-    }
-    if (kind === "file") this.files += 1;
-    else this.dirs += 1;
-    return { ok: true, value: rel };
-  }
-
-  /** Counts bytes about to be written; refuses once the expanded total passes the cap. */
-  addBytes(entry: string, n: number): Result<void, UnpackError> {
-    this.bytes += n;
-    if (this.bytes > this.#limits.maxExpandedBytes) {
-      return err({ reason: "too-large-expanded", entry, limit: this.#limits.maxExpandedBytes });
-    }
-    return ok(undefined);
-  }
+/** Detects the format by magic bytes: gzip (tar.gz) or zip. */
+export function detectArchiveFormat(bytes: Uint8Array): ArchiveFormat | null {
+  return detectFormat(bytes);
 }
 
 /** Normalizes an archive entry name to a safe relative POSIX path, or says why it is unsafe. */
 export function normalizeEntryName(raw: string): Result<string, UnpackError> {
-  const bad = (detail: string) => err<UnpackError>({ reason: "unsafe-path", entry: raw, detail });
-  if (raw.includes("\0")) return bad("contains NUL");
-  if (raw.includes("\\")) return bad("contains a backslash");
-  if (raw.startsWith("/")) return bad("absolute path");
-  if (/^[A-Za-z]:/.test(raw)) return bad("drive-letter path");
-  let name = raw;
-  while (name.startsWith("./")) name = name.slice(2);
-  name = name.replace(/\/+$/, "");
-  if (name === "" || name === ".") return bad("empty name");
-  const segments = name.split("/");
-  for (const s of segments) {
-    if (s === "..") return bad("parent-folder segment");
-    if (s === "" || s === ".") return bad("empty or '.' segment");
-    if (s.length > 255) return bad("segment longer than 255 bytes");
-  }
-  return { ok: true, value: name };
+  return normalizeEntryPath(raw, DEFAULT_ARCHIVE_LIMITS);
 }
 
-// ─── Writing ───
+function resolveArchiveLimits(limits: UnpackLimits): ArchiveLimits {
+  return {
+    maxArchiveBytes: limits.maxArchiveBytes,
+    maxExpandedBytes: limits.maxExpandedBytes,
+    maxEntries: limits.maxEntries,
+    maxDepth: limits.maxDepth,
+    maxSegmentBytes: limits.maxSegmentBytes ?? DEFAULT_ARCHIVE_LIMITS.maxSegmentBytes,
+    maxPathBytes: limits.maxPathBytes ?? DEFAULT_ARCHIVE_LIMITS.maxPathBytes,
+    maxRatio: limits.maxRatio ?? DEFAULT_ARCHIVE_LIMITS.maxRatio,
+  };
+}
 
 const WRITE_FLAGS =
   constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-function ensureParent(root: string, rel: string): void {
-  // Only we create folders under a fresh staging root, and we never create links there.
-  mkdirSync(path.dirname(path.join(root, rel)), { recursive: true, mode: 0o755 });
-}
-
-// ─── Formats ───
-
-/** Detects the format by magic bytes: gzip (tar.gz) or zip. */
-export function detectArchiveFormat(bytes: Uint8Array): "tar.gz" | "zip" | null {
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return "tar.gz";
-  if (
-    bytes.length >= 4 &&
-    bytes[0] === 0x50 &&
-    bytes[1] === 0x4b &&
-    bytes[2] === 3 &&
-    bytes[3] === 4
-  )
-    return "zip";
-  return null;
-}
-
-const TAR_FILE_TYPES = new Set(["File", "OldFile", "ContiguousFile"]);
-const TAR_LINK_TYPES = new Set(["SymbolicLink", "Link"]);
-
-function unpackTarGz(
-  bytes: Uint8Array,
-  root: string,
-  adm: Admission,
-): Promise<Result<void, UnpackError>> {
-  return new Promise((resolve) => {
-    let failure: UnpackError | null = null;
-    let openFd: number | null = null;
-    let settled = false;
-    const closeOpen = () => {
-      if (openFd !== null) closeSync(openFd);
-      openFd = null;
-    };
-    const settle = () => {
-      if (settled) return;
-      settled = true;
-      closeOpen();
-      resolve(failure ? err(failure) : ok(undefined));
-    };
-    const parser = new Parser({
-      strict: true,
-      onReadEntry: (entry: ReadEntry) => {
-        if (failure) {
-          entry.resume();
-          return;
+/** A sink writing admitted entries under `root` (paths arrive validated and normalized). */
+function createStagingSink(root: string): ArchiveSink & { closeAll(): void } {
+  const open = new Set<number>();
+  const made = new Set<string>();
+  const ensureDir = (dir: string) => {
+    if (made.has(dir)) return;
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    made.add(dir);
+  };
+  const closeFd = (fd: number) => {
+    if (!open.delete(fd)) return;
+    closeSync(fd);
+  };
+  return {
+    directory(entry) {
+      ensureDir(path.join(root, entry.path));
+    },
+    openFile(entry) {
+      const target = path.join(root, entry.path);
+      // Only we create folders under a fresh staging root, and we never create links there.
+      ensureDir(path.dirname(target));
+      const fd = openSync(target, WRITE_FLAGS, entry.executable ? 0o755 : 0o644);
+      open.add(fd);
+      return {
+        write(chunk) {
+          for (let at = 0; at < chunk.length;) at += writeSync(fd, chunk, at);
+        },
+        close: () => closeFd(fd),
+        abort: () => closeFd(fd),
+      };
+    },
+    closeAll() {
+      for (const fd of [...open]) {
+        try {
+          closeFd(fd);
+        } catch {
+          // Closing is best effort once the archive is refused.
         }
-        const fail = (e: UnpackError) => {
-          failure = e;
-          entry.resume();
-          parser.abort(new Error(e.reason));
-        };
-        const type = String(entry.type);
-        if (TAR_LINK_TYPES.has(type)) return fail({ reason: "link-entry", entry: entry.path });
-        const kind: Kind | null = TAR_FILE_TYPES.has(type)
-          ? "file"
-          : type === "Directory"
-            ? "dir"
-            : null;
-        if (!kind) return fail({ reason: "special-entry", entry: entry.path, type });
-        const admitted = adm.admit(entry.path, kind);
-        if (!admitted.ok) return fail(admitted.error);
-        const rel = admitted.value;
-        if (kind === "dir") {
-          if (rel !== "") mkdirSync(path.join(root, rel), { recursive: true, mode: 0o755 });
-          entry.resume();
-          return;
-        }
-        ensureParent(root, rel);
-        const mode = (entry.mode ?? 0o644) & 0o111 ? 0o755 : 0o644;
-        openFd = openSync(path.join(root, rel), WRITE_FLAGS, mode);
-        entry.on("data", (chunk: Buffer) => {
-          if (failure || openFd === null) return;
-          const counted = adm.addBytes(entry.path, chunk.length);
-          if (!counted.ok) return fail(counted.error);
-          writeSync(openFd, chunk);
-        });
-        entry.on("end", closeOpen);
-      },
-    });
-    parser.on("error", (e: Error) => {
-      failure ??= { reason: "corrupt-archive", detail: e.message };
-      settle();
-    });
-    parser.on("abort", settle);
-    parser.on("close", settle);
-    parser.on("end", settle);
-    try {
-      parser.end(Buffer.from(bytes));
-    } catch (e) {
-      failure ??= { reason: "corrupt-archive", detail: (e as Error).message };
-      settle();
-    }
-  });
+      }
+    },
+  };
 }
 
-function decodeZipName(entry: yauzl.Entry): string {
-  const raw = entry.fileName as unknown as Buffer;
-  // General-purpose bit 11 marks UTF-8 names; others are CP437, equal to latin1 for ASCII.
-  return (entry.generalPurposeBitFlag & 0x800) !== 0
-    ? raw.toString("utf8")
-    : raw.toString("latin1");
-}
-
-function unpackZip(
-  bytes: Uint8Array,
-  root: string,
-  adm: Admission,
-): Promise<Result<void, UnpackError>> {
-  return new Promise((resolve) => {
-    yauzl.fromBuffer(
-      Buffer.from(bytes),
-      { lazyEntries: true, decodeStrings: false, validateEntrySizes: true },
-      (openErr, zip) => {
-        if (openErr || !zip) {
-          resolve(err({ reason: "corrupt-archive", detail: openErr?.message ?? "unreadable" }));
-          return;
-        }
-        let done = false;
-        const finish = (r: Result<void, UnpackError>) => {
-          if (done) return;
-          done = true;
-          zip.close();
-          resolve(r);
-        };
-        zip.on("error", (e: Error) =>
-          finish(err({ reason: "corrupt-archive", detail: e.message })),
-        );
-        zip.on("end", () => finish(ok(undefined)));
-        zip.on("entry", (entry: yauzl.Entry) => {
-          const name = decodeZipName(entry);
-          const unixMode = (entry.externalFileAttributes >>> 16) & 0o170000;
-          const madeOnUnix = entry.versionMadeBy >> 8 === 3;
-          if (madeOnUnix && unixMode === 0o120000)
-            return finish(err({ reason: "link-entry", entry: name }));
-          if (madeOnUnix && unixMode !== 0 && unixMode !== 0o100000 && unixMode !== 0o040000) {
-            return finish(
-              err({ reason: "special-entry", entry: name, type: `mode ${unixMode.toString(8)}` }),
-            );
-          }
-          const kind: Kind = name.endsWith("/") ? "dir" : "file";
-          const admitted = adm.admit(name, kind);
-          if (!admitted.ok) return finish(admitted);
-          const rel = admitted.value;
-          if (kind === "dir") {
-            if (rel !== "") mkdirSync(path.join(root, rel), { recursive: true, mode: 0o755 });
-            zip.readEntry();
-            return;
-          }
-          if (
-            entry.uncompressedSize > 0 &&
-            adm.bytes + entry.uncompressedSize > Number.MAX_SAFE_INTEGER
-          ) {
-            return finish(err({ reason: "corrupt-archive", detail: "size overflow", entry: name }));
-          }
-          zip.openReadStream(entry, (streamErr, stream) => {
-            if (streamErr || !stream) {
-              return finish(
-                err({
-                  reason: "corrupt-archive",
-                  detail: streamErr?.message ?? "no stream",
-                  entry: name,
-                }),
-              );
-            }
-            ensureParent(root, rel);
-            const fd = openSync(path.join(root, rel), WRITE_FLAGS, 0o644);
-            let closed = false;
-            const close = () => {
-              if (!closed) closeSync(fd);
-              closed = true;
-            };
-            stream.on("data", (chunk: Buffer) => {
-              if (done) return;
-              const counted = adm.addBytes(name, chunk.length);
-              if (!counted.ok) {
-                close();
-                stream.destroy();
-                return finish(counted);
-              }
-              writeSync(fd, chunk);
-            });
-            stream.on("error", (e: Error) => {
-              close();
-              finish(err({ reason: "corrupt-archive", detail: e.message, entry: name }));
-            });
-            stream.on("end", () => {
-              close();
-              if (!done) zip.readEntry();
-            });
-          });
-        });
-        zip.readEntry();
-      },
-    );
-  });
+function removeQuietly(dir: string): void {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Staging lives under the run's work dir, which is removed with the run anyway.
+  }
 }
 
 /**
@@ -376,29 +146,35 @@ export async function unpackArchive(
   dest: string,
   limits: UnpackLimits,
 ): Promise<Result<UnpackSummary, UnpackError>> {
-  if (bytes.length > limits.maxArchiveBytes) {
-    return err({ reason: "archive-too-large", bytes: bytes.length, limit: limits.maxArchiveBytes });
+  const archiveLimits = resolveArchiveLimits(limits);
+  // Validate the cheap preconditions before touching the disk.
+  if (bytes.length > archiveLimits.maxArchiveBytes || !detectFormat(bytes)) {
+    const r = await readArchive(bytes, archiveLimits);
+    if (!r.ok) return r;
   }
-  const format = detectArchiveFormat(bytes);
-  if (!format) return err({ reason: "unknown-format", detail: "no gzip or zip signature" });
   const staging = `${dest}.staging-${process.pid}-${Date.now()}`;
-  mkdirSync(staging, { mode: 0o700 });
-  const adm = new Admission(limits);
-  let result: Result<void, UnpackError>;
   try {
-    result =
-      format === "zip"
-        ? await unpackZip(bytes, staging, adm)
-        : await unpackTarGz(bytes, staging, adm);
+    mkdirSync(staging, { mode: 0o700 });
   } catch (e) {
-    result = err({ reason: "corrupt-archive", detail: (e as Error).message });
+    return err({ reason: "unwritable-entry", detail: `staging folder: ${(e as Error).message}` });
   }
-  if (!result.ok) {
-    rmSync(staging, { recursive: true, force: true });
-    return result;
+  const sink = createStagingSink(staging);
+  const r = await readArchive(bytes, archiveLimits, sink);
+  sink.closeAll();
+  if (!r.ok) {
+    removeQuietly(staging);
+    return r;
   }
-  renameSync(staging, dest);
-  // Staging was private while unchecked; the sandbox's unprivileged uid must be able to read it.
-  chmodSync(dest, 0o755);
-  return ok({ files: adm.files, dirs: adm.dirs, bytes: adm.bytes });
+  try {
+    renameSync(staging, dest);
+    // Staging was private while unchecked; the sandbox's unprivileged uid must be able to read it.
+    chmodSync(dest, 0o755);
+  } catch (e) {
+    removeQuietly(staging);
+    return err({
+      reason: "unwritable-entry",
+      detail: `moving into place: ${(e as Error).message}`,
+    });
+  }
+  return ok({ files: r.value.files.length, dirs: r.value.dirs, bytes: r.value.expandedBytes });
 }

@@ -3,10 +3,13 @@
  * The host side of a run's subject: the one sandboxed process that loads the submission's
  * module (docs/subject-protocol.md). Calls from the trusted test processes are forwarded to it
  * as frames, each under a deadline; a subject that crashes, hangs or breaks the protocol gets a
- * fault answer, is killed, and is restarted for the next call at most `maxRestarts` times.
+ * fault answer, is killed, and is restarted for the next call at most `maxRestarts` times. A
+ * subject the run has given up on (retire(): the fail-fast rule, run/budget.ts) answers every
+ * later call with an `unavailable` fault at once.
  * Invariants: nothing the subject writes is ever a verdict; request() never rejects; every
  * incarnation is killed and awaited by close().
  */
+import { readdirSync, statSync } from "node:fs";
 import type { ExploitTrigger, IntegrityTrigger, RunLimits, Runtime } from "@bouts/contracts";
 import type { CgroupSupport } from "../sandbox/cgroup.ts";
 import {
@@ -88,6 +91,7 @@ export class SubjectHost {
   #nextId = 1;
   #closing = false;
   #startError: string | null = null;
+  #retired: string | null = null;
   /** How many times the subject has ended unexpectedly; tests compare before and after. */
   deaths = 0;
   exports: Record<string, unknown> | null = null;
@@ -115,6 +119,37 @@ export class SubjectHost {
     return { ok: true };
   }
 
+  /** Gives up on the subject: every later call gets an `unavailable` fault at once. */
+  retire(reason: string): void {
+    this.#retired ??= reason;
+    const inc = this.#current;
+    if (inc) this.#kill(inc, `retired: ${reason}`.slice(0, 300));
+  }
+
+  /**
+   * Tasks (processes and threads) now running as the subject's host uid, read from the host's
+   * /proc: what RLIMIT_NPROC counts. At the process cap, this is the cap.
+   */
+  countTasks(): number {
+    let n = 0;
+    for (const pid of readdirSync("/proc")) {
+      const c = pid.charCodeAt(0);
+      if (c < 48 || c > 57) continue;
+      try {
+        if (statSync(`/proc/${pid}`).uid !== this.#opts.hostUid) continue;
+        n += readdirSync(`/proc/${pid}/task`).length;
+      } catch {
+        // exited while we looked
+      }
+    }
+    return n;
+  }
+
+  /** Why the run gave up on the subject, or null. */
+  get retired(): string | null {
+    return this.#retired;
+  }
+
   /** Forwards one request; resolves with the subject's answer or a fault frame. */
   async request(frame: Frame, deadlineMs: number): Promise<Frame> {
     const callerId = frame.id;
@@ -124,9 +159,13 @@ export class SubjectHost {
       fault: kind,
       message: message.slice(0, 2000),
     });
+    if (this.#retired !== null)
+      return fault("unavailable", `the run gave up on the subject: ${this.#retired}`);
     if (this.loadError !== null && this.exports === null)
       return fault(this.#loadFault, `the submission's module failed to load: ${this.loadError}`);
     let inc = this.#current;
+    // An incarnation the host is killing gets no more calls: wait until it is gone, then restart.
+    if (inc && !inc.dead && inc.killedFor !== null) await inc.outcome;
     if (!inc || inc.dead) {
       if (this.#restarts >= (this.#opts.maxRestarts ?? MAX_SUBJECT_RESTARTS))
         return fault(

@@ -3,14 +3,18 @@
  * Runs hidden tests in trusted test processes, one per test file, each in its own sandbox with
  * no submission code in it; the bridge's calls are relayed to the run's subject. Each test keeps
  * its own time limit: a test that outlives it is failed, its process killed, and the tests left
- * in the file run in a new process. Invariants: a verdict comes only from the trusted process's
- * result records; a test during which the subject faulted or died fails, whatever it reported;
- * every test of the list gets exactly one judgement.
+ * in the file run in a new process. Runner time is a budget (run/budget.ts): a test cut by the
+ * run's deadline is `budget-exhausted` and no test starts after it; once the subject has faulted
+ * on K consecutive tests the subject is retired and the tests left fail at once.
+ * Invariants: a verdict comes only from the trusted process's result records; a test during
+ * which the subject faulted or died fails, whatever it reported; every test of the list gets
+ * at most one judgement, and every test gets one unless the run's budget ran out.
  */
 import type { TestStatus } from "@bouts/contracts";
 import { buildTrustedInvocation, CHANNEL_DIR, expectedResultName } from "../sandbox/runtime.ts";
 import { runSandboxed, type SandboxControl } from "../sandbox/sandbox.ts";
 import type { TestJudgement } from "./analyze.ts";
+import type { FailFastRule } from "./budget.ts";
 import {
   buildProcessLimits,
   createLineSplitter,
@@ -30,9 +34,14 @@ export interface SuiteTest {
 export interface SuiteOptions extends RunProcessOptions {
   subject: SubjectHost;
   onTest?: (id: string, judgement: TestJudgement) => void;
+  /** The K-consecutive rule; absent, a broken subject is only bounded by its restarts. */
+  failFast?: FailFastRule;
 }
 
-/** What the suite produced; `infrastructure` is set when a sandbox could not start. */
+/**
+ * What the suite produced; `infrastructure` is set when a sandbox could not start. Tests left
+ * without a judgement were not started because the run's budget ran out.
+ */
 export interface SuiteResult {
   judgements: Map<string, TestJudgement>;
   infrastructure: string | null;
@@ -42,6 +51,8 @@ export interface SuiteResult {
 const START_GRACE_MS = 10_000;
 /** Slack on top of a test's limit before the host kills its process. */
 const KILL_GRACE_MS = 1_000;
+/** A fault this close to the run's deadline is the budget running out, not the subject's doing. */
+const BUDGET_SLACK_MS = 100;
 
 interface ResultRecord {
   name: string;
@@ -56,6 +67,8 @@ interface Running {
   startedAt: number;
   deathsAtStart: number;
   fault: Frame | null;
+  /** The run's deadline cut this test short. */
+  budgetCut: boolean;
 }
 
 function judgement(status: TestStatus, message: string, durationMs = 0): TestJudgement {
@@ -80,12 +93,24 @@ export async function runSuite(tests: SuiteTest[], opts: SuiteOptions): Promise<
     let left = group;
     while (left.length > 0) {
       if (opts.runDeadline - Date.now() <= 0) return { judgements, infrastructure: null };
+      const trip = opts.failFast?.tripped;
+      if (trip) {
+        // The subject is retired: these tests would only collect instant faults.
+        for (const t of left) {
+          opts.failFast?.record(t.id, "not run");
+          const j = judgement("failed", `not run: the run gave up on the subject: ${trip.reason}`);
+          judgements.set(t.id, j);
+          opts.onTest?.(t.id, j);
+        }
+        break;
+      }
       const r = await runFile(file, left, opts, launch++);
       if (r.infrastructure) return { judgements, infrastructure: r.infrastructure };
       for (const [id, j] of r.judged) {
         judgements.set(id, j);
         opts.onTest?.(id, j);
       }
+      if (opts.runDeadline - Date.now() <= 0) return { judgements, infrastructure: null };
       const next = left.filter((t) => !judgements.has(t.id));
       if (next.length === left.length) {
         // No progress: the process ends before any test starts. Say why, once per test.
@@ -138,10 +163,30 @@ async function runFile(
     killedRunning = name;
     control?.kill();
   };
+  const budgetCut = new Set<string>();
+  // A subject sitting at its process cap (a fork bomb) is at a resource limit, even when it
+  // still answers: it counts as a fault for the fail-fast rule.
+  const atProcessCap = (): string | null => {
+    const tasks = opts.subject.countTasks();
+    return tasks >= limits.maxProcesses - 1
+      ? `the subject was at its process cap (${tasks} of ${limits.maxProcesses} tasks)`
+      : null;
+  };
   const settle = (r: Running) => {
     if (r.fault) faults.set(r.name, r.fault);
     const died = opts.subject.deaths - r.deathsAtStart;
     if (died > 0) subjectDied.set(r.name, died);
+    if (r.budgetCut) return void budgetCut.add(r.name);
+    const fault = r.fault
+      ? `${String(r.fault.fault)}: ${String(r.fault.message)}`
+      : died > 0
+        ? "the subject ended during the test"
+        : killedRunning === r.name ||
+            (results.get(r.name) ?? []).some((rec) => rec.status === "timeout")
+          ? `the test outlived its ${limits.testTimeoutMs} ms limit`
+          : atProcessCap();
+    const trip = opts.failFast?.record(byResultName.get(r.name)?.id ?? r.name, fault);
+    if (trip) opts.subject.retire(trip.reason);
   };
   arm(START_GRACE_MS, () => killFor(null));
 
@@ -155,6 +200,7 @@ async function runFile(
         startedAt: Date.now(),
         deathsAtStart: opts.subject.deaths,
         fault: null,
+        budgetCut: false,
       };
       const name = rec.name;
       arm(limits.testTimeoutMs + KILL_GRACE_MS, () => killFor(name));
@@ -183,7 +229,9 @@ async function runFile(
       const left = r ? r.startedAt + limits.testTimeoutMs - Date.now() : limits.testTimeoutMs;
       const deadline = Math.max(1, Math.min(left, opts.runDeadline - Date.now()));
       const answer = await opts.subject.request(frame, deadline);
-      if (answer.t === "fault" && r && !r.fault) r.fault = answer;
+      if (answer.t === "fault" && r && Date.now() >= opts.runDeadline - BUDGET_SLACK_MS)
+        r.budgetCut = true;
+      else if (answer.t === "fault" && r && !r.fault) r.fault = answer;
       control?.write(`${JSON.stringify(answer)}\n`);
     });
   };
@@ -225,6 +273,9 @@ async function runFile(
       why: "",
     };
   const stillRunning = running as Running | null;
+  // The sandbox's wall clock is the run's deadline: a test it cut short ran out of budget.
+  if (stillRunning && (outcome.timedOut || Date.now() >= opts.runDeadline - BUDGET_SLACK_MS))
+    stillRunning.budgetCut = true;
   if (stillRunning) settle(stillRunning);
   const abnormal = killedRunning !== null || outcome.signal !== null || outcome.timedOut;
   const why =
@@ -247,7 +298,12 @@ async function runFile(
     const died = subjectDied.get(rn) ?? 0;
     const wasRunning = stillRunning?.name === rn;
     let j: TestJudgement | null = null;
-    if (fault) {
+    if (budgetCut.has(rn)) {
+      j = judgement(
+        "budget-exhausted",
+        `the run's budget of ${limits.runWallMs} ms ran out while this test ran`,
+      );
+    } else if (fault) {
       const kind = String(fault.fault);
       j = judgement(
         kind === "timeout" ? "timeout" : kind === "unavailable" ? "failed" : "crashed",

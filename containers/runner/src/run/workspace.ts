@@ -22,6 +22,7 @@ import {
   rmSync,
 } from "node:fs";
 import path from "node:path";
+import { DEPENDENCY_DIRS } from "@bouts/archive";
 import type { ChallengeManifest, DeliverableFound, SourceFile } from "@bouts/contracts";
 import { collectSources, readTextPrefix } from "./judge-packet.ts";
 import { unpackArchive, type UnpackError, type UnpackLimits } from "../archive/unpack.ts";
@@ -48,14 +49,6 @@ export interface Workspace {
   bytes: number;
 }
 
-const DEPENDENCY_DIRS = new Set([
-  "node_modules",
-  ".venv",
-  "venv",
-  "site-packages",
-  "__pycache__",
-  ".pytest_cache",
-]);
 /** package.json keys that change how tests are run; other differences are harmless. */
 const TEST_RELEVANT_PACKAGE_KEYS = [
   "scripts",
@@ -185,6 +178,19 @@ export async function buildWorkspace(
       reason: "unscannable-code",
       entry: first!.file,
       detail: `${first!.reason}: a runtime can load it, but no scanner or judge can read it${also}`,
+    });
+  }
+
+  // Nothing the challenge can load is not a submission: refused with the reason, never run or
+  // scored (a gzip signature followed by junk used to score 10). Ingest refuses it at upload.
+  const module = manifest.interface?.module;
+  if (module && !lstatSync(path.join(submissionDir, module), { throwIfNoEntry: false })?.isFile()) {
+    return err({
+      reason: "nothing-to-load",
+      entry: module,
+      detail:
+        `the challenge loads ${module} from the submission's root (or from its single ` +
+        `top-level folder), and the archive has no such file: there is nothing to run`,
     });
   }
 

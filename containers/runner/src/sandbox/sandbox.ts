@@ -3,13 +3,18 @@
  * Runs one command inside bubblewrap. The launch chain is
  *   the uid's launcher (launcher.py, a root helper that joined the per-uid cgroups once) → fork:
  *   new session, rlimits, drop to the run's own unprivileged host uid and gid, no new privileges
- *   → exec bwrap (new user, pid, net, ipc, uts and cgroup namespaces; read-only system; fresh
- *   tmpfs /tmp; cleared environment) → the command, all by absolute path.
+ *   → exec bwrap (new user, pid, net, ipc, uts and cgroup namespaces; read-only root, /dev and
+ *   system; fresh size-capped tmpfs /tmp and /dev/shm; cleared environment) → the command, all
+ *   by absolute path.
  * Invariants: the command never runs outside bwrap (there is no fallback path); a sandbox that
  * did not report its child pid on --info-fd never started, which is an infrastructure error,
  * not a verdict; the wall-clock limit kills the whole tree (process group, cgroup, and the pid
  * namespace dies with bwrap); output beyond the cap is dropped and ends the process; results
- * come only from fd 3, a pipe the host owns, never from files the sandbox wrote.
+ * come only from fd 3, a pipe the host owns, never from files the sandbox wrote; / and /dev are
+ * read-only, and every place the sandbox can write is a tmpfs with a size cap (/tmp, /dev/shm,
+ * and each writable mount, which the host backs with a capped tmpfs for the run or for the
+ * sandbox's life); together the caps are at most a quarter of its memory limit
+ * (`computeScratchCaps`), so a full disk is ENOSPC for the writer, never host memory or disk.
  */
 import { constants, openSync } from "node:fs";
 import { Socket } from "node:net";
@@ -22,6 +27,7 @@ import {
   type LaunchExit,
   type SandboxLauncher,
 } from "./launcher.ts";
+import { openScratchDir } from "./scratch-mount.ts";
 
 /** A bind mount into the sandbox. Sources are host paths the host created itself. */
 export interface SandboxMount {
@@ -51,7 +57,12 @@ export interface SandboxSpec {
   env: Record<string, string>;
   cwd: string;
   readOnlyMounts: SandboxMount[];
-  /** Read-write bind mounts (the subject's /chan folder); sources are host-created folders. */
+  /**
+   * Read-write mounts (the subject's /chan folder). Each source is either a tmpfs the caller
+   * mounted for longer with `mountScratchDir` (at most `WRITABLE_MOUNT_CAP_BYTES` and
+   * `WRITABLE_MOUNT_INODES`, proven with statfs) or an empty host folder, on which the host
+   * mounts a capped tmpfs for this sandbox's life only; anything else does not start.
+   */
   writableMounts?: SandboxMount[];
   limits: SandboxLimits;
   cgroups: CgroupSupport | null;
@@ -98,10 +109,49 @@ const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([n, v]) =>
 const SANDBOX_UID = 65534;
 const CHANNEL_CAP = 4 * 1024 * 1024;
 const MIB = 1024 * 1024;
+/** Each writable mount (a socket folder): 1 MiB and 1024 inodes. */
+const WRITABLE_MOUNT_CAP_MB = 1;
+export const WRITABLE_MOUNT_CAP_BYTES = WRITABLE_MOUNT_CAP_MB * MIB;
+export const WRITABLE_MOUNT_INODES = 1024;
+
+/** Size caps of a sandbox's writable file systems, in bytes. */
+export interface ScratchCaps {
+  tmpBytes: number;
+  shmBytes: number;
+  /** Each writable mount's cap. */
+  writableBytes: number;
+  writableInodes: number;
+  /** The sum of all caps; at most `budgetBytes`. */
+  totalBytes: number;
+  /** A quarter of the memory limit (at least 3 MiB): what the caps may add up to. */
+  budgetBytes: number;
+}
+
+/**
+ * Splits a quarter of the memory limit between /dev/shm (an eighth of it, at most one file's
+ * size), the writable mounts (1 MiB each) and /tmp (the rest, at most one file's size), at
+ * least 1 MiB each. tmpfs pages count against the writer's memory cgroup where there is one;
+ * without one the caps are all that bounds them, hence the fixed share: a sandbox holds at most
+ * 1.25× its memory limit, and filling every file system leaves it three quarters of its memory.
+ */
+export function computeScratchCaps(limits: SandboxLimits, writableMounts: number): ScratchCaps {
+  const budgetMb = Math.max(2 + writableMounts, Math.floor(limits.memoryMb / 4));
+  const writableMb = WRITABLE_MOUNT_CAP_MB * writableMounts;
+  const shmMb = Math.max(1, Math.min(limits.maxFileSizeMb, Math.floor(budgetMb / 8)));
+  const tmpMb = Math.max(1, Math.min(limits.maxFileSizeMb, budgetMb - shmMb - writableMb));
+  return {
+    tmpBytes: tmpMb * MIB,
+    shmBytes: shmMb * MIB,
+    writableBytes: WRITABLE_MOUNT_CAP_BYTES,
+    writableInodes: WRITABLE_MOUNT_INODES,
+    totalBytes: (tmpMb + shmMb + writableMb) * MIB,
+    budgetBytes: budgetMb * MIB,
+  };
+}
 
 /** Builds the bwrap argument list (exported for tests and the self-test). */
 export function buildBwrapArgs(spec: SandboxSpec): string[] {
-  const { limits } = spec;
+  const caps = computeScratchCaps(spec.limits, spec.writableMounts?.length ?? 0);
   const args = [
     "--unshare-user",
     "--unshare-pid",
@@ -136,15 +186,24 @@ export function buildBwrapArgs(spec: SandboxSpec): string[] {
     "/sbin",
     "--proc",
     "/proc",
+    // bwrap's /dev and / are unbounded tmpfs: both become read-only once everything is mounted,
+    // and the two places meant for writing get capped tmpfs of their own.
     "--dev",
     "/dev",
     "--size",
-    String(limits.maxFileSizeMb * MIB),
+    String(caps.shmBytes),
+    "--tmpfs",
+    "/dev/shm",
+    "--size",
+    String(caps.tmpBytes),
     "--tmpfs",
     "/tmp",
   ];
   for (const m of spec.readOnlyMounts) args.push("--ro-bind", m.src, m.dest);
+  // Sources are capped tmpfs the host mounted (runSandboxed), never plain host folders.
   for (const m of spec.writableMounts ?? []) args.push("--bind", m.src, m.dest);
+  // Mount points are created in / and /dev, so these come after every mount.
+  args.push("--remount-ro", "/dev", "--remount-ro", "/");
   for (const [k, v] of Object.entries(spec.env)) args.push("--setenv", k, v);
   args.push("--chdir", spec.cwd, "--info-fd", "4", "--", ...spec.argv);
   return args;
@@ -224,7 +283,23 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
       return notStarted(`cannot create cgroup: ${(e as Error).message}`, t0);
     }
   }
+  const writable = spec.writableMounts ?? [];
+  const caps = computeScratchCaps(spec.limits, writable.length);
+  const releases: (() => Promise<void>)[] = [];
   try {
+    for (const m of writable) {
+      const r = await openScratchDir(m.src, {
+        capBytes: caps.writableBytes,
+        maxInodes: caps.writableInodes,
+        uid: spec.hostUid,
+      });
+      if (!r.ok)
+        return notStarted(
+          `cannot cap the writable mount ${m.dest} (${r.error.reason}): ${r.error.detail}`,
+          t0,
+        );
+      releases.push(r.value.release);
+    }
     let launcher: SandboxLauncher;
     try {
       launcher = await acquireLauncher(key, cgroup?.procsFiles ?? []);
@@ -236,6 +311,7 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
     }
     return await launch(spec, launcher, cgroup, t0);
   } finally {
+    for (const release of releases) await release();
     await cgroup?.release();
   }
 }

@@ -4,16 +4,23 @@
  * chain as tests) and must show an unprivileged uid with no capabilities, its own pid
  * namespace, a read-only system and workspace, no route to the host's loopback or the
  * internet, no host files, a cleared environment and the configured process cap. Python must
- * start and import pytest from its read-only tools mount. Any failed check fails the self-test,
- * and the service refuses to start (fail closed).
+ * start and import pytest from its read-only tools mount. A third probe proves the disk caps:
+ * writing to / and /dev fails, and /tmp, /dev/shm and a writable mount each stop with ENOSPC at
+ * the cap `computeScratchCaps` gives them. Any failed check fails the self-test, and the
+ * service refuses to start (fail closed).
  */
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmdirSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { err, ok, type Result } from "../result.ts";
 import type { CgroupSupport } from "./cgroup.ts";
 import type { RuntimePaths } from "./runtime.ts";
-import { runSandboxed, type SandboxLimits } from "./sandbox.ts";
+import {
+  computeScratchCaps,
+  runSandboxed,
+  type SandboxLimits,
+  type ScratchCaps,
+} from "./sandbox.ts";
 
 /** What the self-test saw; `checks` lists each property proven. */
 export interface SelfTestReport {
@@ -35,6 +42,87 @@ const PROBE_LIMITS: SandboxLimits = {
   wallMs: 15_000,
   addressSpaceMb: null,
 };
+
+const MIB = 1024 * 1024;
+/** Where the probe's writable mount appears in its sandbox. */
+const PROBE_WRITABLE = "/chan";
+
+/**
+ * Writes one byte to / and /dev (and /dev/null, which must stay usable), then fills each
+ * writable file system with 1 MiB files (under RLIMIT_FSIZE) until a write fails or `limit`
+ * bytes are written; reports the errno names on fd 3.
+ */
+const SCRATCH_PROBE = `
+import errno, json, os, sys
+limit = int(sys.argv[1])
+def name(e):
+    return errno.errorcode.get(e.errno, str(e.errno))
+def attempt(p):
+    try:
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, b"x")
+        finally:
+            os.close(fd)
+        return "written"
+    except OSError as e:
+        return name(e)
+def fill(d):
+    written, stop, chunk = 0, "limit", b"\\0" * 65536
+    try:
+        for i in range(limit // (1 << 20) + 1):
+            fd = os.open(f"{d}/fill-{i}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                for _ in range(16):
+                    written += os.write(fd, chunk)
+            finally:
+                os.close(fd)
+    except OSError as e:
+        stop = name(e)
+    return {"bytes": written, "stop": stop}
+report = {"k": "scratch", "root": attempt("/bouts-self-test"), "dev": attempt("/dev/bouts-self-test"),
+          "devNull": attempt("/dev/null"),
+          "fills": {d: fill(d) for d in ("/tmp", "/dev/shm", "${PROBE_WRITABLE}")}}
+os.write(3, (json.dumps(report) + "\\n").encode())
+`;
+
+/** What the disk-cap probe saw: errno names (or "written") and how far each fill got. */
+export interface ScratchProbe {
+  root: string;
+  dev: string;
+  devNull: string;
+  fills: Record<string, { bytes: number; stop: string }>;
+}
+
+/**
+ * Checks the disk-cap probe against the caps: / and /dev refuse writes, /dev/null takes them,
+ * and /tmp, /dev/shm and the writable mount each took at least half their cap and then stopped
+ * with ENOSPC without passing it.
+ */
+export function validateScratchProbe(
+  probe: ScratchProbe,
+  caps: ScratchCaps,
+): Result<string[], SelfTestError> {
+  const checks: string[] = [];
+  const failures: string[] = [];
+  const check = (okay: boolean, what: string) => (okay ? checks : failures).push(what);
+  check(probe.root !== "written", `the root is read-only (${probe.root})`);
+  check(probe.dev !== "written", `/dev is read-only (${probe.dev})`);
+  check(probe.devNull === "written", `/dev/null stays writable (${probe.devNull})`);
+  const expected: [string, number][] = [
+    ["/tmp", caps.tmpBytes],
+    ["/dev/shm", caps.shmBytes],
+    [PROBE_WRITABLE, caps.writableBytes],
+  ];
+  for (const [dir, cap] of expected) {
+    const f = probe.fills[dir];
+    check(
+      f !== undefined && f.stop === "ENOSPC" && f.bytes <= cap && f.bytes >= cap / 2,
+      `${dir} stops at its cap of ${cap / MIB} MiB (${f ? `wrote ${f.bytes} bytes, then ${f.stop}` : "not probed"})`,
+    );
+  }
+  return failures.length > 0 ? err({ reason: "self-test-failed", failures }) : ok(checks);
+}
 
 /** Runs the isolation probes; resolves ok only if every check passed. */
 export async function runSelfTest(opts: {
@@ -151,6 +239,36 @@ export async function runSelfTest(opts: {
       py.started && /^\d+\.\d+/.test(py.channel.trim()),
       `python runs with pytest ${py.channel.trim()}${py.started ? "" : `: ${py.startError}`}${py.stderr ? ` ${py.stderr.slice(0, 300)}` : ""}`,
     );
+
+    const writableDir = mkdtempSync(`${opts.scratchDir}-writable-`);
+    const scratchLimits = { ...limits, addressSpaceMb: opts.cgroups ? null : 1024 };
+    const caps = computeScratchCaps(scratchLimits, 1);
+    try {
+      const disk = await runSandboxed({
+        bwrapBin: opts.bwrapBin,
+        hostUid: opts.hostUid,
+        argv: [opts.paths.pythonBin, "-I", "-B", "-c", SCRATCH_PROBE, String(2 * caps.budgetBytes)],
+        env: { PATH: "/usr/bin:/bin", HOME: "/tmp" },
+        cwd: "/work",
+        readOnlyMounts: [{ src: opts.scratchDir, dest: "/work" }],
+        writableMounts: [{ src: writableDir, dest: PROBE_WRITABLE }],
+        limits: scratchLimits,
+        cgroups: opts.cgroups,
+        name: `self-test-disk-${process.pid}-${Date.now()}`,
+      });
+      const diskLine = disk.channel.split("\n").find((l) => l.includes('"scratch"'));
+      if (!disk.started || !diskLine) {
+        failures.push(
+          `disk-cap probe reported nothing (${disk.started ? `exit ${disk.exitCode}` : disk.startError}): ${disk.stderr.slice(0, 300)}`,
+        );
+      } else {
+        const proven = validateScratchProbe(JSON.parse(diskLine) as ScratchProbe, caps);
+        if (proven.ok) checks.push(...proven.value);
+        else failures.push(...proven.error.failures);
+      }
+    } finally {
+      rmdirSync(writableDir);
+    }
   } finally {
     delete process.env[canary];
     server.close();

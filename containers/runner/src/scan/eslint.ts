@@ -63,8 +63,10 @@ export async function runEslint(options: EslintOptions): Promise<ToolOutcome> {
     });
     const findings: RawFinding[] = [];
     const skipped: ToolOutcome["skipped"] = [];
+    let stopped = false;
     for (const [i, t] of jsTargets.entries()) {
       if (options.signal.aborted) {
+        stopped = true;
         for (const rest of jsTargets.slice(i)) {
           skipped.push({ scratchPath: rest.scratchPath, reason: "eslint: scan time ran out" });
         }
@@ -102,6 +104,7 @@ export async function runEslint(options: EslintOptions): Promise<ToolOutcome> {
       },
       findings,
       skipped,
+      stopped,
     };
   } catch (e) {
     return {

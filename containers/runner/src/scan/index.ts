@@ -5,15 +5,19 @@
  * targets.ts), never the submission; every file not scanned is listed in `skipped`, and so is
  * every place code is run from a source the scan cannot see (dynamic-code.ts: eval of a
  * string, a module named at run time, a data file loaded as a module …); a scanner that
- * crashes, fails or runs out of time makes the scan "unavailable", never clean; the
- * dependency check is "not measured" until an advisory source exists.
+ * crashes or fails makes the scan "unavailable", never clean; a scan stopped by its own
+ * deadline is "partial" with `deadline.exhausted`, the files it did not finish in `skipped` and
+ * one critical finding (deadline.ts), never clean; the dependency check is "not measured" until
+ * an advisory source exists.
  * Status: "complete" = every tool ran and nothing was skipped; "partial" = tools ran but some
- * files or some dynamically loaded code were not scanned; "unavailable" = a tool failed.
+ * files or some dynamically loaded code were not scanned, or the deadline stopped a tool;
+ * "unavailable" = a tool failed, or the caller's signal stopped the scan.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ScanReport } from "@bouts/contracts";
+import { buildDeadlineFinding, buildDeadlineSkips } from "./deadline.ts";
 import { describeDependencyCheck } from "./dependencies.ts";
 import { buildUnscannedFinding, describeDynamicCode } from "./dynamic-code.ts";
 import { runEslint } from "./eslint.ts";
@@ -30,7 +34,7 @@ export type { UnscannableFile } from "./unscannable.ts";
 export interface ScanOptions {
   /** The challenge runtime; names the dependency ecosystem. Both languages' rules always run. */
   runtime: "node" | "python";
-  /** Wall-clock budget for the whole scan (default 120 s). */
+  /** The scan's deadline (default 120 s); past it the scan is partial, never clean. */
   timeoutMs?: number;
   signal?: AbortSignal;
   /** File limits (defaults: 1 MiB per file, 5000 files). */
@@ -47,9 +51,15 @@ const DEFAULT_TIMEOUT_MS = 120_000;
 export async function scanSubmission(dir: string, options: ScanOptions): Promise<ScanReport> {
   const started = performance.now();
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+  const deadlineMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let deadlineHit = false;
+  const timer = setTimeout(() => {
+    deadlineHit = true;
+    controller.abort();
+  }, deadlineMs);
   const onAbort = () => controller.abort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) controller.abort();
   const scratchDir = await mkdtemp(path.join(tmpdir(), "bouts-scan-"));
   try {
     const limits = options.limits ?? DEFAULT_TARGET_LIMITS;
@@ -70,6 +80,13 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
       fileOf,
     );
     const dependencies = await describeDependencyCheck(dir, options.runtime);
+    // Only the deadline makes a stopped tool a partial scan; the caller's signal is a failure.
+    const byDeadline = deadlineHit && !(options.signal?.aborted ?? false);
+    const stopped = [semgrep, eslint].filter((t) => t.stopped);
+    for (const t of stopped)
+      t.run = byDeadline
+        ? { ...t.run, detail: `stopped by the scan's deadline of ${deadlineMs} ms` }
+        : { ...t.run, status: "failed", detail: "stopped: the scan was cancelled" };
     const tools: ScanReport["tools"] = [
       semgrep.run,
       eslint.run,
@@ -98,16 +115,39 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
       unscanned: [...(semgrep.unscanned ?? []), ...(eslint.unscanned ?? [])],
       loads: [...(semgrep.loads ?? []), ...(eslint.loads ?? [])],
     });
-    const allSkipped = [...skipped, ...toolSkips, ...dynamicCode];
+    const exhausted = byDeadline && stopped.length > 0;
+    // ESLint lists the files it did not reach itself; a stopped Semgrep read none of them.
+    const deadlineSkips = semgrep.stopped
+      ? buildDeadlineSkips(
+          "semgrep",
+          targets.map((t) => t.file),
+          deadlineMs,
+        )
+      : [];
+    const allSkipped = [
+      ...skipped,
+      ...toolSkips,
+      ...dynamicCode,
+      ...(exhausted ? deadlineSkips : []),
+    ];
     if (dynamicCode.length > 0) findings.push(buildUnscannedFinding(dynamicCode));
+    if (exhausted)
+      findings.push(
+        buildDeadlineFinding(
+          stopped.map((t) => t.run.tool),
+          allSkipped[0]?.file ?? "",
+          deadlineMs,
+        ),
+      );
     const failed = tools.some((t) => t.status === "failed");
     return {
-      status: failed ? "unavailable" : allSkipped.length > 0 ? "partial" : "complete",
+      status: failed ? "unavailable" : allSkipped.length > 0 || exhausted ? "partial" : "complete",
       findings,
       tools,
       skipped: allSkipped,
       notMeasured: [dependencies],
       durationMs: Math.round(performance.now() - started),
+      deadline: { ms: deadlineMs, exhausted },
     };
   } finally {
     clearTimeout(timer);

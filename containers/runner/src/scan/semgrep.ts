@@ -3,7 +3,8 @@
  * Runs the pinned Semgrep with our rules only, over the scratch copy of a submission.
  * Invariants: no network (metrics and version checks off, local config only); the submission's
  * ignore files and `nosemgrep` comments have no effect; a non-zero exit, unparsable output or
- * a rule error makes the run "failed" (the scan is then unavailable, never clean); per-file
+ * a rule error makes the run "failed" (the scan is then unavailable, never clean); stopped by
+ * the scan's signal it is "not-run" with `stopped` (index.ts decides what that means); per-file
  * timeouts and parse failures become skips with the reason; matches of the dynamic-code rules
  * (metadata `unscanned`) are handed back as unscanned code, never as findings.
  */
@@ -72,7 +73,13 @@ export async function runSemgrep(options: SemgrepOptions): Promise<ToolOutcome> 
     skipped: [],
   });
   if (proc.kind === "spawn-error") return failed(`could not start ${bin}: ${proc.message}`);
-  if (proc.kind === "aborted") return failed("stopped: the scan's time budget ran out");
+  if (proc.kind === "aborted")
+    return {
+      run: { tool: "semgrep", version: null, status: "not-run", detail: "stopped before it ended" },
+      findings: [],
+      skipped: [],
+      stopped: true,
+    };
   let report: SemgrepJson;
   try {
     report = JSON.parse(proc.stdout) as SemgrepJson;

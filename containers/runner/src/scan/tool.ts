@@ -40,6 +40,8 @@ export interface ToolOutcome {
   unscanned?: UnscannedCode[];
   /** Literal module specifiers to check against the submission's files. */
   loads?: LoadedModule[];
+  /** The scan's abort signal stopped the tool before it finished. */
+  stopped?: boolean;
 }
 
 /** Extracts "CWE-n" from a rule's metadata value ("CWE-89", "CWE-89: …" or a list of them). */

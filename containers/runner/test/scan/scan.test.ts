@@ -135,14 +135,42 @@ describe("scanSubmission", () => {
   );
 
   it(
-    "reports the scan unavailable when its time budget runs out",
+    "reports a scan stopped by its deadline as partial, never clean, with one critical finding",
     async () => {
+      // A Semgrep that never ends stands for a file that stalls the scanner.
+      const stall = path.join(work, "stalling-semgrep");
+      await writeFile(stall, "#!/bin/sh\nexec sleep 600\n", { mode: 0o755 });
+      const t0 = performance.now();
       const report = await scanSubmission(path.join(FIXTURES, "insecure-node"), {
         runtime: "node",
-        timeoutMs: 50,
+        timeoutMs: 1500,
+        semgrepBin: stall,
+      });
+      expect(performance.now() - t0).toBeLessThan(10_000);
+      expect(ScanReportSchema.parse(report)).toEqual(report);
+      expect(report.status).toBe("partial");
+      expect(report.deadline).toEqual({ ms: 1500, exhausted: true });
+      expect(report.tools[0]).toMatchObject({ tool: "semgrep", status: "not-run" });
+      expect(report.tools[0]!.detail).toMatch(/deadline of 1500 ms/);
+      expect(report.skipped.map((s) => s.reason).join("\n")).toMatch(
+        /not scanned by semgrep: the scan's deadline of 1500 ms ran out/,
+      );
+      const deadline = report.findings.filter((f) => f.rule === "bouts.scan-deadline-exhausted");
+      expect(deadline).toHaveLength(1);
+      expect(deadline[0]!.severity).toBe("critical");
+      expect(computeSecurityScore(report.findings).finalScoreCap).toBe(75);
+    },
+    SLOW,
+  );
+  it(
+    "reports a scan the caller cancels as unavailable",
+    async () => {
+      const report = await scanSubmission(path.join(FIXTURES, "clean-node"), {
+        runtime: "node",
+        signal: AbortSignal.abort(),
       });
       expect(report.status).toBe("unavailable");
-      expect(report.tools[0]!.detail).toMatch(/time budget/);
+      expect(report.deadline?.exhausted).toBe(false);
     },
     SLOW,
   );

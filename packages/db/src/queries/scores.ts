@@ -12,6 +12,7 @@ import {
   entries,
   submissions,
   type ChallengeRow,
+  type SubmissionFailureCode,
   type SubmissionRow,
 } from "../schema.ts";
 import { scores, type ScoreRow } from "../schema-scores.ts";
@@ -103,20 +104,24 @@ export async function releaseScoringLease(
     .run();
 }
 
-/** Marks a submission failed with a reason the agent can read; scored submissions are untouched. */
+/**
+ * Marks a submission failed with a reason the agent can read and a stable `code`; scored
+ * submissions are untouched.
+ */
 export async function failSubmission(
   db: Db,
   submissionId: string,
   reason: string,
   now: number,
+  code: SubmissionFailureCode = "infrastructure",
 ): Promise<boolean> {
   const d1 = db.$client;
   const [res] = await d1.batch([
     d1
       .prepare(
-        "UPDATE submissions SET status = 'failed', failure_reason = ?2, failed_at = ?3 WHERE id = ?1 AND status IN ('received','queued','running')",
+        "UPDATE submissions SET status = 'failed', failure_reason = ?2, failed_at = ?3, failure_code = ?4 WHERE id = ?1 AND status IN ('received','queued','running')",
       )
-      .bind(submissionId, reason.slice(0, 2000), now),
+      .bind(submissionId, reason.slice(0, 2000), now, code),
     d1
       .prepare(
         "UPDATE scoring_runs SET lease_until = 0, last_error = ?2, updated_at = ?3 WHERE submission_id = ?1",

@@ -21,7 +21,14 @@ import {
 /** A new submission as the ingest API writes it; the iteration is assigned by SQL. */
 export type NewSubmission = Omit<
   SubmissionRow,
-  "iteration" | "status" | "failureReason" | "queuedAt" | "runningAt" | "scoredAt" | "failedAt"
+  | "iteration"
+  | "status"
+  | "failureReason"
+  | "failureCode"
+  | "queuedAt"
+  | "runningAt"
+  | "scoredAt"
+  | "failedAt"
 >;
 
 /** The conditions under which the insert may happen, checked in the same statement. */
@@ -144,7 +151,10 @@ export async function insertSubmission(
 }
 
 /** The columns of a challenge that a submit checks. */
-export type SubmitChallenge = Pick<ChallengeRow, "id" | "status" | "maxIterations" | "limits">;
+export type SubmitChallenge = Pick<ChallengeRow, "id" | "status" | "maxIterations" | "limits"> & {
+  /** The module the bundle's interface loads from a submission (`interface.module`), or null. */
+  interfaceModule: string | null;
+};
 
 /** What a submit needs to know, read at once: the caller's key, the challenge, and the key's agent on it. */
 export type SubmitContext = {
@@ -156,6 +166,8 @@ export type SubmitContext = {
   lastSubmittedAt: number | null;
   /** The agent already holds an unexpired record of the request's `Idempotency-Key`. */
   idempotencyKeyKnown: boolean;
+  /** The agent's runner time (ms, all challenges) since the usage window's start. */
+  runnerMs: number;
 };
 
 type SubmitContextRow = {
@@ -169,10 +181,12 @@ type SubmitContextRow = {
   status: ChallengeStatus | null;
   max_iterations: number | null;
   limits: string | null;
+  interface_module: string | null;
   entered: number;
   count: number;
   last: number | null;
   key_known: number;
+  runner_ms: number;
 };
 
 // One statement, so a submit authenticates and reads its context in a single round trip. The
@@ -180,6 +194,7 @@ type SubmitContextRow = {
 // challenge matches; an operator key (agent_id null) counts as not entered.
 const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operator_id, k.secret_hash,
     k.revoked_at, c.id AS challenge_id, c.status, c.max_iterations, c.limits,
+    json_extract(c.bundle_manifest, '$.interface.module') AS interface_module,
     EXISTS (SELECT 1 FROM entries e WHERE e.agent_id = k.agent_id AND e.challenge_id = c.id)
       AS entered,
     (SELECT COUNT(*) FROM submissions s WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id)
@@ -187,7 +202,9 @@ const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operato
     (SELECT MAX(s.received_at) FROM submissions s
       WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id) AS last,
     EXISTS (SELECT 1 FROM idempotency_keys i
-      WHERE i.agent_id = k.agent_id AND i.key = ?3 AND i.expires_at >= ?4) AS key_known
+      WHERE i.agent_id = k.agent_id AND i.key = ?3 AND i.expires_at >= ?4) AS key_known,
+    (SELECT COALESCE(SUM(u.runner_ms), 0) FROM runner_usage u
+      WHERE u.agent_id = k.agent_id AND u.recorded_at > ?5) AS runner_ms
   FROM api_keys k LEFT JOIN challenges c ON c.id = ?2 OR c.slug = ?2
   WHERE k.id = ?1
   LIMIT 1`;
@@ -196,7 +213,8 @@ const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operato
  * Reads, in one query, the API key `keyId` (revoked or not: the caller checks the hash and
  * `revokedAt`) and the challenge `idOrSlug` with the key's agent's entry, submission count
  * and latest submission time there, and whether the agent holds a record of `idempotencyKey`
- * that has not expired at `now`. Undefined when no key has this id.
+ * that has not expired at `now`, and the agent's runner time since `usageSince`. Undefined
+ * when no key has this id.
  */
 export async function findSubmitContext(
   db: Db,
@@ -204,10 +222,11 @@ export async function findSubmitContext(
   idOrSlug: string,
   idempotencyKey: string | null,
   now: number,
+  usageSince: number = now,
 ): Promise<SubmitContext | undefined> {
   const row = await db.$client
     .prepare(SUBMIT_CONTEXT_SQL)
-    .bind(keyId, idOrSlug, idempotencyKey, now)
+    .bind(keyId, idOrSlug, idempotencyKey, now, usageSince)
     .first<SubmitContextRow>();
   if (!row) return undefined;
   const challenge =
@@ -221,6 +240,7 @@ export async function findSubmitContext(
           status: row.status,
           maxIterations: row.max_iterations,
           limits: row.limits,
+          interfaceModule: row.interface_module,
         };
   return {
     key: {
@@ -236,6 +256,7 @@ export async function findSubmitContext(
     submissions: row.count,
     lastSubmittedAt: row.last,
     idempotencyKeyKnown: Boolean(row.key_known),
+    runnerMs: row.runner_ms,
   };
 }
 

@@ -14,10 +14,12 @@ import {
   listAgentKeys,
   listOperatorAgents,
   revokeApiKey,
+  summarizeRunnerUsage,
   type ApiKeyRow,
   mintApiKey,
 } from "@bouts/db";
 import { operatorIdOf, requireOperator } from "../auth.ts";
+import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
 import { BEARER, createRouter, json, problems } from "../openapi.ts";
 import {
@@ -28,6 +30,7 @@ import {
   IssueKeyBodySchema,
   IssuedKeySchema,
   KeyInfoSchema,
+  RunnerUsageSchema,
 } from "../schemas.ts";
 import { agentToWire, keyToWire } from "../views.ts";
 
@@ -122,6 +125,43 @@ agentRoutes.openapi(
     const agent = await ownAgent(db, operatorIdOf(c.var.principal), c.req.valid("param").id);
     const keys = await listAgentKeys(db, agent.id);
     return c.json({ keys: keys.map(keyToWire) }, 200);
+  },
+);
+
+agentRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/agents/{id}/usage",
+    tags,
+    summary: "An agent's runner time over the usage window, by challenge, against its ceiling",
+    security: BEARER,
+    middleware: [requireOperator] as const,
+    request: { params: IdParamSchema },
+    responses: { 200: json(RunnerUsageSchema, "The agent's runner time"), ...problems(403, 404) },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const agent = await ownAgent(db, operatorIdOf(c.var.principal), c.req.valid("param").id);
+    const cfg = readConfig(c.env);
+    const now = Date.now();
+    const byChallenge = await summarizeRunnerUsage(db, agent.id, now - cfg.runnerWindowMs);
+    const usedMs = byChallenge.reduce((sum, r) => sum + r.runnerMs, 0);
+    return c.json(
+      {
+        agentId: agent.id,
+        windowSeconds: cfg.runnerWindowMs / 1000,
+        ceilingSeconds: cfg.runnerCeilingMs / 1000,
+        usedSeconds: usedMs / 1000,
+        remainingSeconds: Math.max(0, cfg.runnerCeilingMs - usedMs) / 1000,
+        challenges: byChallenge.map((r) => ({
+          challengeId: r.challengeId,
+          runs: r.runs,
+          runnerSeconds: r.runnerMs / 1000,
+          lastRunAt: new Date(r.lastRecordedAt).toISOString(),
+        })),
+      },
+      200,
+    );
   },
 );
 

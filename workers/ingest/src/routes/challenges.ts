@@ -38,7 +38,8 @@ import {
   UpdateChallengeBodySchema,
 } from "../schemas.ts";
 import { ensureObject, releaseObjectQuietly } from "../storage.ts";
-import { readBodyLimited, sniffArchive } from "../uploads.ts";
+import { readBodyLimited } from "../uploads.ts";
+import { detectArchiveFormat } from "@bouts/archive";
 import { challengeToWire, entryToWire } from "../views.ts";
 
 export const challengeRoutes = createRouter();
@@ -226,15 +227,18 @@ challengeRoutes.openapi(
       fail({ reason: "unsupported-media-type", detail: "Send the bundle as application/gzip." });
     }
     const bytes = await readBodyLimited(c.req.raw, cfg.maxBundleBytes, "bundle");
-    if (sniffArchive(bytes) !== "tar.gz") {
+    if (detectArchiveFormat(bytes) !== "tar.gz") {
       fail({ reason: "unsupported-media-type", detail: "The bundle is not gzip data (.tar.gz)." });
     }
-    const manifest = await readBundleManifest(bytes, cfg.maxBundleBytes * 20);
+    const manifest = await readBundleManifest(bytes, cfg.maxBundleBytes);
     if (!manifest.ok) {
+      const e = manifest.error;
+      if (e.reason === "archive")
+        fail({ reason: "archive-refused", what: "bundle", refusal: e.refusal });
       fail({
         reason: "unprocessable",
-        detail: manifest.error.detail,
-        ...(manifest.error.errors ? { errors: manifest.error.errors } : {}),
+        detail: e.detail,
+        ...(e.errors ? { errors: e.errors } : {}),
       });
     }
     if (manifest.value.id !== ch.slug) {

@@ -14,17 +14,26 @@ import {
   createDb,
   deleteReceivedSubmission,
   findSubmission,
+  findRunnerRetryAt,
   findSubmitContext,
   insertSubmission,
   listAgentSubmissions,
   markSubmissionQueued,
   releaseIdempotencyKey,
   sha256Hex,
+  type Db,
   type NewSubmission,
   type SubmitChallenge,
   type SubmitContext,
 } from "@bouts/db";
 import { problemFromZodError } from "@bouts/contracts";
+import {
+  checkAdmission,
+  createAdmissionSink,
+  DEFAULT_ARCHIVE_LIMITS,
+  detectArchiveFormat,
+  readArchive,
+} from "@bouts/archive";
 import { visibleChallenge } from "../access.ts";
 import { agentIdOf, checkRateLimit, readBearer, requireAgent, verifyPrincipal } from "../auth.ts";
 import { parseStoredLimits } from "../challenge-config.ts";
@@ -41,13 +50,7 @@ import {
   SUBMIT_BODY_DOC,
 } from "../schemas.ts";
 import { putObject, releaseObjectQuietly, type StoredObject } from "../storage.ts";
-import {
-  archiveContentType,
-  checkTrace,
-  readBodyLimited,
-  sniffArchive,
-  type ArchiveType,
-} from "../uploads.ts";
+import { archiveContentType, checkTrace, readBodyLimited, type ArchiveType } from "../uploads.ts";
 import type { ChallengeLimitsBody } from "../schemas.ts";
 import { submissionToWire } from "../views.ts";
 
@@ -98,6 +101,37 @@ function checkCanSubmit(ctx: SubmitContext, ch: OpenChallenge, now: number): voi
   }
 }
 
+/**
+ * Refuses a submission once the agent spent its runner time over the window (all challenges):
+ * one agent cannot hold the runner fleet, however many submissions its quotas allow.
+ */
+async function checkRunnerTime(
+  db: Db,
+  agentId: string,
+  usedMs: number,
+  cfg: IngestConfig,
+  now: number,
+): Promise<void> {
+  if (usedMs < cfg.runnerCeilingMs) return;
+  const retryAt = await findRunnerRetryAt(
+    db,
+    agentId,
+    now,
+    cfg.runnerWindowMs,
+    cfg.runnerCeilingMs,
+  );
+  if (retryAt === null) return;
+  const seconds = (ms: number) => Math.ceil(ms / 1000);
+  fail({
+    reason: "runner-time-exhausted",
+    retryAfter: Math.max(1, seconds(retryAt - now)),
+    detail:
+      `Your submissions used ${seconds(usedMs)} s of runner time in the last ` +
+      `${seconds(cfg.runnerWindowMs)} s; each agent may use ${seconds(cfg.runnerCeilingMs)} s ` +
+      "across all challenges in that window.",
+  });
+}
+
 function quotaExhausted(ch: SubmitChallenge): never {
   fail({
     reason: "quota-exhausted",
@@ -118,13 +152,15 @@ type SubmitEnv = IngestEnv & {
  */
 const authenticateSubmitter = createMiddleware<SubmitEnv>(async (c, next) => {
   const bearer = readBearer(c.req.header("Authorization"));
+  const now = Date.now();
   const ctx = bearer.key
     ? await findSubmitContext(
         createDb(c.env.DB),
         bearer.key.id,
         c.req.param("id") ?? "",
         c.req.header("Idempotency-Key") ?? null,
-        Date.now(),
+        now,
+        now - readConfig(c.env).runnerWindowMs,
       )
     : undefined;
   c.set("principal", await verifyPrincipal(bearer, ctx?.key));
@@ -168,13 +204,31 @@ async function parseSubmission(
     fail({ reason: "payload-too-large", what: "archive", limit: archiveLimit });
   }
   const archiveBytes = new Uint8Array(await archive.arrayBuffer());
-  const type = sniffArchive(archiveBytes);
+  const type = detectArchiveFormat(archiveBytes);
   if (!type) {
     fail({
       reason: "unsupported-media-type",
       detail: "The archive is neither .tar.gz (gzip) nor .zip by its signature.",
     });
   }
+  // The runner's own validator and admission rules, in full, before anything is stored: an
+  // archive it would refuse never reaches R2 or the queue.
+  const admission = createAdmissionSink();
+  const checked = await readArchive(
+    archiveBytes,
+    { ...DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes: archiveLimit },
+    admission.sink,
+  );
+  if (!checked.ok) fail({ reason: "archive-refused", what: "archive", refusal: checked.error });
+  const admitted = checkAdmission(
+    {
+      files: checked.value.files.map((f) => f.path),
+      dirs: admission.dirs,
+      samples: admission.samples,
+    },
+    { module: ch.interfaceModule },
+  );
+  if (!admitted.ok) fail({ reason: "archive-refused", what: "archive", refusal: admitted.error });
   const archiveSha = await sha256Hex(archiveBytes);
 
   let claimsJson: string | null = null;
@@ -297,7 +351,10 @@ submissionRoutes.openapi(
     // A retry of an earlier request (its key is on record) goes on to the idempotency check,
     // which replays, refuses a different body (422) or waits for the first (409), even once
     // the first used the last of the quota or started the cooldown.
-    if (!submitCtx.idempotencyKeyKnown) checkCanSubmit(submitCtx, ch, now);
+    if (!submitCtx.idempotencyKeyKnown) {
+      checkCanSubmit(submitCtx, ch, now);
+      await checkRunnerTime(db, agentId, submitCtx.runnerMs, cfg, now);
+    }
     const parts = await parseSubmission(c.req.raw, cfg, ch);
     const origin = new URL(c.req.url).origin;
 
@@ -414,6 +471,7 @@ submissionRoutes.openapi(
         iteration: written.iteration,
         status: "queued",
         failureReason: null,
+        failureCode: null,
         queuedAt,
         runningAt: null,
         scoredAt: null,
