@@ -47,8 +47,14 @@ import { SubjectHost, type SubjectEvidence } from "./run/subject.ts";
 import { runSuite } from "./run/suite.ts";
 import { buildWorkspace, type Workspace } from "./run/workspace.ts";
 import type { CgroupSupport } from "./sandbox/cgroup.ts";
-import { WRITABLE_MOUNT_CAP_BYTES, WRITABLE_MOUNT_INODES } from "./sandbox/sandbox.ts";
+import {
+  computeScratchCaps,
+  SCRATCH_DESTS,
+  scratchMountOptions,
+  WRITABLE_MOUNT_CAP_BYTES,
+} from "./sandbox/sandbox.ts";
 import { mountScratchDir, unmountScratchDir } from "./sandbox/scratch-mount.ts";
+import { watchScratchMounts, type WatchedMount } from "./run/disk-watch.ts";
 import type { RuntimePaths } from "./sandbox/runtime.ts";
 import type { UidPool } from "./sandbox/uid-pool.ts";
 import { scanSubmission } from "./scan/index.ts";
@@ -412,21 +418,38 @@ export class RunJob {
       runDeadline: deadline,
       name: this.#ctx.runId,
     };
+    // The subject's /tmp and /dev/shm are capped tmpfs mounts the run holds on host folders
+    // (not bwrap's own), so the host can see it fill one (docs/runner.md, "Disk caps").
+    const caps = computeScratchCaps(limits, 1);
+    const scratch = SCRATCH_DESTS.map((dest) => ({
+      dest,
+      dir: path.join(this.#runDir, `subject${dest.replaceAll("/", "-")}`),
+      capBytes: scratchMountOptions(dest, caps, lease.uid).capBytes,
+    }));
     const subject = new SubjectHost({
       ...shared,
       hostUid: lease.uid,
       workspace: ws.workDir,
       module: iface.module,
+      scratchMounts: scratch.map((m) => ({ src: m.dir, dest: m.dest })),
     });
+    const watched: WatchedMount[] = [
+      ...scratch,
+      { dest: "/chan", dir: ws.channelDir, capBytes: WRITABLE_MOUNT_CAP_BYTES },
+    ];
+    let watch: { stop(): string[] } | null = null;
     try {
       chownSync(ws.channelDir, lease.uid, lease.uid);
       // /chan is one capped tmpfs for the whole run: the subject and every trusted test
       // process share it, across subject restarts (docs/runner.md, "Disk caps").
-      const capped = await mountScratchDir(ws.channelDir, {
-        capBytes: WRITABLE_MOUNT_CAP_BYTES,
-        maxInodes: WRITABLE_MOUNT_INODES,
-        uid: lease.uid,
-      });
+      const capped = await mountScratchDirs([
+        [ws.channelDir, scratchMountOptions("/chan", caps, lease.uid)],
+        ...scratch.map((m) => {
+          mkdirSync(m.dir, { mode: 0o755 });
+          return [m.dir, scratchMountOptions(m.dest, caps, lease.uid)] as const;
+        }),
+      ]);
+      if (capped.ok) watch = watchScratchMounts(watched);
       const started = !capped.ok
         ? { ok: false as const, message: `${capped.error.reason}: ${capped.error.detail}` }
         : tests.length > 0
@@ -458,8 +481,9 @@ export class RunJob {
       }
     } finally {
       await subject.close();
-      await unmountScratchDir(ws.channelDir);
       Object.assign(subjectEvidence, subject.evidence);
+      if (watch) subjectEvidence.warnings = [...subjectEvidence.warnings, ...watch.stop()];
+      for (const m of watched) await unmountScratchDir(m.dir);
       if (subject.loadError !== null)
         subjectEvidence.crashes.push(
           `the submission's module failed to load: ${subject.loadError}`,
@@ -593,11 +617,28 @@ export class RunJob {
 
   /** Removes the run's folders; safe in any state and idempotent. rmSync never follows links. */
   async cleanup(): Promise<void> {
-    // A run that ended early may still hold its /chan mount; the folder cannot go before it.
-    await unmountScratchDir(path.join(this.#runDir, "chan"));
+    // A run that ended early may still hold its mounts; the folders cannot go before them.
+    for (const dir of ["chan", ...SCRATCH_DESTS.map((d) => `subject${d.replaceAll("/", "-")}`)])
+      await unmountScratchDir(path.join(this.#runDir, dir));
     rmSync(this.#runDir, { recursive: true, force: true });
     this.#state = "cleaned";
   }
+}
+
+/** Mounts each capped tmpfs in turn; the first failure undoes the ones before it. */
+async function mountScratchDirs(
+  mounts: readonly (readonly [string, Parameters<typeof mountScratchDir>[1]])[],
+): ReturnType<typeof mountScratchDir> {
+  const done: string[] = [];
+  for (const [dir, opts] of mounts) {
+    const r = await mountScratchDir(dir, opts);
+    if (!r.ok) {
+      for (const d of done) await unmountScratchDir(d);
+      return r;
+    }
+    done.push(dir);
+  }
+  return ok(undefined);
 }
 
 /** Runs a job through its whole lifecycle with cleanup() in finally. */

@@ -15,6 +15,7 @@ import {
   buildBwrapArgs,
   computeScratchCaps,
   runSandboxed,
+  scratchMountOptions,
   type SandboxLimits,
   type SandboxSpec,
 } from "../src/sandbox/sandbox.ts";
@@ -198,6 +199,24 @@ describe("sandbox disk caps", () => {
     expect(remount).toBeGreaterThan(at("--bind", "/host/chan", "/chan"));
     for (const op of ["--bind", "--ro-bind", "--tmpfs", "--dev", "--proc", "--symlink"])
       expect(args.lastIndexOf(op)).toBeLessThan(remount);
+  });
+
+  it("gives a run-held /tmp and /dev/shm their own share, mounted over bwrap's, without shrinking /tmp", () => {
+    const chan = { src: "/host/chan", dest: "/chan" };
+    const held = [chan, { src: "/host/tmp", dest: "/tmp" }, { src: "/host/shm", dest: "/dev/shm" }];
+    const args = buildBwrapArgs({ ...nodeSpec("0"), writableMounts: held });
+    const caps = computeScratchCaps(limits, 1);
+    const at = (...seq: string[]) =>
+      args.findIndex((_, i) => seq.every((s, j) => args[i + j] === s));
+    expect(at("--size", String(caps.tmpBytes), "--tmpfs", "/tmp")).toBeGreaterThan(0);
+    expect(at("--bind", "/host/tmp", "/tmp")).toBeGreaterThan(at("--tmpfs", "/tmp"));
+    expect(scratchMountOptions("/tmp", caps, 1).capBytes).toBe(caps.tmpBytes);
+    expect(scratchMountOptions("/dev/shm", caps, 1).capBytes).toBe(caps.shmBytes);
+    expect(scratchMountOptions("/chan", caps, 1)).toEqual({
+      capBytes: caps.writableBytes,
+      maxInodes: caps.writableInodes,
+      uid: 1,
+    });
   });
 
   it("refuses writes to / and /dev with EROFS and stops /tmp and /dev/shm at their caps", async () => {

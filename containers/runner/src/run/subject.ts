@@ -22,6 +22,7 @@ import {
   runSandboxed,
   type SandboxControl,
   type SandboxLimits,
+  type SandboxMount,
   type SandboxOutcome,
 } from "../sandbox/sandbox.ts";
 import { observeOutput, observeRecords, parseChannel, type Observation } from "./analyze.ts";
@@ -68,6 +69,8 @@ export interface RunProcessOptions {
 export interface SubjectOptions extends RunProcessOptions {
   /** The interface's module path, relative to the submission root. */
   module: string;
+  /** Capped tmpfs mounts the run holds for the subject's /tmp and /dev/shm (watched by it). */
+  scratchMounts?: SandboxMount[];
   maxRestarts?: number;
 }
 
@@ -286,7 +289,7 @@ export class SubjectHost {
       env: inv.env,
       cwd: inv.cwd,
       readOnlyMounts: inv.mounts,
-      writableMounts: [{ src: o.channelDir, dest: CHANNEL_DIR }],
+      writableMounts: [{ src: o.channelDir, dest: CHANNEL_DIR }, ...(o.scratchMounts ?? [])],
       cgroups: o.cgroups,
       name: `${o.name}-subject-${this.#restarts}`,
       stdin: true,

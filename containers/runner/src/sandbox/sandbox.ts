@@ -35,6 +35,12 @@ export interface SandboxMount {
   dest: string;
 }
 
+/**
+ * Where the run may mount its own capped tmpfs in place of bwrap's, so the host can watch how
+ * full it gets (the subject's /tmp and /dev/shm): the cap is then `computeScratchCaps`'s.
+ */
+export const SCRATCH_DESTS = ["/tmp", "/dev/shm"] as const;
+
 /** Resource limits of one sandboxed process tree. */
 export interface SandboxLimits {
   memoryMb: number;
@@ -134,7 +140,10 @@ export interface ScratchCaps {
  * without one the caps are all that bounds them, hence the fixed share: a sandbox holds at most
  * 1.25× its memory limit, and filling every file system leaves it three quarters of its memory.
  */
-export function computeScratchCaps(limits: SandboxLimits, writableMounts: number): ScratchCaps {
+export function computeScratchCaps(
+  limits: Pick<SandboxLimits, "memoryMb" | "maxFileSizeMb">,
+  writableMounts: number,
+): ScratchCaps {
   const budgetMb = Math.max(2 + writableMounts, Math.floor(limits.memoryMb / 4));
   const writableMb = WRITABLE_MOUNT_CAP_MB * writableMounts;
   const shmMb = Math.max(1, Math.min(limits.maxFileSizeMb, Math.floor(budgetMb / 8)));
@@ -149,9 +158,32 @@ export function computeScratchCaps(limits: SandboxLimits, writableMounts: number
   };
 }
 
+/** Writable mounts other than a run-mounted /tmp or /dev/shm (those replace bwrap's own). */
+function countSocketMounts(mounts: readonly SandboxMount[]): number {
+  return mounts.filter((m) => !(SCRATCH_DESTS as readonly string[]).includes(m.dest)).length;
+}
+
+/**
+ * The cap a writable mount at `dest` is held to: /tmp and /dev/shm keep their share of the
+ * budget (one inode per page at most), any other writable mount 1 MiB and 1024 inodes.
+ */
+export function scratchMountOptions(
+  dest: string,
+  caps: ScratchCaps,
+  uid: number,
+): { capBytes: number; maxInodes: number; uid: number } {
+  const capBytes =
+    dest === "/tmp" ? caps.tmpBytes : dest === "/dev/shm" ? caps.shmBytes : caps.writableBytes;
+  const maxInodes =
+    capBytes === caps.writableBytes
+      ? caps.writableInodes
+      : Math.max(caps.writableInodes, capBytes / 4096);
+  return { capBytes, maxInodes, uid };
+}
+
 /** Builds the bwrap argument list (exported for tests and the self-test). */
 export function buildBwrapArgs(spec: SandboxSpec): string[] {
-  const caps = computeScratchCaps(spec.limits, spec.writableMounts?.length ?? 0);
+  const caps = computeScratchCaps(spec.limits, countSocketMounts(spec.writableMounts ?? []));
   const args = [
     "--unshare-user",
     "--unshare-pid",
@@ -284,15 +316,11 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
     }
   }
   const writable = spec.writableMounts ?? [];
-  const caps = computeScratchCaps(spec.limits, writable.length);
+  const caps = computeScratchCaps(spec.limits, countSocketMounts(writable));
   const releases: (() => Promise<void>)[] = [];
   try {
     for (const m of writable) {
-      const r = await openScratchDir(m.src, {
-        capBytes: caps.writableBytes,
-        maxInodes: caps.writableInodes,
-        uid: spec.hostUid,
-      });
+      const r = await openScratchDir(m.src, scratchMountOptions(m.dest, caps, spec.hostUid));
       if (!r.ok)
         return notStarted(
           `cannot cap the writable mount ${m.dest} (${r.error.reason}): ${r.error.detail}`,
