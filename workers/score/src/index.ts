@@ -7,7 +7,8 @@
  */
 import { createDb, failSubmission, findAbandonedScoringRuns, findScoringContext } from "@bouts/db";
 import { z } from "zod";
-import { MAX_ATTEMPTS, processSubmission, publishFailed, type ScoreEnv } from "./pipeline.ts";
+import { MAX_ATTEMPTS, processSubmission, type ScoreEnv } from "./pipeline.ts";
+import { publishFailed } from "./publish.ts";
 
 export {
   processSubmission,
@@ -15,9 +16,8 @@ export {
   LEASE_MS,
   MAX_ATTEMPTS,
   type ScoreEnv,
-  type ScoreEventMessage,
-  type LeaderboardRecorder,
 } from "./pipeline.ts";
+export { type ScoreEventMessage, type LeaderboardRecorder } from "./publish.ts";
 export { buildEngineeringInput } from "./build-input.ts";
 export { createJudgePanel, judgeRun } from "./judging.ts";
 export { requestRun } from "./runner-client.ts";

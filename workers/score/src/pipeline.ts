@@ -1,7 +1,7 @@
 /**
  * @module score/pipeline
  * Scores one submission: lease → runner → judges → engine → one D1 batch → leaderboard →
- * webhook events. Exactly-once effects on at-least-once delivery: the lease keeps two
+ * webhook events (publish.ts). Exactly-once effects on at-least-once delivery: the lease keeps two
  * consumers apart, the score is written once (primary key, same batch as the `scored`
  * status), and publishing (leaderboard record, events) is idempotent by submission id, so it
  * is simply repeated when a message comes back after a partial failure. A challenge with the
@@ -13,13 +13,11 @@ import {
   claimScoringLease,
   createDb,
   failSubmission,
-  findScore,
   findScoringContext,
   recordRunnerUsage,
   releaseScoringLease,
   saveScore,
   sha256Hex,
-  type Db,
   type ScoreWrite,
   type ScoringContext,
   type RunnerUsageKind,
@@ -31,40 +29,12 @@ import { buildEngineeringInput } from "./build-input.ts";
 import { createJudgePanel, judgeRun, type JudgeEnv, type RunJudgements } from "./judging.ts";
 import { addModelTests, createTestGenerator, type GeneratorEnv } from "./generation.ts";
 import { requestRun, type RunnerEnv } from "./runner-client.ts";
+import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
 export const LEASE_MS = 15 * 60 * 1000;
 /** Attempts before a submission that keeps failing on our side is failed for good. */
 export const MAX_ATTEMPTS = 5;
-
-/** The leaderboard's answer to a recorded result (ChallengeLeaderboard.recordResult). */
-export type RecordedResult =
-  | {
-      ok: true;
-      value: {
-        applied: boolean;
-        rank: number | null;
-        previousRank: number | null;
-        overtaken: { agentId: string; previousRank: number; rank: number }[];
-      };
-    }
-  | { ok: false; error: { reason: string; detail?: string } };
-
-/** What the pipeline needs of the leaderboard Durable Object (see docs/leaderboard.md). */
-export interface LeaderboardRecorder {
-  recordResult(r: {
-    challengeId: string;
-    submissionId: string;
-    agentId: string;
-    score: number;
-    unrounded: string;
-    iteration: number;
-    enteredAt: number;
-    submittedAt: number;
-    scoredAt: number;
-    rankingMode: "latest" | "best";
-  }): Promise<RecordedResult>;
-}
 
 /** Bindings and configuration the pipeline uses. */
 export type ScoreEnv = RunnerEnv &
@@ -76,19 +46,6 @@ export type ScoreEnv = RunnerEnv &
     /** One ChallengeLeaderboard Durable Object per challenge, named by challenge id. */
     LEADERBOARD: { getByName(name: string): LeaderboardRecorder };
   };
-
-/** A webhook event as the score role enqueues it; the webhook sender fans it out. */
-export interface ScoreEventMessage {
-  v: 1;
-  kind: "event";
-  /** Deterministic: the same submission never produces two different events of a type. */
-  eventId: string;
-  type: "submission.scored" | "submission.failed" | "leaderboard.overtaken";
-  agentId: string;
-  challengeId: string;
-  submissionId: string;
-  data: Record<string, unknown>;
-}
 
 /** What to do with the queue message. */
 export type MessageOutcome =
@@ -373,75 +330,4 @@ export function buildScoreWrite(
     })),
     testCounts: [...counts.values()],
   };
-}
-
-/** Records a stored score on the leaderboard and enqueues its events; safe to repeat. */
-export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
-  const score = await findScore(db, ctx.submission.id);
-  if (!score) return;
-  const answer = await env.LEADERBOARD.getByName(ctx.challenge.id).recordResult({
-    challengeId: ctx.challenge.id,
-    submissionId: score.submissionId,
-    agentId: score.agentId,
-    score: score.finalRounded,
-    unrounded: score.finalUnrounded,
-    iteration: score.iteration,
-    enteredAt: score.enteredAt,
-    submittedAt: score.submittedAt,
-    scoredAt: score.scoredAt,
-    rankingMode: ctx.challenge.rankingMode,
-  });
-  // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
-  if (!answer.ok)
-    throw new Error(
-      `the leaderboard refused the result: ${answer.error.reason} ${answer.error.detail ?? ""}`,
-    );
-  const recorded = answer.value;
-  const base = {
-    v: 1 as const,
-    kind: "event" as const,
-    challengeId: ctx.challenge.id,
-    submissionId: ctx.submission.id,
-  };
-  const events: ScoreEventMessage[] = [
-    {
-      ...base,
-      eventId: `evt_${ctx.submission.id}_scored`,
-      type: "submission.scored",
-      agentId: ctx.submission.agentId,
-      data: {
-        score: score.finalRounded,
-        unrounded: score.finalUnrounded,
-        band: score.band,
-        rank: recorded.rank,
-        iteration: score.iteration,
-      },
-    },
-    ...recorded.overtaken.map((o) => ({
-      ...base,
-      eventId: `evt_${ctx.submission.id}_overtook_${o.agentId}`,
-      type: "leaderboard.overtaken" as const,
-      agentId: o.agentId,
-      data: { previousRank: o.previousRank, rank: o.rank, byScore: score.finalRounded },
-    })),
-  ];
-  await env.WEBHOOKS.sendBatch(events.map((body) => ({ body })));
-}
-
-/** Enqueues the failure event; safe to repeat (the event id is deterministic). */
-export async function publishFailed(
-  env: ScoreEnv,
-  ctx: ScoringContext,
-  reason: string,
-): Promise<void> {
-  await env.WEBHOOKS.send({
-    v: 1,
-    kind: "event",
-    eventId: `evt_${ctx.submission.id}_failed`,
-    type: "submission.failed",
-    agentId: ctx.submission.agentId,
-    challengeId: ctx.challenge.id,
-    submissionId: ctx.submission.id,
-    data: { reason },
-  } satisfies ScoreEventMessage);
 }

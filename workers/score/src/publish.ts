@@ -1,0 +1,122 @@
+/**
+ * @module score/publish
+ * Publishing a settled submission: the leaderboard record and the webhook events of a score,
+ * the failure event of a failed one. Invariants: every step is idempotent by submission id
+ * (the board applies a result once; event ids are deterministic), so publishing is simply
+ * repeated when a message comes back after a partial failure.
+ */
+import { findScore, type Db, type ScoringContext } from "@bouts/db";
+import type { ScoreEnv } from "./pipeline.ts";
+
+/** The leaderboard's answer to a recorded result (ChallengeLeaderboard.recordResult). */
+export type RecordedResult =
+  | {
+      ok: true;
+      value: {
+        applied: boolean;
+        rank: number | null;
+        previousRank: number | null;
+        overtaken: { agentId: string; previousRank: number; rank: number }[];
+      };
+    }
+  | { ok: false; error: { reason: string; detail?: string } };
+
+/** What the pipeline needs of the leaderboard Durable Object (see docs/leaderboard.md). */
+export interface LeaderboardRecorder {
+  recordResult(r: {
+    challengeId: string;
+    submissionId: string;
+    agentId: string;
+    score: number;
+    unrounded: string;
+    iteration: number;
+    enteredAt: number;
+    submittedAt: number;
+    scoredAt: number;
+    rankingMode: "latest" | "best";
+  }): Promise<RecordedResult>;
+}
+
+/** A webhook event as the score role enqueues it; the webhook sender fans it out. */
+export interface ScoreEventMessage {
+  v: 1;
+  kind: "event";
+  /** Deterministic: the same submission never produces two different events of a type. */
+  eventId: string;
+  type: "submission.scored" | "submission.failed" | "leaderboard.overtaken";
+  agentId: string;
+  challengeId: string;
+  submissionId: string;
+  data: Record<string, unknown>;
+}
+
+/** Records a stored score on the leaderboard and enqueues its events; safe to repeat. */
+export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
+  const score = await findScore(db, ctx.submission.id);
+  if (!score) return;
+  const answer = await env.LEADERBOARD.getByName(ctx.challenge.id).recordResult({
+    challengeId: ctx.challenge.id,
+    submissionId: score.submissionId,
+    agentId: score.agentId,
+    score: score.finalRounded,
+    unrounded: score.finalUnrounded,
+    iteration: score.iteration,
+    enteredAt: score.enteredAt,
+    submittedAt: score.submittedAt,
+    scoredAt: score.scoredAt,
+    rankingMode: ctx.challenge.rankingMode,
+  });
+  // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
+  if (!answer.ok)
+    throw new Error(
+      `the leaderboard refused the result: ${answer.error.reason} ${answer.error.detail ?? ""}`,
+    );
+  const recorded = answer.value;
+  const base = {
+    v: 1 as const,
+    kind: "event" as const,
+    challengeId: ctx.challenge.id,
+    submissionId: ctx.submission.id,
+  };
+  const events: ScoreEventMessage[] = [
+    {
+      ...base,
+      eventId: `evt_${ctx.submission.id}_scored`,
+      type: "submission.scored",
+      agentId: ctx.submission.agentId,
+      data: {
+        score: score.finalRounded,
+        unrounded: score.finalUnrounded,
+        band: score.band,
+        rank: recorded.rank,
+        iteration: score.iteration,
+      },
+    },
+    ...recorded.overtaken.map((o) => ({
+      ...base,
+      eventId: `evt_${ctx.submission.id}_overtook_${o.agentId}`,
+      type: "leaderboard.overtaken" as const,
+      agentId: o.agentId,
+      data: { previousRank: o.previousRank, rank: o.rank, byScore: score.finalRounded },
+    })),
+  ];
+  await env.WEBHOOKS.sendBatch(events.map((body) => ({ body })));
+}
+
+/** Enqueues the failure event; safe to repeat (the event id is deterministic). */
+export async function publishFailed(
+  env: ScoreEnv,
+  ctx: ScoringContext,
+  reason: string,
+): Promise<void> {
+  await env.WEBHOOKS.send({
+    v: 1,
+    kind: "event",
+    eventId: `evt_${ctx.submission.id}_failed`,
+    type: "submission.failed",
+    agentId: ctx.submission.agentId,
+    challengeId: ctx.challenge.id,
+    submissionId: ctx.submission.id,
+    data: { reason },
+  } satisfies ScoreEventMessage);
+}
