@@ -23,6 +23,7 @@ export * from "./queries/idempotency.ts";
 export * from "./queries/scores.ts";
 export * from "./queries/webhooks.ts";
 export * from "./queries/usage.ts";
+export * from "./queries/limits.ts";
 
 /** The typed database handle every query function takes first (`$client` is the raw D1). */
 export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };

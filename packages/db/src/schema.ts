@@ -19,8 +19,19 @@ import {
 export const KEY_ROLES = ["agent", "operator"] as const;
 /** Lifecycle of a challenge: only published challenges accept entries and submissions. */
 export const CHALLENGE_STATUSES = ["draft", "published", "closed"] as const;
-/** Lifecycle of a submission, in order; `failed` may follow any earlier state. */
-export const SUBMISSION_STATUSES = ["received", "queued", "running", "scored", "failed"] as const;
+/**
+ * Lifecycle of a submission, in order; `failed` may follow any earlier state. `waiting` is a
+ * running submission that an infrastructure failure sent back to wait for its next attempt
+ * (`running → waiting → running`); it never costs the agent anything.
+ */
+export const SUBMISSION_STATUSES = [
+  "received",
+  "queued",
+  "running",
+  "waiting",
+  "scored",
+  "failed",
+] as const;
 /**
  * Why a submission failed, as a stable code beside the free-text `failureReason`: the
  * submission's own fault (`archive-refused`, `trace-refused`), a stored artifact that is not
@@ -170,6 +181,14 @@ export const submissions = sqliteTable(
     runningAt: integer("running_at"),
     scoredAt: integer("scored_at"),
     failedAt: integer("failed_at"),
+    /** Why the last attempt could not finish on our side; set while `waiting`. */
+    waitingReason: text("waiting_reason"),
+    /** First infrastructure failure of this submission: the retry window counts from here. */
+    waitingSince: integer("waiting_since"),
+    /** When the next attempt is due (`waiting`), or when a sweep last re-queued it (`queued`). */
+    retryAt: integer("retry_at"),
+    /** When the settled outcome (ranking and events, or the failure event) was published. */
+    publishedAt: integer("published_at"),
   },
   (t) => [
     uniqueIndex("submissions_iteration_unique").on(t.agentId, t.challengeId, t.iteration),
@@ -207,6 +226,28 @@ export const idempotencyKeys = sqliteTable(
   ],
 );
 
+/**
+ * The audit log of operator re-judgements: who re-queued which failed submission, when and
+ * why, with the failure it replaced. Append-only.
+ */
+export const submissionRejudges = sqliteTable(
+  "submission_rejudges",
+  {
+    id: text("id").primaryKey(),
+    submissionId: text("submission_id")
+      .notNull()
+      .references(() => submissions.id),
+    operatorId: text("operator_id")
+      .notNull()
+      .references(() => operators.id),
+    reason: text("reason").notNull(),
+    previousFailureCode: text("previous_failure_code", { enum: SUBMISSION_FAILURE_CODES }),
+    previousFailureReason: text("previous_failure_reason"),
+    requestedAt: integer("requested_at").notNull(),
+  },
+  (t) => [index("submission_rejudges_submission_idx").on(t.submissionId, t.requestedAt)],
+);
+
 /** Row types, as drizzle infers them. */
 export type OperatorRow = typeof operators.$inferSelect;
 export type AgentRow = typeof agents.$inferSelect;
@@ -215,6 +256,7 @@ export type ChallengeRow = typeof challenges.$inferSelect;
 export type EntryRow = typeof entries.$inferSelect;
 export type SubmissionRow = typeof submissions.$inferSelect;
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
+export type SubmissionRejudgeRow = typeof submissionRejudges.$inferSelect;
 export type KeyRole = (typeof KEY_ROLES)[number];
 export type ChallengeStatus = (typeof CHALLENGE_STATUSES)[number];
 export type SubmissionStatus = (typeof SUBMISSION_STATUSES)[number];

@@ -13,7 +13,7 @@
  */
 import { parseRetryAfter } from "./retry-schedule.ts";
 import type { SignatureHeaders } from "./signing.ts";
-import { validateTargetUrl, type TargetUrlRule } from "./target-url.ts";
+import { validateTargetUrl, type LoopbackPortRule, type TargetUrlRule } from "./target-url.ts";
 
 /** Default deadline of one attempt. */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -35,6 +35,8 @@ export interface DeliverOptions {
   maxResponseBytes?: number;
   /** Local development only; see `validateTargetUrl`. */
   allowLoopback?: boolean;
+  /** The loopback ports allowed with `allowLoopback`; see `validateTargetUrl`. */
+  loopbackPorts?: LoopbackPortRule;
   /** The platform's own domains; see `validateTargetUrl`. */
   blockedHosts?: readonly string[];
   /** Milliseconds clock for latency and `Retry-After` dates; defaults to `Date.now`. */
@@ -88,6 +90,7 @@ export async function deliverWebhook(options: DeliverOptions): Promise<DeliveryO
   const latency = () => Math.max(0, now() - started);
   const target = validateTargetUrl(options.url, {
     allowLoopback: options.allowLoopback,
+    loopbackPorts: options.loopbackPorts,
     blockedHosts: options.blockedHosts,
   });
   if (!target.ok)

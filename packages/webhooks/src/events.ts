@@ -9,7 +9,7 @@
  * - The serialized body is produced once ({@link serializeEvent}) and that exact string is
  *   signed, sent and logged.
  */
-import { BANDS } from "@bouts/scoring";
+import { BANDS, Exact, parseFraction } from "@bouts/scoring";
 import { z } from "zod";
 import { err, ok, type Result } from "./result.ts";
 
@@ -31,12 +31,55 @@ const LinkUrl = z.url({ protocol: /^https?$/ });
 const BandKeySchema = z.enum(BANDS.map((b) => b.key) as [BandKeyTuple[0], ...BandKeyTuple]);
 type BandKeyTuple = (typeof BANDS)[number]["key"][];
 
-/** A score as published: rounded half-up, and the exact unrounded decimal text. */
-export const WebhookScoreSchema = z.strictObject({
-  rounded: Rounded,
-  /** The breakdown's exact decimal text, e.g. "82.075" (not a float's rendering). */
-  unrounded: z.string().regex(/^(100|\d{1,2})(\.\d+)?$/),
-});
+/** Fraction digits of `score.unrounded`; a longer expansion is rounded half-up to this many. */
+export const UNROUNDED_DECIMALS = 6;
+
+/**
+ * A score as published: rounded half-up, the unrounded value as a plain decimal (at most
+ * {@link UNROUNDED_DECIMALS} places), and the exact value as a fraction in lowest terms. Most
+ * scores do not terminate in decimal (e.g. 20263/300 = 67.54333…), so only `fraction` is exact;
+ * the refinement checks that the three agree.
+ */
+export const WebhookScoreSchema = z
+  .strictObject({
+    rounded: Rounded,
+    /** Parseable by any JSON or decimal reader, e.g. "82.075" or "67.543333" (never "…"). */
+    unrounded: z.string().regex(/^(100|\d{1,2})(\.\d{1,6})?$/),
+    /** The exact value: numerator / denominator, as strings (they may exceed 2^53). */
+    fraction: z.strictObject({
+      numerator: z.string().regex(/^\d{1,40}$/),
+      denominator: z.string().regex(/^[1-9]\d{0,39}$/),
+    }),
+  })
+  .refine((s) => agrees(s), {
+    message: "rounded, unrounded and fraction must denote the same score (0..100)",
+    path: ["fraction"],
+  });
+export type WebhookScore = z.infer<typeof WebhookScoreSchema>;
+
+function agrees(s: {
+  rounded: number;
+  unrounded: string;
+  fraction: { numerator: string; denominator: string };
+}): boolean {
+  const exact = parseFraction(`${s.fraction.numerator}/${s.fraction.denominator}`);
+  if (!exact || exact.cmp(Exact.ZERO) < 0 || exact.cmp(Exact.of(100)) > 0) return false;
+  const built = buildWebhookScore(exact);
+  return built.rounded === s.rounded && built.unrounded === s.unrounded;
+}
+
+/**
+ * The published form of an exact score: its half-up integer, its decimal to
+ * {@link UNROUNDED_DECIMALS} places (half-up, without the breakdown's "…" marker) and its fraction.
+ * @example buildWebhookScore(Exact.of(20263, 300)) // { rounded: 68, unrounded: "67.543333", fraction: { numerator: "20263", denominator: "300" } }
+ */
+export function buildWebhookScore(exact: Exact): WebhookScore {
+  return {
+    rounded: Number(exact.roundHalfUp()),
+    unrounded: exact.toText(UNROUNDED_DECIMALS).replace("…", ""),
+    fraction: { numerator: String(exact.num), denominator: String(exact.den) },
+  };
+}
 
 // ─── Data of each event ───
 

@@ -33,6 +33,7 @@ export {
 export {
   validateTargetUrl,
   MAX_TARGET_URL_LENGTH,
+  type LoopbackPortRule,
   type TargetUrlError,
   type TargetUrlOptions,
   type TargetUrlRule,

@@ -10,7 +10,8 @@
  *   or a canonical public IP literal. A name is checked as text only; what it resolves to is
  *   not (see docs/webhooks.md, "DNS rebinding").
  * - `allowLoopback` (local development only) additionally admits http(s) to 127.0.0.1, [::1]
- *   and localhost on any port; it never admits private or link-local targets.
+ *   and localhost, on the ports `loopbackPorts` allows (any port without it); it never admits
+ *   private or link-local targets.
  */
 import {
   classifyIpv4,
@@ -26,13 +27,25 @@ export const MAX_TARGET_URL_LENGTH = 2048;
 
 /** Options of {@link validateTargetUrl}. */
 export interface TargetUrlOptions {
-  /** Local development only: also allow http(s)://127.0.0.1|[::1]|localhost on any port. */
+  /** Local development only: also allow http(s)://127.0.0.1|[::1]|localhost. */
   allowLoopback?: boolean;
+  /**
+   * With `allowLoopback`: the only loopback ports admitted (inclusive range), minus `blocked`
+   * (the platform's own services). A URL without a port means 80 or 443.
+   */
+  loopbackPorts?: LoopbackPortRule;
   /**
    * Our own domains (e.g. ["bouts.dev"]): a host equal to one or under it is refused, so a
    * webhook can never make the platform call itself.
    */
   blockedHosts?: readonly string[];
+}
+
+/** The loopback ports a local receiver may listen on. */
+export interface LoopbackPortRule {
+  min: number;
+  max: number;
+  blocked?: readonly number[];
 }
 
 /** A target URL that passed validation. */
@@ -57,6 +70,7 @@ export type TargetUrlRule =
   | "single-label-host"
   | "special-use-name"
   | "blocked-host"
+  | "loopback-port"
   | Exclude<AddressClass, "public">;
 
 /** Why a target URL was refused: the rule, and a sentence to show the agent. */
@@ -136,12 +150,32 @@ export function validateTargetUrl(
   const own = options.blockedHosts?.find((b) => host === b || host.endsWith(`.${b}`));
   if (own !== undefined)
     return fail("blocked-host", `${host} belongs to the platform (${own}) and cannot be a target`);
-  if (options.allowLoopback && LOOPBACK_HOSTS.has(host))
-    return ok({ url: url.href, loopback: true });
+  if (options.allowLoopback && LOOPBACK_HOSTS.has(host)) {
+    const refused = checkLoopbackPort(url, options.loopbackPorts);
+    return refused ?? ok({ url: url.href, loopback: true });
+  }
   if (cls.value !== "public") return fail(cls.value, addressMessage(cls.value));
   if (url.protocol !== "https:") return fail("scheme", "only https: targets are allowed");
   if (url.port !== "") return fail("port", `port ${url.port} is not allowed; use 443`);
   return ok({ url: url.href, loopback: false });
+}
+
+// A loopback port is where the platform's own services listen (its API, the runner's control
+// API): a webhook there would make the platform call itself and log the answer for the agent.
+function checkLoopbackPort(
+  url: URL,
+  rule: LoopbackPortRule | undefined,
+): { ok: false; error: TargetUrlError } | null {
+  if (!rule) return null;
+  const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  if (rule.blocked?.includes(port))
+    return fail("loopback-port", `port ${port} belongs to the platform and cannot be a target`);
+  if (port < rule.min || port > rule.max)
+    return fail(
+      "loopback-port",
+      `local receivers must listen on a port from ${rule.min} to ${rule.max}, not ${port}`,
+    );
+  return null;
 }
 
 function classifyHost(host: string, rawHost: string): Result<AddressClass, TargetUrlError> {

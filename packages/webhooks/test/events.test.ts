@@ -1,10 +1,11 @@
-import type { BANDS } from "@bouts/scoring";
+import { Exact, type BANDS } from "@bouts/scoring";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   buildEvent,
   buildLeaderboardOvertakenEvent,
   buildSubmissionFailedEvent,
   buildSubmissionScoredEvent,
+  buildWebhookScore,
   buildWebhookTestEvent,
   EVENT_TYPES,
   parseWebhookEvent,
@@ -19,7 +20,11 @@ const NOW = new Date("2026-03-01T12:00:00.000Z");
 const SCORED: SubmissionScoredData = {
   submissionId: "sub_01",
   challengeId: "notes-api",
-  score: { rounded: 82, unrounded: "82.075" },
+  score: {
+    rounded: 82,
+    unrounded: "82.075",
+    fraction: { numerator: "3283", denominator: "40" },
+  },
   band: { key: "strong", label: "Strong" },
   rank: 3,
   breakdownUrl: "https://api.bouts.dev/v1/submissions/sub_01/breakdown",
@@ -94,10 +99,44 @@ describe("event builders", () => {
     });
   });
 
+  it("carries a score whose decimal does not terminate: a parseable decimal and the exact fraction", () => {
+    const score = buildWebhookScore(Exact.of(20263, 300)); // 67.54333…
+    expect(score).toEqual({
+      rounded: 68,
+      unrounded: "67.543333",
+      fraction: { numerator: "20263", denominator: "300" },
+    });
+    const r = buildSubmissionScoredEvent({ ...SCORED, score }, NOW);
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    const parsed = JSON.parse(serializeEvent(r.value)) as WebhookEvent;
+    if (parsed.type !== "submission.scored") throw new Error("type");
+    expect(Number(parsed.data.score.unrounded)).toBe(67.543333);
+    expect(Exact.of(BigInt(parsed.data.score.fraction.numerator), 300n).toText(4)).toBe("67.5433…");
+  });
+
+  it("publishes 100 and 0 and rounds a long terminating decimal to six places", () => {
+    expect(buildWebhookScore(Exact.of(100))).toMatchObject({ rounded: 100, unrounded: "100" });
+    expect(buildWebhookScore(Exact.ZERO)).toEqual({
+      rounded: 0,
+      unrounded: "0",
+      fraction: { numerator: "0", denominator: "1" },
+    });
+    // 1/128 = 0.0078125 terminates after 7 places: the fraction stays exact.
+    expect(buildWebhookScore(Exact.of(1, 128))).toMatchObject({ unrounded: "0.007813" });
+  });
+
+  const score = (rounded: number, unrounded: string, numerator: string, denominator = "1") => ({
+    score: { rounded, unrounded, fraction: { numerator, denominator } },
+  });
   it.each([
-    ["a rounded score above 100", { score: { rounded: 101, unrounded: "101" } }],
-    ["a fractional rounded score", { score: { rounded: 82.5, unrounded: "82.5" } }],
-    ["an unrounded score that is not decimal text", { score: { rounded: 82, unrounded: "8e1" } }],
+    ["a rounded score above 100", score(101, "101", "101")],
+    ["a fractional rounded score", score(82.5, "82.5", "165", "2")],
+    ["an unrounded score that is not decimal text", score(80, "8e1", "80")],
+    ["an unrounded score with an ellipsis", score(68, "67.543333…", "20263", "300")],
+    ["an unrounded score that disagrees with the fraction", score(82, "82.07", "3283", "40")],
+    ["a rounded score that disagrees with the fraction", score(83, "82.075", "3283", "40")],
+    ["a zero denominator", score(0, "0", "0", "0")],
+    ["a score without its fraction", { score: { rounded: 82, unrounded: "82.075" } }],
     ["an unknown band", { band: { key: "legendary", label: "Legendary" } }],
     ["rank 0", { rank: 0 }],
     ["a non-http breakdown link", { breakdownUrl: "javascript:alert(1)" }],

@@ -185,6 +185,28 @@ describe("validateTargetUrl: the local-development switch", () => {
     expect(r.ok ? "ok" : r.error.reason).toBe(reason);
   });
 
+  it("admits only the allowed loopback ports, never a blocked one, with loopbackPorts", () => {
+    const local = { allowLoopback: true, loopbackPorts: { min: 9700, max: 9799, blocked: [9787] } };
+    const reason = (url: string) => {
+      const r = validateTargetUrl(url, local);
+      return r.ok ? "ok" : r.error.reason;
+    };
+    expect(reason("http://127.0.0.1:9797/hook")).toBe("ok");
+    expect(reason("http://[::1]:9700/")).toBe("ok");
+    expect(reason("http://localhost:9799/")).toBe("ok");
+    for (const url of [
+      "http://127.0.0.1:9787/", // blocked: the platform's own port
+      "http://127.0.0.1:8787/v1/agents",
+      "http://localhost:8080/run",
+      "http://127.0.0.1/", // port 80
+      "https://localhost/", // port 443
+      "http://[::1]:9800/",
+    ])
+      expect([url, reason(url)]).toEqual([url, "loopback-port"]);
+    // Public targets are not affected by the loopback rule.
+    expect(reason("https://hooks.example.org/")).toBe("ok");
+  });
+
   it("is off by default", () => {
     expect(validateTargetUrl("http://127.0.0.1:8787/")).toMatchObject({
       ok: false,

@@ -3,7 +3,8 @@
  * Bearer-key authentication and role checks. Invariants: every /v1 route passes through
  * `authenticate` (the submit route through the same `readBearer` + `verifyPrincipal`, in its
  * own first read); an unknown, malformed or revoked key gets the same 401 after the same
- * amount of hashing work; operator routes answer 403 to an agent key.
+ * amount of hashing work; operator routes answer 403 to an agent key; rate limits are keyed
+ * by the key's owner (agent or operator), so minting more keys never buys more requests.
  */
 import { createMiddleware } from "hono/factory";
 import { createDb, findApiKey, parseApiKey, verifyApiKey, type KeyCredentials } from "@bouts/db";
@@ -50,13 +51,13 @@ export const authenticate = createMiddleware<IngestEnv>(async (c, next) => {
 });
 
 /**
- * Rate-limits per key, after authentication (so nobody can spend another key's budget),
- * against API_RATE_LIMIT. The submit route checks SUBMIT_RATE_LIMIT itself instead, in
- * parallel with its first read and before it writes anything.
+ * Rate-limits per agent or operator, after authentication (so nobody can spend another's
+ * budget), against API_RATE_LIMIT. The submit route checks SUBMIT_RATE_LIMIT itself instead,
+ * after its first read and before it reads the body or writes anything.
  */
 export const limitRate = createMiddleware<IngestEnv>(async (c, next) => {
   if (isSubmitRequest(c.req.method, c.req.path)) return next();
-  await checkRateLimit(c.env.API_RATE_LIMIT, c.var.principal.keyId, "requests");
+  await checkRateLimit(c.env.API_RATE_LIMIT, c.var.principal, "requests");
   await next();
 });
 
@@ -69,15 +70,27 @@ export function isSubmitRequest(method: string, path: string): boolean {
   return method === "POST" && SUBMIT_ROUTE.test(path);
 }
 
-/** Answers 429 when `limiter` refuses another call for this key. */
+/**
+ * The rate-limit key of a caller: its agent or operator, never the API key, so that all the
+ * keys of one agent share one budget. Prefixed, as the namespace also holds `ip:` keys.
+ */
+export function resolveRateLimitKey(p: Principal): string {
+  return p.role === "agent" ? `agent:${p.agentId}` : `operator:${p.operatorId}`;
+}
+
+/** Answers 429 when `limiter` refuses another call for this caller's agent or operator. */
 export async function checkRateLimit(
   limiter: RateLimit,
-  keyId: string,
+  principal: Principal,
   what: "requests" | "submissions",
 ): Promise<void> {
-  const { success } = await limiter.limit({ key: keyId });
+  const { success } = await limiter.limit({ key: resolveRateLimitKey(principal) });
   if (!success) {
-    fail({ reason: "rate-limited", retryAfter: 60, detail: `Too many ${what} for this key.` });
+    fail({
+      reason: "rate-limited",
+      retryAfter: 60,
+      detail: `Too many ${what} for this ${principal.role}; all of its keys share one limit.`,
+    });
   }
 }
 

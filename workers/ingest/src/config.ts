@@ -15,6 +15,7 @@ const ConfigSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: z.coerce.number().int().min(86_400),
   RUNNER_SECONDS_PER_AGENT: z.coerce.number().int().positive().default(1800),
   RUNNER_USAGE_WINDOW_SECONDS: z.coerce.number().int().min(60).default(3600),
+  MAX_SUBMISSIONS_IN_FLIGHT: z.coerce.number().int().positive().default(4),
 });
 
 /** The ingest settings, typed. */
@@ -28,6 +29,8 @@ export type IngestConfig = {
   /** Runner time an agent may use over `runnerWindowMs`, across all challenges. */
   runnerCeilingMs: number;
   runnerWindowMs: number;
+  /** Submissions an agent may have received, queued or running at once, all challenges. */
+  maxSubmissionsInFlight: number;
 };
 
 const PARSED = new WeakMap<Env, IngestConfig>();
@@ -53,5 +56,6 @@ function parseConfig(env: Env): IngestConfig {
     idempotencyTtlMs: v.IDEMPOTENCY_TTL_SECONDS * 1000,
     runnerCeilingMs: v.RUNNER_SECONDS_PER_AGENT * 1000,
     runnerWindowMs: v.RUNNER_USAGE_WINDOW_SECONDS * 1000,
+    maxSubmissionsInFlight: v.MAX_SUBMISSIONS_IN_FLIGHT,
   };
 }

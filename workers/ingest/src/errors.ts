@@ -1,8 +1,9 @@
 /**
  * @module ingest/errors
  * Domain errors of the ingest API and their one mapping to HTTP (`application/problem+json`).
- * Invariants: `toProblem` is an exhaustive switch with no default, so a new reason fails to
- * compile until it is mapped; nothing here leaks another agent's data or a hidden test.
+ * Invariants: `toProblem` and `isStoredUnderIdempotencyKey` are exhaustive switches with no
+ * default, so a new reason fails to compile until it is mapped and its replay rule decided;
+ * nothing here leaks another agent's data or a hidden test.
  */
 import {
   describeAdmissionRefusal,
@@ -37,6 +38,7 @@ export type IngestError =
   | { reason: "rate-limited"; retryAfter: number; detail: string }
   | { reason: "quota-exhausted"; retryAfter: number; detail: string }
   | { reason: "runner-time-exhausted"; retryAfter: number; detail: string }
+  | { reason: "submissions-in-flight"; retryAfter: number; inFlight: number; limit: number }
   | { reason: "idempotency-mismatch" }
   | { reason: "idempotency-in-flight"; retryAfter: number }
   | { reason: "qa-failed"; detail: string; errors: ProblemFieldError[] }
@@ -149,6 +151,18 @@ export function toProblem(e: IngestError): { problem: Problem; headers: Record<s
         problem: buildProblem(429, e.reason, "Runner time spent", e.detail),
         headers: { "Retry-After": String(e.retryAfter) },
       };
+    case "submissions-in-flight":
+      return {
+        problem: buildProblem(
+          429,
+          e.reason,
+          "Too many submissions in flight",
+          `This agent has ${e.inFlight} submissions received, queued or running (all ` +
+            `challenges, all of its keys); at most ${e.limit} may be in flight at once. ` +
+            "Submit again once one of them is scored or failed.",
+        ),
+        headers: { "Retry-After": String(e.retryAfter) },
+      };
     case "idempotency-mismatch":
       return {
         problem: buildProblem(
@@ -186,6 +200,39 @@ export function toProblem(e: IngestError): { problem: Problem; headers: Record<s
         ),
         headers: { "Retry-After": String(e.retryAfter) },
       };
+  }
+}
+
+/**
+ * Whether the answer to `e` is stored under the request's `Idempotency-Key` and replayed to
+ * every retry (docs/api.md "Idempotency"). Stored: verdicts on the request's content, which
+ * the same bytes always get again (a refused archive, invalid claims or trace, a part over
+ * its limit). Not stored: answers a retry may rightly change (401/403, every 429, 409, 5xx,
+ * a missing or closed challenge) and the answers about the key itself.
+ */
+export function isStoredUnderIdempotencyKey(e: IngestError): boolean {
+  switch (e.reason) {
+    case "invalid":
+    case "unprocessable":
+    case "payload-too-large":
+    case "unsupported-media-type":
+    case "archive-refused":
+      return true;
+    case "unauthenticated":
+    case "forbidden":
+    case "not-found":
+    case "weight-rule":
+    case "conflict":
+    case "length-required":
+    case "rate-limited":
+    case "quota-exhausted":
+    case "runner-time-exhausted":
+    case "submissions-in-flight":
+    case "idempotency-mismatch":
+    case "idempotency-in-flight":
+    case "qa-failed":
+    case "unavailable":
+      return false;
   }
 }
 

@@ -13,6 +13,7 @@ import { authenticate, limitRate } from "./auth.ts";
 import { errorResponse, IngestHttpError, problemResponse } from "./errors.ts";
 import { agentRoutes } from "./routes/agents.ts";
 import { challengeRoutes } from "./routes/challenges.ts";
+import { operationRoutes } from "./routes/operations.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
 import type { IngestEnv } from "./types.ts";
 
@@ -34,6 +35,7 @@ export function createIngestApp() {
   app.route("/v1", agentRoutes);
   app.route("/v1", challengeRoutes);
   app.route("/v1", submissionRoutes);
+  app.route("/v1", operationRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
     type: "http",

@@ -215,14 +215,26 @@ export const SubmissionSchema = z
     url: z.string(),
     challengeId: z.string(),
     iteration: z.int(),
-    status: z.enum(["received", "queued", "running", "scored", "failed"]),
+    status: z
+      .enum(["received", "queued", "running", "waiting", "scored", "failed"])
+      .describe(
+        "received → queued → running → scored | failed; running ↔ waiting while the platform retries a failure on its side",
+      ),
     failureReason: z.string().nullable(),
     failureCode: z
       .enum(SUBMISSION_FAILURE_CODES)
       .nullable()
       .describe(
-        "why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, challenge-invalid, scoring-refused, infrastructure",
+        "why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, challenge-invalid, scoring-refused, infrastructure (costs no iteration; an operator may re-judge it)",
       ),
+    waiting: z
+      .object({
+        reason: z.string().describe("why the last attempt could not finish on the platform's side"),
+        since: Timestamp.nullable().describe("the first such failure; retries go on for 24 h"),
+        retryAt: Timestamp.nullable().describe("when the next attempt is due"),
+      })
+      .nullable()
+      .describe("set while the status is waiting; the submission is retried, not failed"),
     artifact: z.object({
       sha256: z.string(),
       bytes: z.int(),

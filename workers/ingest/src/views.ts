@@ -92,8 +92,15 @@ export function challengeToWire(
 }
 
 /** A submission on the wire; `origin` makes its URL absolute. */
+/** The columns of a waiting submission; a freshly written row has none of them yet. */
+type WaitingColumns = "waitingReason" | "waitingSince" | "retryAt" | "publishedAt";
+
+/**
+ * A submission on the wire. `waiting` is set only while the status is `waiting`: why the
+ * last attempt could not finish on our side, since when, and when the next attempt is due.
+ */
 export function submissionToWire(
-  s: SubmissionRow,
+  s: Omit<SubmissionRow, WaitingColumns> & Partial<Pick<SubmissionRow, WaitingColumns>>,
   origin: string,
 ): z.infer<typeof SubmissionSchema> {
   const claims = s.claims ? (JSON.parse(s.claims) as unknown[]) : [];
@@ -105,6 +112,14 @@ export function submissionToWire(
     status: s.status,
     failureReason: s.failureReason,
     failureCode: s.failureCode,
+    waiting:
+      s.status === "waiting"
+        ? {
+            reason: s.waitingReason ?? "the platform could not finish scoring it yet",
+            since: isoOrNull(s.waitingSince ?? null),
+            retryAt: isoOrNull(s.retryAt ?? null),
+          }
+        : null,
     artifact: { sha256: s.artifactSha256, bytes: s.artifactSize, type: s.artifactType },
     trace: s.traceSha256 ? { sha256: s.traceSha256 } : null,
     claims: claims.length,

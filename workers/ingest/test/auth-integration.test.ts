@@ -51,14 +51,35 @@ describe("authentication", () => {
     await expectProblem(await call("/v1/challenges", { token: agent.token }), 401);
   });
 
-  it("rate-limits requests per key with 429 and Retry-After", async () => {
+  it("rate-limits requests per operator with 429 and Retry-After", async () => {
     const op = await seedOperator();
     const limit = vi.spyOn(env.API_RATE_LIMIT, "limit").mockResolvedValue({ success: false });
     try {
       const res = await call("/v1/challenges", { token: op.token });
       await expectProblem(res, 429);
       expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
-      expect(limit).toHaveBeenCalledWith({ key: op.token.slice(6, 30) });
+      expect(limit).toHaveBeenCalledWith({ key: `operator:${op.id}` });
+    } finally {
+      limit.mockRestore();
+    }
+  });
+
+  it("counts every key of an agent against one request rate limit", async () => {
+    const op = await seedOperator();
+    const agent = await createAgent(op.token);
+    const issued = await callJson(`/v1/agents/${agent.id}/keys`, "POST", {}, op.token);
+    const second = (await issued.json<{ key: string }>()).key;
+    // A limiter that allows one request per rate-limit key.
+    const seen = new Map<string, number>();
+    const limit = vi.spyOn(env.API_RATE_LIMIT, "limit").mockImplementation(({ key }) => {
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      return Promise.resolve({ success: (seen.get(key) ?? 0) <= 1 });
+    });
+    try {
+      expect((await call("/v1/challenges", { token: agent.token })).status).toBe(200);
+      const res = await call("/v1/challenges", { token: second });
+      expect((await expectProblem(res, 429)).detail).toMatch(/all of its keys share one limit/);
+      expect([...seen.keys()]).toEqual([`agent:${agent.id}`]);
     } finally {
       limit.mockRestore();
     }

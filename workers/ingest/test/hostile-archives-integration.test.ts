@@ -51,7 +51,7 @@ describe("hostile archives at upload", () => {
       maxIterations: 1000,
     });
     await call(`/v1/challenges/${id}/entries`, { method: "POST", token: agent.token });
-    // The corpus is larger than the per-key submit rate limit (30 a minute).
+    // The corpus is larger than the per-agent submit rate limit (30 a minute).
     const limit = vi.spyOn(env.SUBMIT_RATE_LIMIT, "limit").mockResolvedValue({ success: true });
     const send = vi.spyOn(env.SUBMISSIONS, "send");
     const before = await stored();

@@ -33,6 +33,7 @@ const ROUTES = [
   ["post", "/v1/challenges/{id}/submissions"],
   ["get", "/v1/challenges/{id}/submissions"],
   ["get", "/v1/submissions/{id}"],
+  ["post", "/v1/submissions/{id}/rejudge"],
 ] as const;
 
 // The ingest app's own document; the platform serves it merged with the other roles'

@@ -143,7 +143,7 @@ describe("submitting", () => {
     expect(wait).toBeLessThanOrEqual(600);
   });
 
-  it("answers 429 when the key's submit rate limit is hit", async () => {
+  it("answers 429 when the agent's submit rate limit is hit", async () => {
     const { agent, id } = await arena();
     const limit = vi.spyOn(env.SUBMIT_RATE_LIMIT, "limit").mockResolvedValue({ success: false });
     const res = await submit(id, agent.token, submissionForm(await solution()));
@@ -160,6 +160,88 @@ describe("submitting", () => {
     await call(`/v1/challenges/${id}/entries`, { method: "POST", token: agent.token });
     await call(`/v1/challenges/${id}/close`, { method: "POST", token: op.token });
     await expectProblem(await submit(id, agent.token, submissionForm(await solution())), 409);
+  });
+});
+
+/** Issues another key for the agent, as its operator does. */
+async function mintKey(opToken: string, agentId: string): Promise<string> {
+  const res = await callJson(`/v1/agents/${agentId}/keys`, "POST", { label: "more" }, opToken);
+  expect(res.status).toBe(201);
+  return (await res.json<{ key: string }>()).key;
+}
+
+describe("limits per agent", () => {
+  it("counts every key of an agent against one submit rate limit", async () => {
+    const { op, agent, id } = await arena();
+    const second = await mintKey(op.token, agent.id);
+    // A limiter that allows one submission per rate-limit key.
+    const seen = new Map<string, number>();
+    const limit = vi.spyOn(env.SUBMIT_RATE_LIMIT, "limit").mockImplementation(({ key }) => {
+      seen.set(key, (seen.get(key) ?? 0) + 1);
+      return Promise.resolve({ success: (seen.get(key) ?? 0) <= 1 });
+    });
+    try {
+      expect((await submit(id, agent.token, submissionForm(await solution()))).status).toBe(202);
+      const res = await submit(id, second, submissionForm(await solution()));
+      const body = await expectProblem(res, 429);
+      expect(body.detail).toMatch(/all of its keys share one limit/);
+      expect([...seen.keys()]).toEqual([`agent:${agent.id}`]);
+    } finally {
+      limit.mockRestore();
+    }
+  });
+
+  it("refuses a submission past the agent's cap on submissions in flight, across challenges and keys, until one settles", async () => {
+    // wrangler.toml: MAX_SUBMISSIONS_IN_FLIGHT = 4.
+    const { op, agent, id } = await arena();
+    const other = await publishedChallenge(op.token, `c${crypto.randomUUID().slice(0, 8)}`);
+    await call(`/v1/challenges/${other}/entries`, { method: "POST", token: agent.token });
+    const second = await mintKey(op.token, agent.id);
+    const accepted: SubmissionView[] = [];
+    for (const [challenge, token] of [
+      [id, agent.token],
+      [id, second],
+      [other, agent.token],
+      [other, second],
+    ] as const) {
+      const res = await submit(challenge, token, submissionForm(await solution()));
+      expect(res.status).toBe(202);
+      accepted.push(await res.json<SubmissionView>());
+    }
+    const before = await counts();
+    const res = await submit(other, second, submissionForm(await solution()), {
+      "Idempotency-Key": "fifth",
+    });
+    const body = await expectProblem(res, 429);
+    expect(body.type).toBe("urn:bouts:problem:submissions-in-flight");
+    expect(body.detail).toMatch(/4 submissions received, queued or running/);
+    expect(body.detail).toMatch(/at most 4/);
+    expect(Number(res.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expect(await counts()).toEqual(before);
+    // One settles (scored); the same request, under the same key, now goes through.
+    await env.DB.prepare("UPDATE submissions SET status = 'scored', scored_at = ? WHERE id = ?")
+      .bind(Date.now(), accepted[0]!.id)
+      .run();
+    const retry = await submit(other, second, submissionForm(await solution()), {
+      "Idempotency-Key": "fifth",
+    });
+    expect(retry.status).toBe(202);
+  });
+
+  it("holds the in-flight cap when an agent's submissions race each other", async () => {
+    const { agent, id } = await arena({ maxIterations: 10 });
+    const archives = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => solution(`race${i}`)));
+    const results = await Promise.all(
+      archives.map((a) => submit(id, agent.token, submissionForm(a))),
+    );
+    expect(results.filter((r) => r.status === 202)).toHaveLength(4);
+    for (const r of results.filter((r) => r.status !== 202)) {
+      expect((await expectProblem(r, 429)).type).toBe("urn:bouts:problem:submissions-in-flight");
+    }
+    const row = await env.DB.prepare("SELECT COUNT(*) AS n FROM submissions WHERE agent_id = ?")
+      .bind(agent.id)
+      .first<{ n: number }>();
+    expect(row?.n).toBe(4);
   });
 });
 
@@ -587,7 +669,10 @@ describe("idempotency", () => {
     });
     expect(again.status).toBe(202);
     expect(again.headers.get("Idempotent-Replayed")).toBe("true");
-    expect(await again.json()).toEqual(await first.json());
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    expect(again.headers.get("Location")).toBe(first.headers.get("Location"));
+    expect(again.headers.get("Content-Type")).toBe(first.headers.get("Content-Type"));
+    expect(await again.text()).toBe(await first.text());
     expect(await counts()).toEqual(before);
   });
 
@@ -670,6 +755,78 @@ describe("idempotency", () => {
       "SELECT created_at, expires_at FROM idempotency_keys WHERE key = 'ttl'",
     ).first<{ created_at: number; expires_at: number }>();
     expect((row?.expires_at ?? 0) - (row?.created_at ?? 0)).toBeGreaterThanOrEqual(86_400_000);
+  });
+
+  it("replays a refusal of the content under its key without judging it again, and still answers 422 to another body", async () => {
+    const { agent, id } = await arena();
+    // The challenge loads src/main.js, which the archive lacks: the validator refuses it.
+    const setInterface = (sql: string) =>
+      env.DB.prepare(`UPDATE challenges SET bundle_manifest = ${sql} WHERE id = ?`).bind(id).run();
+    await setInterface(
+      `json_set(bundle_manifest, '$.interface', json('{"module":"src/main.js"}'))`,
+    );
+    const archive = await solution();
+    const before = await counts();
+    const first = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "refused",
+    });
+    const firstBody = await first.text();
+    expect(first.status).toBe(422);
+    expect(JSON.parse(firstBody)).toMatchObject({ rule: "nothing-to-load", entry: "src/main.js" });
+    expect(first.headers.get("Idempotent-Replayed")).toBeNull();
+    // Judged again now, the same archive would pass: the replay proves it is not.
+    await setInterface("json_remove(bundle_manifest, '$.interface')");
+    const again = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "refused",
+    });
+    expect(again.status).toBe(422);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(again.headers.get("Content-Type")).toBe("application/problem+json");
+    expect(await again.text()).toBe(firstBody);
+    const other = await submit(id, agent.token, submissionForm(await solution()), {
+      "Idempotency-Key": "refused",
+    });
+    expect((await expectProblem(other, 422)).type).toBe("urn:bouts:problem:idempotency-mismatch");
+    expect(await counts()).toEqual({ ...before, idem: (before.idem ?? 0) + 1 });
+    // Without the key, the same archive is judged afresh, and now it passes.
+    expect((await submit(id, agent.token, submissionForm(archive))).status).toBe(202);
+  });
+
+  it("replays invalid claims byte for byte, and treats other claims text as another body", async () => {
+    const { agent, id } = await arena();
+    const archive = await solution();
+    const claims = JSON.stringify([{ id: "x", statement: "s", confidence: 7 }]);
+    const first = await submit(id, agent.token, submissionForm(archive, { claims }), {
+      "Idempotency-Key": "bad-claims",
+    });
+    const firstBody = await first.text();
+    expect(first.status).toBe(400);
+    const again = await submit(id, agent.token, submissionForm(archive, { claims }), {
+      "Idempotency-Key": "bad-claims",
+    });
+    expect(again.status).toBe(400);
+    expect(again.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(await again.text()).toBe(firstBody);
+    const fixed = await submit(id, agent.token, submissionForm(archive, { claims: "[]" }), {
+      "Idempotency-Key": "bad-claims",
+    });
+    expect((await expectProblem(fixed, 422)).type).toBe("urn:bouts:problem:idempotency-mismatch");
+  });
+
+  it("keeps no answer a retry may change: a rate-limit 429 under a key is retried afresh", async () => {
+    const { agent, id } = await arena();
+    const archive = await solution();
+    const limit = vi.spyOn(env.SUBMIT_RATE_LIMIT, "limit").mockResolvedValue({ success: false });
+    const refused = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "later",
+    });
+    limit.mockRestore();
+    await expectProblem(refused, 429);
+    const retry = await submit(id, agent.token, submissionForm(archive), {
+      "Idempotency-Key": "later",
+    });
+    expect(retry.status).toBe(202);
+    expect(retry.headers.get("Idempotent-Replayed")).toBeNull();
   });
 
   it("refuses a malformed key (400)", async () => {

@@ -8,7 +8,10 @@
  * - Every mutating RPC runs without an `await` between its reads and writes, so calls are
  *   serialized by the object's input gate: concurrent deliveries equal some sequential order,
  *   and a standing depends only on the agent's history, so every order gives the same board.
- * - Recording is idempotent by submission id; `version` grows by one on every change.
+ * - Recording is idempotent by submission id; `version` grows by one on every change. The
+ *   overtaken list of an applied result is stored with it (`overtaken`), and a repeated call
+ *   for that submission answers the same list, so a caller retrying after a partial failure
+ *   can re-send what the first call reported.
  * - Only the RPC methods and the runtime's handlers are public; the rest is `#private`.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -71,6 +74,10 @@ CREATE TABLE IF NOT EXISTS standings (
 CREATE INDEX IF NOT EXISTS standings_board
   ON standings (score DESC, iterations, time_to_final_ms, submitted_at, agent_id);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS overtaken (
+  submission_id TEXT PRIMARY KEY,
+  agents        TEXT NOT NULL
+);
 `;
 
 type ResultRow = {
@@ -180,7 +187,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
         .one().agent_id;
       const rank = board.rankOf(owner);
       const outcome = { applied: false, stale: false, rank, previousRank: rank };
-      return { ok: true, value: { ...outcome, overtaken: [], version: this.#version } };
+      const overtaken = this.#storedOvertaken(r.submissionId);
+      return { ok: true, value: { ...outcome, overtaken, version: this.#version } };
     }
     // Under `latest`, a result that is not the agent's ranking submission is an older
     // iteration that arrived late: it joined the history, the ranking key is unchanged.
@@ -196,6 +204,16 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     }
     const { rank, previousRank } = moved;
     const overtaken = this.#passedOver(r.agentId, rank, previousRank ?? board.size);
+    // No await since the insert, so this commits with it (write coalescing). Replaced, not
+    // kept: after a rebuild dropped the result, this application is the one to repeat.
+    if (overtaken.length > 0)
+      this.#sql.exec(
+        `INSERT INTO overtaken (submission_id, agents) VALUES (?, ?)
+         ON CONFLICT (submission_id) DO UPDATE SET agents = excluded.agents`,
+        r.submissionId,
+        JSON.stringify(overtaken),
+      );
+    else this.#sql.exec("DELETE FROM overtaken WHERE submission_id = ?", r.submissionId);
     this.#broadcast([
       { agentId: r.agentId, rank, previousRank, score: standing.score },
       ...overtaken.map((o) => ({
@@ -502,6 +520,17 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     return around
       .filter((e) => e.rank > rank && e.rank <= rank + passed)
       .map((e) => ({ agentId: e.agentId, previousRank: e.rank - 1, rank: e.rank }));
+  }
+
+  // What an applied result reported; [] when it passed nobody (or predates this table).
+  #storedOvertaken(submissionId: string): Overtaken[] {
+    const row = this.#sql
+      .exec<{ agents: string }>(
+        "SELECT agents FROM overtaken WHERE submission_id = ?",
+        submissionId,
+      )
+      .toArray()[0];
+    return row ? (JSON.parse(row.agents) as Overtaken[]) : [];
   }
 
   #trajectoryClasses(agentIds: string[]): Map<string, TrajectoryClass> {

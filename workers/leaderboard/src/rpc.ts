@@ -63,7 +63,10 @@ export interface RecordResultOutcome {
   rank: number | null;
   /** The agent's rank before the call (null if it was not on the board). */
   previousRank: number | null;
-  /** Agents passed over by this update, nearest first, at most MAX_OVERTAKEN. */
+  /**
+   * Agents passed over by this update, nearest first, at most MAX_OVERTAKEN; for a duplicate,
+   * the list stored when the result was first applied.
+   */
   overtaken: Overtaken[];
   /** The board version after the call. */
   version: number;

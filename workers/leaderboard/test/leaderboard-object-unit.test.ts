@@ -184,6 +184,25 @@ describe("recording", () => {
     const fell = await record(board, result(challengeId, "d", 10, { iteration: 2 }));
     expect(fell).toMatchObject({ rank: 4, previousRank: 1, overtaken: [] });
   });
+
+  it("answers a repeated result with the overtaken list of its first application, on a board over 100", async () => {
+    const { challengeId, board } = freshBoard();
+    for (let i = 0; i < 105; i++) await record(board, result(challengeId, `p${i}`, 50));
+    const first = await record(board, result(challengeId, "climber", 90));
+    expect(first).toMatchObject({ applied: true, rank: 1, previousRank: null });
+    expect(first.overtaken).toHaveLength(100);
+    expect(first.overtaken[0]).toEqual({ agentId: "p0", previousRank: 1, rank: 2 });
+    const again = await record(board, result(challengeId, "climber", 90));
+    expect(again).toMatchObject({ applied: false, rank: 1, version: first.version });
+    expect(again.overtaken).toEqual(first.overtaken);
+    // Survives eviction: the list lives in SQLite with the result.
+    await evictDurableObject(board);
+    const woken = await record(
+      env.LEADERBOARD.getByName(challengeId),
+      result(challengeId, "climber", 90),
+    );
+    expect(woken.overtaken).toEqual(first.overtaken);
+  });
 });
 
 describe("reads", () => {

@@ -4,7 +4,8 @@
  * leaderboard reads to the leaderboard app, /v1/webhooks to the webhook role and everything
  * else to the ingest API; `queue` dispatches by queue name (the score role consumes
  * submissions, the webhook role webhook events and deliveries, each with its dead letters);
- * `scheduled` runs the ingest and scoring sweeps. It exports the ChallengeLeaderboard
+ * `scheduled` runs the ingest sweep and the scoring reconciler (stranded queued, waiting,
+ * running, unpublished submissions) and prunes the webhook delivery log. It exports the ChallengeLeaderboard
  * Durable Object and, for production, the runner's Container class. Each role owns its
  * code; this file only wires them, so a split into separate Workers is a config change.
  * The public HTML pages (docs/pages.md) go to the leaderboard app too; their stylesheet and
@@ -12,8 +13,8 @@
  */
 import { ingestApp, sweepIngest } from "@bouts/ingest";
 import { isLeaderboardRequest, isPageRequest, leaderboardApp } from "@bouts/leaderboard";
-import { sweepScoring } from "@bouts/score";
-import { isWebhooksRequest, webhooksApp } from "@bouts/webhooks-worker";
+import { reconcileScoring } from "@bouts/score";
+import { isWebhooksRequest, sweepWebhooks, webhooksApp } from "@bouts/webhooks-worker";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { resolveQueueConsumer } from "./queues.ts";
 
@@ -41,9 +42,21 @@ export default {
     await consume(batch, env, ctx);
   },
   async scheduled(controller, env) {
-    const swept = await sweepIngest(env, controller.scheduledTime);
-    console.log(`ingest sweep: ${JSON.stringify(swept)}`);
-    const scoring = await sweepScoring(env, controller.scheduledTime);
-    console.log(`scoring sweep: ${JSON.stringify(scoring)}`);
+    // Independent: an ingest sweep that throws (D1 down) must not skip the reconciler.
+    const [ingest, scoring, webhooks] = await Promise.allSettled([
+      sweepIngest(env, controller.scheduledTime),
+      reconcileScoring(env, controller.scheduledTime),
+      sweepWebhooks(env, controller.scheduledTime),
+    ]);
+    for (const [name, r] of [
+      ["ingest sweep", ingest],
+      ["scoring reconciler", scoring],
+      ["webhooks sweep", webhooks],
+    ] as const) {
+      if (r.status === "fulfilled") console.log(`${name}: ${JSON.stringify(r.value)}`);
+      else console.error(`${name} failed: ${String(r.reason)}`);
+    }
+    if ([ingest, scoring, webhooks].some((r) => r.status === "rejected"))
+      throw new Error("a scheduled sweep failed; see the log");
   },
 } satisfies ExportedHandler<Env>;

@@ -84,6 +84,8 @@ export async function scoreAgentRun(e: {
   report: RunReport;
   objective: EngineeringInput;
   claimsJson: string | null;
+  /** The attempt's deadline for the trace judges. */
+  signal?: AbortSignal;
 }): Promise<Result<AgentRun, AgentRunError>> {
   const analysis = analyzeTrace(e.prelude.trace, {
     manifest: e.manifest,
@@ -91,7 +93,13 @@ export async function scoreAgentRun(e: {
     tokenBudget: e.prelude.config.tokenBudget,
     claimsJson: e.claimsJson,
   });
-  const judged = await judgeTrace(e.judges, e.challenge, analysis.summary.text, analysis.facts);
+  const judged = await judgeTrace(
+    e.judges,
+    e.challenge,
+    analysis.summary.text,
+    analysis.facts,
+    e.signal,
+  );
   const input = buildAgentInput({
     objective: e.objective,
     config: e.prelude.config,

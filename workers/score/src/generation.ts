@@ -91,6 +91,8 @@ export interface ModelTestsRequest {
   manifest: ChallengeManifest;
   submission: Uint8Array;
   bundle: Uint8Array;
+  /** The attempt's deadline, for the model and the generated run (each has its own too). */
+  signal?: AbortSignal;
   /** Charges the generated run's runner time (ms) to the agent; called once it answered. */
   chargeRunner?: (runnerMs: number) => Promise<void>;
 }
@@ -123,18 +125,21 @@ export async function addModelTests(
       ),
     );
   // At most half the generated weight is model-written: the deterministic half always stays.
-  const made = await generator.generate({
-    challengeId: manifest.id,
-    runtime: manifest.runtime,
-    interface: manifest.interface ?? null,
-    sources: report.sources,
-    seed: report.submissionSha256,
-    budget: {
-      weightHalves: Math.floor(generation.weightHalves.budget / MODEL_SHARE_DIVISOR),
-      maxTests: manifest.generation.maxTests,
+  const made = await generator.generate(
+    {
+      challengeId: manifest.id,
+      runtime: manifest.runtime,
+      interface: manifest.interface ?? null,
+      sources: report.sources,
+      seed: report.submissionSha256,
+      budget: {
+        weightHalves: Math.floor(generation.weightHalves.budget / MODEL_SHARE_DIVISOR),
+        maxTests: manifest.generation.maxTests,
+      },
+      exclude: [],
     },
-    exclude: [],
-  });
+    req.signal,
+  );
   if (!made.ok) return withGenerator(unavailable(generator, made.error.detail));
   if (made.value.suite.tests.length === 0)
     return withGenerator(unavailable(generator, "the model wrote no test that fits the budget"));
@@ -144,6 +149,7 @@ export async function addModelTests(
     submission: req.submission,
     bundle: req.bundle,
     suite: made.value.suite,
+    ...(req.signal ? { signal: req.signal } : {}),
   });
   // The generated run's result carries no timings: its wall time as seen from here is an
   // upper bound of what it held a runner for.

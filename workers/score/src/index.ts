@@ -1,57 +1,136 @@
 /**
  * @module score
  * The score role: the consumer of the submissions queue (and of its dead-letter queue), and
- * the sweeper that finds submissions whose worker died. Each message carries ids only; its
- * outcome is acked or retried with backoff per message, so one slow submission never holds
- * the batch back.
+ * the reconciler that completes stranded work (reconcile.ts). Each message carries ids only;
+ * a batch's messages are processed concurrently (at most BATCH_CONCURRENCY at once) and each
+ * is acked or retried on its own, so one slow submission never holds the others back.
+ * Invariants: a message that cannot be read goes to the dead-letter queue with its reason,
+ * never silently dropped; the dead-letter consumer never throws on a bad letter.
  */
-import { createDb, failSubmission, findAbandonedScoringRuns, findScoringContext } from "@bouts/db";
+import { createDb, failSubmission, findScoringContext } from "@bouts/db";
 import { z } from "zod";
-import { MAX_ATTEMPTS, processSubmission, type ScoreEnv } from "./pipeline.ts";
-import { publishFailed } from "./publish.ts";
+import {
+  announceFailure,
+  computeRetryDelaySeconds,
+  processSubmission,
+  RETRY_WINDOW_MS,
+  type ScoreEnv,
+} from "./pipeline.ts";
 
 export {
   processSubmission,
   buildScoreWrite,
+  computeRetryDelaySeconds,
+  ATTEMPT_DEADLINE_MS,
   LEASE_MS,
-  MAX_ATTEMPTS,
+  MAX_RETRY_DELAY_SECONDS,
+  RETRY_WINDOW_MS,
   type ScoreEnv,
 } from "./pipeline.ts";
+export {
+  reconcileScoring,
+  ABANDONED_GRACE_MS,
+  STRANDED_GRACE_MS,
+  UNPUBLISHED_GRACE_MS,
+  type ReconcileResult,
+} from "./reconcile.ts";
 export { type ScoreEventMessage, type LeaderboardRecorder } from "./publish.ts";
 export { buildEngineeringInput } from "./build-input.ts";
 export { createJudgePanel, judgeRun } from "./judging.ts";
-export { requestRun } from "./runner-client.ts";
+export { requestRun, RUNNER_TIMEOUT_MS_DEFAULT } from "./runner-client.ts";
+
+/** How many messages of one batch are processed at once (runs hold a runner each). */
+export const BATCH_CONCURRENCY = 5;
 
 const SubmissionMessageSchema = z.object({ submissionId: z.string().min(1).max(100) });
 
-/** Consumes a batch from the submissions queue, one message at a time, acking each as it lands. */
-export async function consumeSubmissions(
-  batch: MessageBatch,
-  env: ScoreEnv,
-  now: () => number = Date.now,
+/** What the score role puts on the dead-letter queue itself: the letter and why. */
+export const DeadLetterSchema = z.object({
+  v: z.literal(1),
+  kind: z.literal("dead-letter"),
+  reason: z.enum(["malformed-message"]),
+  detail: z.string(),
+  messageId: z.string(),
+  body: z.unknown(),
+});
+export type DeadLetter = z.infer<typeof DeadLetterSchema>;
+
+/** Bindings of the consumer: the pipeline's, and the dead-letter queue's producer. */
+export type ConsumerEnv = ScoreEnv & { SUBMISSIONS_DLQ: Queue };
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function forEachConcurrently<T>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<void>,
 ): Promise<void> {
-  for (const message of batch.messages) {
-    const body = SubmissionMessageSchema.safeParse(message.body);
-    if (!body.success) {
-      console.error(`score: dropping a malformed message ${message.id}`);
-      message.ack();
-      continue;
-    }
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+/** Handles one message of the submissions queue; never throws. */
+async function consumeSubmission(message: Message, env: ConsumerEnv, now: () => number) {
+  const body = SubmissionMessageSchema.safeParse(message.body);
+  if (!body.success) {
+    // Retrying cannot repair it: it goes to the dead-letter queue now, with the reason.
+    const detail = body.error.issues
+      .map((i) => `${i.path.join(".") || "body"}: ${i.message}`)
+      .join("; ");
+    const letter: DeadLetter = {
+      v: 1,
+      kind: "dead-letter",
+      reason: "malformed-message",
+      detail: detail.slice(0, 1000),
+      messageId: message.id,
+      body: message.body,
+    };
     try {
-      const outcome = await processSubmission(env, body.data.submissionId, now);
-      console.log(`score: ${body.data.submissionId}: ${outcome.note}`);
-      if (outcome.action === "ack") message.ack();
-      else message.retry({ delaySeconds: outcome.delaySeconds });
+      await env.SUBMISSIONS_DLQ.send(letter);
+      console.error(`score: malformed message ${message.id} dead-lettered: ${detail}`);
+      message.ack();
     } catch (e) {
-      // An unexpected fault (D1 or R2 down): retry with backoff; after the queue's retries the
-      // message lands in the dead-letter queue, whose consumer fails the submission visibly.
-      console.error(`score: ${body.data.submissionId}: ${String(e)}`);
-      message.retry({ delaySeconds: Math.min(600, 15 * 2 ** (message.attempts - 1)) });
+      // The queue's own dead-lettering takes it after the last retry.
+      console.error(
+        `score: malformed message ${message.id} (${detail}); DLQ send failed: ${String(e)}`,
+      );
+      message.retry({ delaySeconds: computeRetryDelaySeconds(message.attempts) });
     }
+    return;
+  }
+  try {
+    const outcome = await processSubmission(env, body.data.submissionId, now);
+    console.log(`score: ${body.data.submissionId}: ${outcome.note}`);
+    if (outcome.action === "ack") message.ack();
+    else message.retry({ delaySeconds: outcome.delaySeconds });
+  } catch (e) {
+    // An unexpected fault (D1, R2 or the leaderboard down): retry on the same capped schedule;
+    // the reconciler finishes whatever the retries do not.
+    console.error(`score: ${body.data.submissionId}: ${String(e)}`);
+    message.retry({ delaySeconds: computeRetryDelaySeconds(message.attempts) });
   }
 }
 
-/** Consumes the dead-letter queue: the submission is failed with a reason the agent can read. */
+/** Consumes a batch from the submissions queue, BATCH_CONCURRENCY messages at a time. */
+export async function consumeSubmissions(
+  batch: MessageBatch,
+  env: ConsumerEnv,
+  now: () => number = Date.now,
+): Promise<void> {
+  await forEachConcurrently(batch.messages, BATCH_CONCURRENCY, (m) =>
+    consumeSubmission(m, env, now),
+  );
+}
+
+/**
+ * Consumes the dead-letter queue. A submission message that exhausted its retries, past its
+ * retry window (about a day of capped backoff), fails the submission with `infrastructure`, which
+ * costs no iteration and an operator may re-judge; a letter the role dead-lettered itself, or
+ * anything unreadable, is logged and acked; one still inside its retry window is left to the
+ * reconciler, which sends it again. A fault is retried per message, never thrown.
+ */
 export async function consumeDeadSubmissions(
   batch: MessageBatch,
   env: ScoreEnv,
@@ -59,51 +138,39 @@ export async function consumeDeadSubmissions(
 ): Promise<void> {
   const db = createDb(env.DB);
   for (const message of batch.messages) {
-    const body = SubmissionMessageSchema.safeParse(message.body);
-    if (body.success) {
+    try {
+      const letter = DeadLetterSchema.safeParse(message.body);
+      if (letter.success) {
+        console.error(
+          `score dlq: ${letter.data.reason} (message ${letter.data.messageId}): ${letter.data.detail}`,
+        );
+        message.ack();
+        continue;
+      }
+      const body = SubmissionMessageSchema.safeParse(message.body);
+      if (!body.success) {
+        console.error(`score dlq: unreadable letter ${message.id}; dropped`);
+        message.ack();
+        continue;
+      }
+      const ctx = await findScoringContext(db, body.data.submissionId);
+      const s = ctx?.submission;
+      const since = s ? (s.waitingSince ?? s.runningAt ?? s.queuedAt ?? s.receivedAt) : 0;
+      if (ctx && now() - since < RETRY_WINDOW_MS) {
+        // Still inside its retry window: the reconciler sends it again; nothing is failed early.
+        console.warn(`score dlq: ${body.data.submissionId} left to the reconciler`);
+        message.ack();
+        continue;
+      }
       const reason =
-        "scoring failed repeatedly on the platform's side; the submission was not scored";
-      if (await failSubmission(db, body.data.submissionId, reason, now())) {
-        const ctx = await findScoringContext(db, body.data.submissionId);
-        if (ctx) await publishFailed(env, ctx, reason);
-      }
-    }
-    message.ack();
-  }
-}
-
-/** How long a running submission may sit without a lease holder before the sweeper acts. */
-export const ABANDONED_GRACE_MS = 20 * 60 * 1000;
-
-/**
- * Finds running submissions nobody is working on: re-queues them, or fails them once they
- * used their attempts, so a submission never stays "running" forever.
- */
-export async function sweepScoring(
-  env: ScoreEnv & { SUBMISSIONS: Queue },
-  now: number,
-): Promise<{ requeued: number; failed: number }> {
-  const db = createDb(env.DB);
-  const stuck = await findAbandonedScoringRuns(db, now, ABANDONED_GRACE_MS, 100);
-  let requeued = 0;
-  let failed = 0;
-  for (const s of stuck) {
-    if (s.attempts >= MAX_ATTEMPTS) {
-      const reason = `scoring did not finish after ${s.attempts} attempts`;
-      if (await failSubmission(db, s.submissionId, reason, now)) {
-        failed += 1;
-        const ctx = await findScoringContext(db, s.submissionId);
-        if (ctx) await publishFailed(env, ctx, reason);
-      }
-    } else {
-      await env.SUBMISSIONS.send({
-        v: 1,
-        submissionId: s.submissionId,
-        challengeId: s.challengeId,
-        agentId: s.agentId,
-      });
-      requeued += 1;
+        "scoring failed repeatedly on the platform's side; the submission was not scored (an operator can re-judge it)";
+      if (ctx && (await failSubmission(db, ctx.submission.id, reason, now(), "infrastructure")))
+        await announceFailure(env, db, ctx, reason, now());
+      message.ack();
+    } catch (e) {
+      // D1 or the queue is down: this letter again later; the reconciler covers the rest.
+      console.error(`score dlq: ${message.id}: ${String(e)}`);
+      message.retry({ delaySeconds: 60 });
     }
   }
-  return { requeued, failed };
 }

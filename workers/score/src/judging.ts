@@ -114,6 +114,8 @@ export async function judgeRun(
   report: RunReport,
   manifest: ChallengeManifest,
   challenge: ChallengeBrief,
+  /** The attempt's deadline: each judge also has its own (JUDGE_TIMEOUT_MS). */
+  signal?: AbortSignal,
 ): Promise<RunJudgements> {
   const files = report.sources.map((s) => ({ path: s.path, content: s.content }));
   const required = manifest.deliverables.filter((d) => d.required);
@@ -123,15 +125,19 @@ export async function judgeRun(
     return { spec, content, status: classifyDeliverable(content) };
   });
   const [code, ...written] = await Promise.all([
-    runPanel(judges, { kind: "code-quality", challenge, files }),
+    runPanel(judges, { kind: "code-quality", challenge, files }, signal),
     ...classified.map((c) =>
       c.status === "submitted" && c.content !== null
-        ? runPanel(judges, {
-            kind: "deliverable",
-            challenge,
-            deliverable: { name: c.spec.path, content: c.content },
-            files,
-          })
+        ? runPanel(
+            judges,
+            {
+              kind: "deliverable",
+              challenge,
+              deliverable: { name: c.spec.path, content: c.content },
+              files,
+            },
+            signal,
+          )
         : Promise.resolve(null),
     ),
   ]);
@@ -174,13 +180,14 @@ export async function judgeTrace(
   challenge: ChallengeBrief,
   traceSummary: string,
   traceFacts: TraceFacts,
+  signal?: AbortSignal,
 ): Promise<TraceJudgementsOutcome> {
   const kinds = ["process", "strategy", "recovery"] as const;
   let offlineTrace = false;
   const outcomes = await Promise.all(
     kinds.map(async (kind) => {
       const task = { kind, challenge, traceSummary, traceFacts };
-      const first = await runPanel(judges, task);
+      const first = await runPanel(judges, task, signal);
       if (first.judgements.length > 0 || first.failures.some((f) => f.reason !== "unsupported"))
         return first;
       offlineTrace = true;

@@ -4,7 +4,13 @@
  * webhook events (publish.ts). Exactly-once effects on at-least-once delivery: the lease keeps two
  * consumers apart, the score is written once (primary key, same batch as the `scored`
  * status), and publishing (leaderboard record, events) is idempotent by submission id, so it
- * is simply repeated when a message comes back after a partial failure. A challenge with the
+ * is simply repeated when a message comes back after a partial failure; `published_at` marks
+ * it done, and the reconciler (reconcile.ts) finishes what a crash left unpublished. A failure
+ * on our side never fails the submission inside its retry window (RETRY_WINDOW_MS): it waits,
+ * visibly, and is retried with capped backoff (computeRetryDelaySeconds); only the
+ * submission's own fault fails it early. Every outbound call of an attempt ends before the
+ * lease does (ATTEMPT_DEADLINE_MS), so a hung call never lets a second consumer run it too.
+ * A challenge with the
  * `agent` profile also scores the submission's trace (agent-run.ts); its engineering input
  * becomes the nested Objective.
  */
@@ -12,12 +18,14 @@ import { ChallengeManifestSchema, type RunReport } from "@bouts/contracts";
 import {
   claimScoringLease,
   createDb,
+  deferScoring,
   failSubmission,
   findScoringContext,
+  markSubmissionPublished,
   recordRunnerUsage,
-  releaseScoringLease,
   saveScore,
   sha256Hex,
+  type Db,
   type ScoreWrite,
   type ScoringContext,
   type RunnerUsageKind,
@@ -33,8 +41,26 @@ import { publishFailed, publishScored, type LeaderboardRecorder } from "./publis
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
 export const LEASE_MS = 15 * 60 * 1000;
-/** Attempts before a submission that keeps failing on our side is failed for good. */
-export const MAX_ATTEMPTS = 5;
+/**
+ * How long every outbound call of one attempt (runner, judges, generator) may take in all:
+ * three minutes inside the lease, so the attempt has given up before anyone may take it over.
+ */
+export const ATTEMPT_DEADLINE_MS = LEASE_MS - 3 * 60 * 1000;
+/**
+ * How long a submission keeps being retried after its first failure on our side, before it is
+ * failed with `infrastructure` (which costs no iteration, and an operator may re-judge).
+ */
+export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** The longest wait between two attempts. */
+export const MAX_RETRY_DELAY_SECONDS = 30 * 60;
+
+/**
+ * The wait before the next attempt after `attempts` attempts failed on our side: 30 s,
+ * doubling, capped at 30 min (30 s, 1, 2, 4, 8, 16, 30, 30, … min).
+ */
+export function computeRetryDelaySeconds(attempts: number): number {
+  return Math.min(MAX_RETRY_DELAY_SECONDS, 30 * 2 ** Math.max(0, attempts - 1));
+}
 
 /** Bindings and configuration the pipeline uses. */
 export type ScoreEnv = RunnerEnv &
@@ -77,7 +103,28 @@ export async function checkArtifact(
   return { ok: true, value: bytes };
 }
 
-const retryDelay = (attempts: number) => Math.min(600, 10 * 2 ** Math.max(0, attempts - 1));
+/** Announces a failure and marks it published; safe to repeat. */
+export async function announceFailure(
+  env: ScoreEnv,
+  db: Db,
+  ctx: ScoringContext,
+  reason: string,
+  now: number,
+): Promise<void> {
+  await publishFailed(env, ctx, reason);
+  await markSubmissionPublished(db, ctx.submission.id, now);
+}
+
+/** Ranks and announces a stored score and marks it published; safe to repeat. */
+export async function announceScore(
+  env: ScoreEnv,
+  db: Db,
+  ctx: ScoringContext,
+  now: number,
+): Promise<void> {
+  await publishScored(env, db, ctx);
+  await markSubmissionPublished(db, ctx.submission.id, now);
+}
 
 /** Processes one submission message. Never throws for expected failures. */
 export async function processSubmission(
@@ -90,11 +137,13 @@ export async function processSubmission(
   if (!ctx) return { action: "ack", note: `unknown submission ${submissionId}` };
   const status = ctx.submission.status;
   if (status === "scored") {
-    await publishScored(env, db, ctx);
+    if (ctx.submission.publishedAt !== null) return { action: "ack", note: "already published" };
+    await announceScore(env, db, ctx, now());
     return { action: "ack", note: "already scored; publishing repeated" };
   }
   if (status === "failed") {
-    await publishFailed(env, ctx, ctx.submission.failureReason ?? "failed");
+    if (ctx.submission.publishedAt === null)
+      await announceFailure(env, db, ctx, ctx.submission.failureReason ?? "failed", now());
     return { action: "ack", note: "already failed" };
   }
 
@@ -108,19 +157,24 @@ export async function processSubmission(
     };
   }
 
+  // Every outbound call of this attempt ends before the lease does.
+  const signal = AbortSignal.timeout(ATTEMPT_DEADLINE_MS);
   const retryOrFail = async (detail: string): Promise<MessageOutcome> => {
-    if (lease.attempts >= MAX_ATTEMPTS) {
-      const reason = `scoring could not complete after ${lease.attempts} attempts: ${detail}`;
+    const since = ctx.submission.waitingSince ?? now();
+    if (now() - since >= RETRY_WINDOW_MS) {
+      const hours = Math.round(RETRY_WINDOW_MS / 3_600_000);
+      const reason = `scoring could not complete on the platform's side for ${hours} h (${lease.attempts} attempts); an operator can re-judge it: ${detail}`;
       await failSubmission(db, submissionId, reason, now(), "infrastructure");
-      await publishFailed(env, ctx, reason);
+      await announceFailure(env, db, ctx, reason, now());
       return { action: "ack", note: reason };
     }
-    await releaseScoringLease(db, submissionId, detail, now());
-    return { action: "retry", delaySeconds: retryDelay(lease.attempts), note: detail };
+    const delaySeconds = computeRetryDelaySeconds(lease.attempts);
+    await deferScoring(db, submissionId, detail, now(), now() + delaySeconds * 1000);
+    return { action: "retry", delaySeconds, note: detail };
   };
   const fail = async (code: SubmissionFailureCode, reason: string): Promise<MessageOutcome> => {
     await failSubmission(db, submissionId, reason, now(), code);
-    await publishFailed(env, ctx, reason);
+    await announceFailure(env, db, ctx, reason, now());
     return { action: "ack", note: `${code}: ${reason}` };
   };
   const chargeRunner = (kind: RunnerUsageKind, runId: string, runnerMs: number) =>
@@ -164,6 +218,7 @@ export async function processSubmission(
     submission: integrity.value,
     submissionSha256: ctx.submission.artifactSha256,
     bundle: bundleBytes,
+    signal,
   });
   if (!run.ok)
     return run.error.retryable
@@ -178,14 +233,21 @@ export async function processSubmission(
         manifest: manifest.data,
         submission: integrity.value,
         bundle: bundleBytes,
+        signal,
         chargeRunner: (ms) => chargeRunner("generated", `${runId}-model`, ms),
       })
     : run.value;
-  const judged = await judgeRun(panel.value.judges, report, manifest.data, {
-    id: ctx.challenge.id,
-    title: ctx.challenge.title,
-    summary: ctx.challenge.description,
-  });
+  const judged = await judgeRun(
+    panel.value.judges,
+    report,
+    manifest.data,
+    {
+      id: ctx.challenge.id,
+      title: ctx.challenge.title,
+      summary: ctx.challenge.description,
+    },
+    signal,
+  );
   const input = buildEngineeringInput({
     report,
     manifest: manifest.data,
@@ -222,6 +284,7 @@ export async function processSubmission(
       report,
       objective: input.value,
       claimsJson: ctx.submission.claims,
+      signal,
     });
     if (!run.ok)
       return run.error.retryable
@@ -251,7 +314,7 @@ export async function processSubmission(
     ),
     now(),
   );
-  await publishScored(env, db, ctx);
+  await announceScore(env, db, ctx, now());
   return { action: "ack", note: `scored ${stored.breakdown.final.unrounded.text}` };
 }
 

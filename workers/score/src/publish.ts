@@ -1,12 +1,20 @@
 /**
  * @module score/publish
  * Publishing a settled submission: the leaderboard record and the webhook events of a score,
- * the failure event of a failed one. Invariants: every step is idempotent by submission id
- * (the board applies a result once; event ids are deterministic), so publishing is simply
- * repeated when a message comes back after a partial failure.
+ * the failure event of a failed one. Invariants:
+ * - Every step is idempotent by submission id (the board applies a result once; event ids are
+ *   deterministic), so publishing is simply repeated when a message comes back after a
+ *   partial failure. The board answers a repeated result with the overtaken list it stored
+ *   when it first applied it, so a repeat re-sends every event; the webhook sender dedupes
+ *   them by event id.
+ * - Events are enqueued in `sendBatch` calls of at most {@link MAX_BATCH_MESSAGES} messages
+ *   (the Queues limit): one score can overtake up to 100 agents, i.e. 101 events.
  */
 import { findScore, type Db, type ScoringContext } from "@bouts/db";
 import type { ScoreEnv } from "./pipeline.ts";
+
+/** Most messages one `sendBatch` may carry (Cloudflare Queues limit). */
+export const MAX_BATCH_MESSAGES = 100;
 
 /** The leaderboard's answer to a recorded result (ChallengeLeaderboard.recordResult). */
 export type RecordedResult =
@@ -87,6 +95,8 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
       data: {
         score: score.finalRounded,
         unrounded: score.finalUnrounded,
+        // The exact value ("p/q"): the decimal text ends in "…" when it does not terminate.
+        fraction: score.finalFraction,
         band: score.band,
         rank: recorded.rank,
         iteration: score.iteration,
@@ -100,7 +110,8 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
       data: { previousRank: o.previousRank, rank: o.rank, byScore: score.finalRounded },
     })),
   ];
-  await env.WEBHOOKS.sendBatch(events.map((body) => ({ body })));
+  for (let i = 0; i < events.length; i += MAX_BATCH_MESSAGES)
+    await env.WEBHOOKS.sendBatch(events.slice(i, i + MAX_BATCH_MESSAGES).map((body) => ({ body })));
 }
 
 /** Enqueues the failure event; safe to repeat (the event id is deterministic). */

@@ -4,8 +4,10 @@
  * docs/runner.md) and reads the RunReport. Transport, first that exists: the RUNNER_HTTP
  * service binding (tests: the real runner behind a Node-side binding), RUNNER_URL (local
  * dev: a plain runner process), the RUNNER Container (production, internet disabled).
- * Invariant: only a report that passes the contract is returned; a refused archive is the
- * agent's failure, anything else is ours and retryable.
+ * Invariants: only a report that passes the contract is returned; a refused archive is the
+ * agent's failure, anything else is ours and retryable; no call outlives its deadline
+ * (RUNNER_TIMEOUT_MS, default 10 min, and the caller's signal), so a hung runner costs one
+ * attempt, never the whole lease.
  */
 import { getContainer } from "@cloudflare/containers";
 import {
@@ -29,10 +31,20 @@ export type RunnerError =
     };
 
 /** Bindings the client may use; RUNNER_HTTP exists only in tests. */
-export type RunnerEnv = Pick<Env, "RUNNER_URL"> & { RUNNER?: Env["RUNNER"]; RUNNER_HTTP?: Fetcher };
+export type RunnerEnv = Pick<Env, "RUNNER_URL"> & {
+  RUNNER?: Env["RUNNER"];
+  RUNNER_HTTP?: Fetcher;
+  /** Deadline of one runner call in ms (default RUNNER_TIMEOUT_MS_DEFAULT). */
+  RUNNER_TIMEOUT_MS?: string;
+};
+
+/** A runner call's deadline when RUNNER_TIMEOUT_MS is unset: shorter than the 15-minute lease. */
+export const RUNNER_TIMEOUT_MS_DEFAULT = 10 * 60 * 1000;
 
 export interface RunRequest {
   runId: string;
+  /** Aborts the call (the attempt's own deadline); the runner's deadline applies as well. */
+  signal?: AbortSignal;
   submission: Uint8Array;
   /** The sha256 recorded at upload; the runner refuses other bytes (it never trusts us). */
   submissionSha256?: string;
@@ -43,16 +55,35 @@ async function send(
   env: RunnerEnv,
   runId: string,
   body: FormData,
-  route = "/v1/runs",
+  route: string,
+  signal: AbortSignal,
 ): Promise<Response> {
   const url = `${env.RUNNER_URL || "http://runner"}${route}`;
-  if (env.RUNNER_HTTP) return env.RUNNER_HTTP.fetch(new Request(url, { method: "POST", body }));
-  if (env.RUNNER_URL) return fetch(url, { method: "POST", body });
-  if (env.RUNNER)
-    return getContainer(env.RUNNER, `run-${runId}`).fetch(
-      new Request(url, { method: "POST", body }),
-    );
+  const request = () => new Request(url, { method: "POST", body, signal });
+  if (env.RUNNER_HTTP) return env.RUNNER_HTTP.fetch(request());
+  if (env.RUNNER_URL) return fetch(request());
+  if (env.RUNNER) return getContainer(env.RUNNER, `run-${runId}`).fetch(request());
   throw new Error("no runner is configured (RUNNER_HTTP, RUNNER_URL or the RUNNER container)");
+}
+
+/** Settles with `work`, or rejects once `signal` aborts, whether or not the transport listens. */
+function raceSignal<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** The runner call's signal: its own deadline, and the caller's. */
+function resolveDeadline(
+  env: RunnerEnv,
+  signal?: AbortSignal,
+): { signal: AbortSignal; ms: number } {
+  const ms = Number(env.RUNNER_TIMEOUT_MS) || RUNNER_TIMEOUT_MS_DEFAULT;
+  const own = AbortSignal.timeout(ms);
+  return { signal: signal ? AbortSignal.any([own, signal]) : own, ms };
 }
 
 /** Runs a submission in the sandboxed runner. */
@@ -96,16 +127,25 @@ async function exchange<T>(
   form.set("job", new Blob([JSON.stringify(job)], { type: "application/json" }));
   form.set("submission", new Blob([req.submission]), "submission");
   form.set("bundle", new Blob([req.bundle]), "bundle.tar.gz");
+  const deadline = resolveDeadline(env, req.signal);
   let res: Response;
+  let text: string;
   try {
-    res = await send(env, req.runId, form, route);
+    res = await raceSignal(send(env, req.runId, form, route, deadline.signal), deadline.signal);
+    text = await raceSignal(res.text(), deadline.signal);
   } catch (e) {
+    const timedOut = deadline.signal.aborted;
     return {
       ok: false,
-      error: { reason: "runner-unavailable", retryable: true, detail: String(e) },
+      error: {
+        reason: "runner-unavailable",
+        retryable: true,
+        detail: timedOut
+          ? `the runner did not answer within ${deadline.ms} ms (or the attempt's deadline)`
+          : String(e),
+      },
     };
   }
-  const text = await res.text();
   if (res.status === 422 || res.status === 413) {
     let detail = text.slice(0, 500);
     let type = "";

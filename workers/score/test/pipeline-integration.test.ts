@@ -1,7 +1,14 @@
 import { env } from "cloudflare:workers";
 import { createMessageBatch, createExecutionContext, getQueueResult } from "cloudflare:test";
 import { BreakdownSchema } from "@bouts/contracts";
-import { findScore, findScoringContext, scoreComponents, submissions, testCounts } from "@bouts/db";
+import {
+  entries,
+  findScore,
+  findScoringContext,
+  scoreComponents,
+  submissions,
+  testCounts,
+} from "@bouts/db";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
@@ -9,12 +16,21 @@ import {
   consumeDeadSubmissions,
   consumeSubmissions,
   processSubmission,
-  sweepScoring,
+  reconcileScoring,
+  RETRY_WINDOW_MS,
+  type ConsumerEnv,
   type ScoreEnv,
 } from "./score-env.ts";
 import { db, seedAgent, seedChallenge, seedSubmission } from "./helpers.ts";
 
-const scoreEnv = () => env as unknown as ScoreEnv;
+const scoreEnv = () => env as unknown as ConsumerEnv;
+/** The score role's env with the runner answering 503 to everything. */
+const runnerDown = (): ScoreEnv => ({
+  ...scoreEnv(),
+  RUNNER_HTTP: {
+    fetch: () => Promise.resolve(new Response("busy", { status: 503 })),
+  } as unknown as Fetcher,
+});
 const now = () => Date.now();
 const statusOf = async (id: string) =>
   (await db().select().from(submissions).where(eq(submissions.id, id)).get())!;
@@ -83,13 +99,30 @@ describe("scoring the notes-api example submissions end to end", () => {
   it("changes nothing when the message is delivered again", async () => {
     const send = vi.spyOn(env.WEBHOOKS, "sendBatch");
     const before = await findScore(db(), ids.complete!);
+    expect((await statusOf(ids.complete!)).publishedAt).not.toBeNull();
     const again = await processSubmission(scoreEnv(), ids.complete!, now);
-    expect(again).toMatchObject({ action: "ack", note: "already scored; publishing repeated" });
+    expect(again).toMatchObject({ action: "ack", note: "already published" });
     expect(await findScore(db(), ids.complete!)).toEqual(before);
-    // The repeated events carry the same ids, so receivers dedupe them.
-    const sent = send.mock.calls.at(-1)![0] as { body: { eventId: string } }[];
-    expect(sent[0]!.body.eventId).toBe(`evt_${ids.complete!}_scored`);
+    expect(send).not.toHaveBeenCalled();
     send.mockRestore();
+  });
+
+  it("measures time to final from the entry into the submission's own challenge", async () => {
+    // The agent entered this challenge a minute ago and another one just now, and submits to
+    // both: each submission's clock starts at its own challenge's entry, whatever the row order.
+    const other = await seedChallenge("deep-merge");
+    const agent = await seedAgent(challenge);
+    const justNow = Date.now();
+    await db()
+      .insert(entries)
+      .values({ agentId: agent, challengeId: other.challengeId, enteredAt: justNow });
+    const here = await seedSubmission(challenge, agent, "complete");
+    const there = await seedSubmission(other, agent, "complete");
+    const own = await db().select().from(entries).where(eq(entries.agentId, agent)).all();
+    const enteredHere = own.find((e) => e.challengeId === challenge.challengeId)!.enteredAt;
+    expect(enteredHere).toBeLessThan(justNow);
+    expect((await findScoringContext(db(), here))!.enteredAt).toBe(enteredHere);
+    expect((await findScoringContext(db(), there))!.enteredAt).toBe(justNow);
   });
 });
 
@@ -176,25 +209,80 @@ describe("failures", () => {
     expect(results[0]!.runner_ms).toBeGreaterThan(0);
   });
 
-  it("retries with backoff while the runner is down, then fails after the last attempt", async () => {
+  it("waits with the reason while the runner is down, retrying with capped backoff for a day, then fails as infrastructure", async () => {
     const agent = await seedAgent(challenge);
     const id = await seedSubmission(challenge, agent, "complete");
-    const down = {
+    const delays: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const outcome = await processSubmission(runnerDown(), id, now);
+      expect(outcome.action).toBe("retry");
+      if (outcome.action === "retry") delays.push(outcome.delaySeconds);
+    }
+    expect(delays).toEqual([30, 60, 120, 240, 480, 960, 1800, 1800, 1800]);
+    const waiting = await statusOf(id);
+    expect(waiting).toMatchObject({ status: "waiting", failureCode: null });
+    expect(waiting.waitingReason).toMatch(/runner answered 503/);
+    expect(waiting.retryAt).toBeGreaterThan(Date.now());
+    // A day after the first failure, the next failed attempt gives up, as infrastructure.
+    await db()
+      .update(submissions)
+      .set({ waitingSince: Date.now() - RETRY_WINDOW_MS - 1 })
+      .where(eq(submissions.id, id));
+    const send = vi.spyOn(env.WEBHOOKS, "send");
+    expect((await processSubmission(runnerDown(), id, now)).action).toBe("ack");
+    const row = await statusOf(id);
+    expect(row).toMatchObject({ status: "failed", failureCode: "infrastructure" });
+    expect(row.failureReason).toMatch(/re-judge/);
+    expect(row.publishedAt).not.toBeNull();
+    expect(send.mock.calls.map(([m]) => (m as { eventId: string }).eventId)).toContain(
+      `evt_${id}_failed`,
+    );
+    send.mockRestore();
+  });
+
+  it("gives up on a runner that never answers within its deadline, and waits", async () => {
+    const agent = await seedAgent(challenge);
+    const id = await seedSubmission(challenge, agent, "complete");
+    const hung = {
+      ...scoreEnv(),
+      RUNNER_TIMEOUT_MS: "200",
+      RUNNER_HTTP: { fetch: () => new Promise<Response>(() => {}) } as unknown as Fetcher,
+    };
+    const outcome = await processSubmission(hung, id, now);
+    expect(outcome).toMatchObject({ action: "retry", delaySeconds: 30 });
+    const row = await statusOf(id);
+    expect(row.status).toBe("waiting");
+    expect(row.waitingReason).toMatch(/did not answer within 200 ms/);
+  });
+
+  it("processes the messages of a batch concurrently", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const slow = {
       ...scoreEnv(),
       RUNNER_HTTP: {
-        fetch: () => Promise.resolve(new Response("busy", { status: 503 })),
+        fetch: async () => {
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, 300));
+          inFlight -= 1;
+          return new Response("busy", { status: 503 });
+        },
       } as unknown as Fetcher,
     };
-    const first = await processSubmission(down, id, now);
-    expect(first).toMatchObject({ action: "retry", delaySeconds: 10 });
-    expect((await statusOf(id)).status).toBe("running");
-    let last = first;
-    for (let i = 0; i < 4; i++) last = await processSubmission(down, id, now);
-    expect(last.action).toBe("ack");
-    const row = await statusOf(id);
-    expect(row.status).toBe("failed");
-    expect(row.failureReason).toMatch(/after 5 attempts/);
-    expect(row.failureCode).toBe("infrastructure");
+    const ids = [];
+    for (let i = 0; i < 3; i++)
+      ids.push(await seedSubmission(challenge, await seedAgent(challenge), "complete"));
+    const batch = createMessageBatch(
+      "bouts-submissions",
+      ids.map((submissionId, i) => ({
+        id: `m${i}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { v: 1, submissionId },
+      })),
+    );
+    await consumeSubmissions(batch, slow);
+    expect(most).toBe(3);
   });
 
   it("leaves a submission another consumer holds alone", async () => {
@@ -206,28 +294,77 @@ describe("failures", () => {
     expect(outcome.note).toBe("another consumer holds the lease");
   });
 
-  it("re-queues a submission whose worker died, and fails dead letters visibly", async () => {
+  it("re-queues a submission whose worker died, and fails dead letters only past the retry window", async () => {
     const agent = await seedAgent(challenge);
     const id = await seedSubmission(challenge, agent, "complete");
     expect(await claimScoringLeaseForTest(id)).toBe(true);
     const send = vi.spyOn(env.SUBMISSIONS, "send");
-    const swept = await sweepScoring(
+    const swept = await reconcileScoring(
       { ...scoreEnv(), SUBMISSIONS: env.SUBMISSIONS },
       Date.now() + 60 * 60 * 1000,
     );
-    expect(swept.requeued).toBeGreaterThanOrEqual(1);
+    expect(swept.requeuedRunning).toBeGreaterThanOrEqual(1);
     expect(send.mock.calls.some(([m]) => (m as { submissionId: string }).submissionId === id)).toBe(
       true,
     );
     send.mockRestore();
 
-    const dead = createMessageBatch("bouts-submissions-dlq", [
-      { id: "m1", timestamp: new Date(), attempts: 1, body: { v: 1, submissionId: id } },
-    ]);
-    await consumeDeadSubmissions(dead, scoreEnv());
+    const letter = () =>
+      createMessageBatch("bouts-submissions-dlq", [
+        { id: "m1", timestamp: new Date(), attempts: 1, body: { v: 1, submissionId: id } },
+      ]);
+    // Still inside its retry window: left to the reconciler, not failed.
+    await consumeDeadSubmissions(letter(), scoreEnv());
+    expect((await statusOf(id)).status).toBe("running");
+    await consumeDeadSubmissions(letter(), scoreEnv(), () => Date.now() + RETRY_WINDOW_MS + 1);
     const row = await statusOf(id);
-    expect(row.status).toBe("failed");
+    expect(row).toMatchObject({ status: "failed", failureCode: "infrastructure" });
     expect((await findScoringContext(db(), id))!.submission.failureReason).toMatch(/not scored/);
+  });
+
+  it("dead-letters a malformed message with its reason instead of dropping it", async () => {
+    const dlq = vi.spyOn(env.SUBMISSIONS_DLQ, "send");
+    const batch = createMessageBatch("bouts-submissions", [
+      { id: "bad", timestamp: new Date(), attempts: 1, body: { nonsense: true } },
+    ]);
+    const ctx = createExecutionContext();
+    await consumeSubmissions(batch, scoreEnv());
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["bad"]);
+    expect(dlq).toHaveBeenCalledWith(
+      expect.objectContaining({
+        kind: "dead-letter",
+        reason: "malformed-message",
+        messageId: "bad",
+        body: { nonsense: true },
+        detail: expect.stringMatching(/submissionId/) as unknown,
+      }),
+    );
+    dlq.mockRestore();
+  });
+
+  it("acks bad letters on the dead-letter queue without throwing", async () => {
+    const batch = createMessageBatch<unknown>("bouts-submissions-dlq", [
+      {
+        id: "own",
+        timestamp: new Date(),
+        attempts: 1,
+        body: {
+          v: 1,
+          kind: "dead-letter",
+          reason: "malformed-message",
+          detail: "x",
+          messageId: "bad",
+          body: 1,
+        },
+      },
+      { id: "garbage", timestamp: new Date(), attempts: 1, body: "not json at all" },
+      { id: "unknown", timestamp: new Date(), attempts: 1, body: { v: 1, submissionId: "nope" } },
+    ]);
+    const ctx = createExecutionContext();
+    await expect(consumeDeadSubmissions(batch, scoreEnv())).resolves.toBeUndefined();
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks.sort()).toEqual(["garbage", "own", "unknown"]);
   });
 
   it("acks or retries each message of a batch on its own", async () => {
@@ -242,6 +379,7 @@ describe("failures", () => {
     const ctx = createExecutionContext();
     await consumeSubmissions(batch, scoreEnv());
     const result = await getQueueResult(batch, ctx);
+    // "b" is dead-lettered with its reason, then acked.
     expect(result.explicitAcks.sort()).toEqual(["b", "c"]);
     expect(result.retryMessages.map((m) => m.msgId)).toEqual(["a"]);
   });

@@ -23,6 +23,7 @@ import {
   disableWebhookEndpoint,
   findLatestWebhookAttempt,
   findRankingRoundedScore,
+  findScore,
   findWebhookMessage,
   insertWebhookAttempt,
   insertWebhookMessages,
@@ -113,7 +114,17 @@ async function fanOut(event: EventMessage, env: WebhooksConsumerEnv, now: Date):
     event.type === "leaderboard.overtaken"
       ? await findRankingRoundedScore(db, event.agentId, event.challengeId)
       : null;
-  const body = buildEventBody(event, { linkOrigin: resolveLinkOrigin(env), now, recipientScore });
+  // A scored event queued before messages carried the exact fraction: read it from the score.
+  const storedFraction =
+    event.type === "submission.scored" && typeof event.data.fraction !== "string"
+      ? ((await findScore(db, event.submissionId))?.finalFraction ?? null)
+      : null;
+  const body = buildEventBody(event, {
+    linkOrigin: resolveLinkOrigin(env),
+    now,
+    recipientScore,
+    storedFraction,
+  });
   if (!body.ok) {
     // Bad data does not get better with retries: log it and drop the event.
     console.error(`webhooks: event ${event.eventId} not sendable`, JSON.stringify(body.error));

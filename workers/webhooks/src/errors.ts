@@ -2,7 +2,8 @@
  * @module webhooks-worker/errors
  * Domain errors of the webhook routes and their one mapping to `application/problem+json`.
  * Invariants: `toProblem` is an exhaustive switch with no default; another agent's endpoint
- * and a missing one produce the same 404.
+ * and a missing one produce the same 404; a refusal that ends by itself (a pending delivery,
+ * a spent test quota) carries `Retry-After`.
  */
 import { buildProblem, PROBLEM_CONTENT_TYPE, type Problem } from "@bouts/contracts";
 import type { TargetUrlRule } from "@bouts/webhooks";
@@ -12,7 +13,15 @@ export type WebhooksError =
   | { reason: "not-found"; resource: "webhook endpoint" | "delivery" }
   | { reason: "invalid-target"; rule: TargetUrlRule; detail: string }
   | { reason: "endpoint-disabled"; detail: string }
-  | { reason: "endpoint-limit"; limit: number };
+  | { reason: "endpoint-limit"; limit: number }
+  | { reason: "delivery-pending"; retryAfterSeconds: number }
+  | {
+      reason: "test-quota";
+      scope: "endpoint" | "agent";
+      limit: number;
+      windowSeconds: number;
+      retryAfterSeconds: number;
+    };
 
 /** Thrown to abort a request with a domain error; `app.onError` renders it. */
 export class WebhooksHttpError extends Error {
@@ -45,13 +54,40 @@ export function toProblem(e: WebhooksError): Problem {
         "Too many endpoints",
         `An agent may register at most ${e.limit} webhook endpoints; delete one first.`,
       );
+    case "delivery-pending":
+      return buildProblem(
+        409,
+        e.reason,
+        "Delivery in progress",
+        "This message is still being delivered (queued or retrying); redeliver it once it has settled.",
+      );
+    case "test-quota":
+      return buildProblem(
+        429,
+        e.reason,
+        "Test quota spent",
+        `At most ${e.limit} test events per ${e.scope} every ${e.windowSeconds / 60} minutes.`,
+      );
   }
 }
 
-/** Renders a problem document as a response. */
-export function problemResponse(problem: Problem): Response {
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { "Content-Type": PROBLEM_CONTENT_TYPE },
-  });
+/** Seconds after which a refused request may succeed (`Retry-After`); null when it will not. */
+export function resolveRetryAfter(e: WebhooksError): number | null {
+  switch (e.reason) {
+    case "delivery-pending":
+    case "test-quota":
+      return e.retryAfterSeconds;
+    case "not-found":
+    case "invalid-target":
+    case "endpoint-disabled":
+    case "endpoint-limit":
+      return null;
+  }
+}
+
+/** Renders a problem document as a response, with `Retry-After` when given. */
+export function problemResponse(problem: Problem, retryAfterSeconds?: number | null): Response {
+  const headers: Record<string, string> = { "Content-Type": PROBLEM_CONTENT_TYPE };
+  if (retryAfterSeconds != null) headers["Retry-After"] = String(Math.max(1, retryAfterSeconds));
+  return new Response(JSON.stringify(problem), { status: problem.status, headers });
 }

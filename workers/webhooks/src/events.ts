@@ -4,11 +4,12 @@
  * package's builders. Invariant: a body carries only the recipient's own data (the builders'
  * strict schemas refuse anything else); links point at our API.
  */
-import { BANDS } from "@bouts/scoring";
+import { BANDS, parseFraction } from "@bouts/scoring";
 import {
   buildLeaderboardOvertakenEvent,
   buildSubmissionFailedEvent,
   buildSubmissionScoredEvent,
+  buildWebhookScore,
   err,
   serializeEvent,
   type EventError,
@@ -19,12 +20,17 @@ import type { EventMessage } from "./messages.ts";
 /** Why an event message could not become a body. */
 export type EventBodyError = EventError | { reason: "unmappable"; type: string; detail: string };
 
-/** What the consumer looks up for a body: the recipient's ranking score (overtaken only). */
+/** What the consumer looks up for a body. */
 export interface EventContext {
   linkOrigin: string;
   now: Date;
-  /** The recipient's rounded ranking score on the challenge; null when unknown. */
+  /** The recipient's rounded ranking score on the challenge (overtaken only); null when unknown. */
   recipientScore: number | null;
+  /**
+   * The stored exact score ("p/q", `scores.final_fraction`) for a scored event whose message
+   * carries no `fraction` (queued before it did); null otherwise.
+   */
+  storedFraction?: string | null;
 }
 
 const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
@@ -41,14 +47,17 @@ export function buildEventBody(
     switch (message.type) {
       case "submission.scored": {
         const band = BANDS.find((b) => b.key === data.band);
-        const score = num(data.score);
-        const unrounded = str(data.unrounded);
-        if (!band || score === null || unrounded === null) return null;
+        // The exact fraction, never the decimal text: most scores do not terminate in decimal.
+        const exact = parseFraction(str(data.fraction) ?? ctx.storedFraction ?? "");
+        if (!band || exact === null) return null;
+        const score = buildWebhookScore(exact);
+        // The stored rounding must agree with the fraction; the schema checks the rest.
+        if (num(data.score) !== score.rounded) return null;
         return buildSubmissionScoredEvent(
           {
             submissionId: message.submissionId,
             challengeId: message.challengeId,
-            score: { rounded: score, unrounded },
+            score,
             band: { key: band.key, label: band.label },
             rank: num(data.rank),
             breakdownUrl: `${base}/submissions/${message.submissionId}/breakdown`,

@@ -1,7 +1,8 @@
 /**
  * @module webhooks-worker
  * The webhook role of the platform Worker: agent routes under /v1/webhooks (API key, problem+
- * json) and the consumers of `bouts-webhooks` and `bouts-webhooks-dlq`. Invariants: one
+ * json), the consumers of `bouts-webhooks` and `bouts-webhooks-dlq`, and the cron's pruning of
+ * the delivery log (`sweepWebhooks`). Invariants: one
  * `onError` renders every failure as problem+json (ingest's auth errors through ingest's own
  * mapper); an unexpected error is a logged, generic 500.
  */
@@ -9,7 +10,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { buildProblem } from "@bouts/contracts";
 import { authenticate, IngestHttpError, ingestErrorResponse, limitRate } from "@bouts/ingest";
-import { problemResponse, toProblem, WebhooksHttpError } from "./errors.ts";
+import { problemResponse, resolveRetryAfter, toProblem, WebhooksHttpError } from "./errors.ts";
 import { endpointRoutes } from "./routes/endpoints.ts";
 import type { WebhooksEnv } from "./types.ts";
 
@@ -22,7 +23,14 @@ export {
   type EventMessage,
   type WebhookQueueMessage,
 } from "./messages.ts";
-export { MAX_ENDPOINTS_PER_AGENT, ROTATION_OVERLAP_MS } from "./routes/endpoints.ts";
+export {
+  MAX_ENDPOINTS_PER_AGENT,
+  MAX_TESTS_PER_AGENT,
+  MAX_TESTS_PER_ENDPOINT,
+  ROTATION_OVERLAP_MS,
+  TEST_QUOTA_WINDOW_MS,
+} from "./routes/endpoints.ts";
+export { DELIVERY_RETENTION_MS, sweepWebhooks } from "./sweep.ts";
 
 const ROUTE = /^\/v1\/webhooks(\/|$)/;
 
@@ -40,7 +48,8 @@ export function createWebhooksApp() {
     problemResponse(buildProblem(404, "not-found", "Not found", "No such route.")),
   );
   app.onError((err) => {
-    if (err instanceof WebhooksHttpError) return problemResponse(toProblem(err.error));
+    if (err instanceof WebhooksHttpError)
+      return problemResponse(toProblem(err.error), resolveRetryAfter(err.error));
     if (err instanceof IngestHttpError) return ingestErrorResponse(err.error);
     if (err instanceof HTTPException)
       return problemResponse(

@@ -38,7 +38,14 @@ const scored = (agentId: string, eventId: string) => ({
   agentId,
   challengeId: "notes-api",
   submissionId: "sub_01",
-  data: { score: 82, unrounded: "82.075", band: "strong", rank: 3, iteration: 1 },
+  data: {
+    score: 82,
+    unrounded: "82.075",
+    fraction: "3283/40",
+    band: "strong",
+    rank: 3,
+    iteration: 1,
+  },
 });
 
 /** Fans `event` out and returns the delivery messages it enqueued. */
@@ -118,7 +125,11 @@ describe("delivery", () => {
     expect(event.data).toEqual({
       submissionId: "sub_01",
       challengeId: "notes-api",
-      score: { rounded: 82, unrounded: "82.075" },
+      score: {
+        rounded: 82,
+        unrounded: "82.075",
+        fraction: { numerator: "3283", denominator: "40" },
+      },
       band: { key: "strong", label: "Strong" },
       rank: 3,
       breakdownUrl: "http://127.0.0.1:8787/v1/submissions/sub_01/breakdown",

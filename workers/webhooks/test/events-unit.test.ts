@@ -61,6 +61,41 @@ describe("buildEventBody", () => {
     });
   });
 
+  it("publishes a score whose decimal does not terminate, with its exact fraction", () => {
+    const msg: EventMessage = {
+      ...base,
+      eventId: "evt_sub_02_scored",
+      type: "submission.scored",
+      // What the score role enqueues: the breakdown's text ends in "…" for such a score.
+      data: {
+        score: 68,
+        unrounded: "67.543333…",
+        fraction: "20263/300",
+        band: "competent",
+        rank: 2,
+      },
+    };
+    const body = buildEventBody(msg, ctx);
+    if (!body.ok) throw new Error(JSON.stringify(body.error));
+    const { data } = JSON.parse(body.value) as { data: { score: unknown } };
+    expect(data.score).toEqual({
+      rounded: 68,
+      unrounded: "67.543333",
+      fraction: { numerator: "20263", denominator: "300" },
+    });
+  });
+
+  it("takes the stored fraction for a scored event queued without one", () => {
+    const msg: EventMessage = {
+      ...base,
+      eventId: "evt_sub_02_scored",
+      type: "submission.scored",
+      data: { score: 68, unrounded: "67.543333…", band: "competent", rank: 2 },
+    };
+    expect(buildEventBody(msg, ctx).ok).toBe(false);
+    expect(buildEventBody(msg, { ...ctx, storedFraction: "20263/300" }).ok).toBe(true);
+  });
+
   it("refuses a scored event without its score", () => {
     const msg: EventMessage = {
       ...base,

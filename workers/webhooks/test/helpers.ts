@@ -74,6 +74,9 @@ export interface Registered {
   eventTypes: string[];
 }
 
+/** The receiver's loopback port: inside the default local range (9700–9799). */
+export const RECEIVER_PORT = 9797;
+
 /** Registers an endpoint at the receiver path `path`. */
 export async function register(
   token: string,
@@ -83,7 +86,7 @@ export async function register(
   const res = await callJson(
     "/v1/webhooks",
     "POST",
-    { url: `http://127.0.0.1${path}`, eventTypes },
+    { url: `http://127.0.0.1:${RECEIVER_PORT}${path}`, eventTypes },
     token,
   );
   expect(res.status).toBe(201);

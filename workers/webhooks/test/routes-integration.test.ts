@@ -16,7 +16,7 @@ describe("registration", () => {
   it("answers the whsec_ secret once and never in the listing", async () => {
     const created = await register(a.token, "/routes/once", ["submission.scored"]);
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    expect(created.url).toBe("http://127.0.0.1/routes/once");
+    expect(created.url).toBe("http://127.0.0.1:9797/routes/once");
     const res = await call("/v1/webhooks", { token: a.token });
     expect(res.status).toBe(200);
     const text = await res.text();

@@ -2,8 +2,9 @@
  * @module db/queries/idempotency
  * Idempotency records for submit, scoped per agent. Invariants: a key is claimed by exactly
  * one request at a time, in the same transaction as the submission it creates
- * (`insertSubmission`); a `done` record replays its stored answer until it expires (at least
- * 24 hours); an expired record is replaced by the next claim.
+ * (`insertSubmission`), or recorded at once with a refusal that created nothing
+ * (`recordIdempotentAnswer`); a `done` record replays its stored answer, status and body,
+ * until it expires (at least 24 hours); an expired record is replaced by the next claim.
  */
 import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../index.ts";
@@ -20,6 +21,55 @@ export async function findIdempotencyRecord(
     .from(idempotencyKeys)
     .where(and(eq(idempotencyKeys.agentId, agentId), eq(idempotencyKeys.key, key)))
     .get();
+}
+
+/** A final answer to record under a key, for a request that created nothing. */
+export type IdempotentAnswerInput = {
+  agentId: string;
+  key: string;
+  requestHash: string;
+  status: number;
+  body: string;
+  now: number;
+  expiresAt: number;
+};
+
+/**
+ * Records `answer` as the key's final answer (`done`, no submission), unless a live record
+ * already holds the key: one unexpired, or in flight under its lease or with its submission.
+ * Returns false when it did not record (the caller answers from the record that holds it).
+ */
+export async function recordIdempotentAnswer(
+  db: Db,
+  answer: IdempotentAnswerInput,
+): Promise<boolean> {
+  // The same takeover rule as the claim in `insertSubmission`.
+  const res = await db.$client
+    .prepare(
+      `INSERT INTO idempotency_keys (agent_id, key, request_hash, state, submission_id,
+        response_status, response_body, created_at, lease_until, expires_at)
+      VALUES (?1, ?2, ?3, 'done', NULL, ?4, ?5, ?6, ?6, ?7)
+      ON CONFLICT (agent_id, key) DO UPDATE SET request_hash = excluded.request_hash,
+        state = 'done', submission_id = NULL, response_status = excluded.response_status,
+        response_body = excluded.response_body, created_at = excluded.created_at,
+        lease_until = excluded.lease_until, expires_at = excluded.expires_at
+      WHERE idempotency_keys.expires_at < excluded.created_at
+        OR (idempotency_keys.state = 'in-flight'
+          AND idempotency_keys.lease_until < excluded.created_at
+          AND NOT EXISTS (SELECT 1 FROM submissions
+            WHERE submissions.id = idempotency_keys.submission_id))`,
+    )
+    .bind(
+      answer.agentId,
+      answer.key,
+      answer.requestHash,
+      answer.status,
+      answer.body,
+      answer.now,
+      answer.expiresAt,
+    )
+    .run();
+  return res.meta.changes > 0;
 }
 
 /**

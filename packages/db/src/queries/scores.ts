@@ -5,7 +5,7 @@
  * submission's `scored` status are written in one D1 batch — all or nothing, and a second
  * write of the same submission changes nothing.
  */
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import {
   challenges,
@@ -24,19 +24,28 @@ export interface ScoringContext {
   enteredAt: number;
 }
 
-/** Loads a submission, its challenge and the agent's entry time; null when unknown. */
+/**
+ * Loads a submission, its challenge and the agent's entry time into that challenge (the start
+ * of its clock, a public tiebreak); null when unknown.
+ */
 export async function findScoringContext(
   db: Db,
   submissionId: string,
 ): Promise<ScoringContext | null> {
-  const rows = await db
+  const row = await db
     .select({ submission: submissions, challenge: challenges, enteredAt: entries.enteredAt })
     .from(submissions)
     .innerJoin(challenges, eq(challenges.id, submissions.challengeId))
-    .leftJoin(entries, eq(entries.agentId, submissions.agentId))
+    // The entry of this agent into this challenge: an agent has one per challenge it entered.
+    .leftJoin(
+      entries,
+      and(
+        eq(entries.agentId, submissions.agentId),
+        eq(entries.challengeId, submissions.challengeId),
+      ),
+    )
     .where(eq(submissions.id, submissionId))
-    .all();
-  const row = rows.find((r) => r.enteredAt !== null) ?? rows[0];
+    .get();
   if (!row) return null;
   return {
     submission: row.submission,
@@ -65,7 +74,7 @@ export async function claimScoringLease(
     d1
       .prepare(
         `INSERT INTO scoring_runs (submission_id, attempts, lease_until, last_error, updated_at)
-         SELECT ?1, 1, ?2, NULL, ?3 FROM submissions WHERE id = ?1 AND status IN ('received','queued','running')
+         SELECT ?1, 1, ?2, NULL, ?3 FROM submissions WHERE id = ?1 AND status IN ('received','queued','running','waiting')
          ON CONFLICT (submission_id) DO UPDATE SET attempts = attempts + 1, lease_until = excluded.lease_until,
            updated_at = excluded.updated_at
          WHERE scoring_runs.lease_until <= ?3
@@ -74,8 +83,9 @@ export async function claimScoringLease(
       .bind(submissionId, until, now),
     d1
       .prepare(
-        `UPDATE submissions SET status = 'running', running_at = COALESCE(running_at, ?3)
-         WHERE id = ?1 AND status IN ('received','queued','running')
+        `UPDATE submissions SET status = 'running', running_at = COALESCE(running_at, ?3),
+           waiting_reason = NULL, retry_at = NULL
+         WHERE id = ?1 AND status IN ('received','queued','running','waiting')
            AND EXISTS (SELECT 1 FROM scoring_runs WHERE submission_id = ?1 AND lease_until = ?2)`,
       )
       .bind(submissionId, until, now),
@@ -89,19 +99,33 @@ export async function claimScoringLease(
   return { claimed: false, leaseUntil: held?.lease_until ?? null };
 }
 
-/** Gives the lease back after a retryable failure, noting why, so the next attempt can start at once. */
-export async function releaseScoringLease(
+/**
+ * Gives the lease back after a failure on our side and shows the submission `waiting`, with
+ * the reason and when the next attempt is due; the first such failure starts its retry window
+ * (`waiting_since`). Only a submission still running is moved.
+ */
+export async function deferScoring(
   db: Db,
   submissionId: string,
-  error: string,
+  reason: string,
   now: number,
+  retryAt: number,
 ): Promise<void> {
-  await db.$client
-    .prepare(
-      "UPDATE scoring_runs SET lease_until = 0, last_error = ?2, updated_at = ?3 WHERE submission_id = ?1",
-    )
-    .bind(submissionId, error.slice(0, 2000), now)
-    .run();
+  const d1 = db.$client;
+  await d1.batch([
+    d1
+      .prepare(
+        "UPDATE scoring_runs SET lease_until = 0, last_error = ?2, updated_at = ?3 WHERE submission_id = ?1",
+      )
+      .bind(submissionId, reason.slice(0, 2000), now),
+    d1
+      .prepare(
+        `UPDATE submissions SET status = 'waiting', waiting_reason = ?2,
+           waiting_since = COALESCE(waiting_since, ?3), retry_at = ?4
+         WHERE id = ?1 AND status IN ('received','queued','running','waiting')`,
+      )
+      .bind(submissionId, reason.slice(0, 2000), now, retryAt),
+  ]);
 }
 
 /**
@@ -119,7 +143,8 @@ export async function failSubmission(
   const [res] = await d1.batch([
     d1
       .prepare(
-        "UPDATE submissions SET status = 'failed', failure_reason = ?2, failed_at = ?3, failure_code = ?4 WHERE id = ?1 AND status IN ('received','queued','running')",
+        `UPDATE submissions SET status = 'failed', failure_reason = ?2, failed_at = ?3, failure_code = ?4,
+           retry_at = NULL WHERE id = ?1 AND status IN ('received','queued','running','waiting')`,
       )
       .bind(submissionId, reason.slice(0, 2000), now, code),
     d1
@@ -264,6 +289,86 @@ export async function findScore(db: Db, submissionId: string): Promise<ScoreRow 
 }
 
 /**
+ * Records that a settled submission's outcome was published (ranked and announced, or its
+ * failure announced). Returns whether this call set the marker.
+ */
+export async function markSubmissionPublished(
+  db: Db,
+  submissionId: string,
+  now: number,
+): Promise<boolean> {
+  const r = await db.$client
+    .prepare(
+      "UPDATE submissions SET published_at = ?2 WHERE id = ?1 AND status IN ('scored','failed') AND published_at IS NULL",
+    )
+    .bind(submissionId, now)
+    .run();
+  return r.meta.changes > 0;
+}
+
+/** A submission the reconciler found in a state nobody will move it out of by itself. */
+export interface StrandedSubmission {
+  submissionId: string;
+  challengeId: string;
+  agentId: string;
+  status: "queued" | "waiting" | "scored" | "failed";
+  /** Start of the retry window (waiting), or null. */
+  waitingSince: number | null;
+}
+
+/**
+ * Stranded submissions, oldest first, at most `limit` of each kind: `queued` with no attempt
+ * since `idleBefore` (the message was lost), `waiting` whose retry was due before `idleBefore`
+ * (the retry was lost), and `scored` or `failed` before `unpublishedBefore` whose outcome was
+ * never published.
+ */
+export async function findStrandedSubmissions(
+  db: Db,
+  cutoffs: { idleBefore: number; unpublishedBefore: number },
+  limit: number,
+): Promise<StrandedSubmission[]> {
+  const before = cutoffs.idleBefore;
+  const cols =
+    "id AS submissionId, challenge_id AS challengeId, agent_id AS agentId, status, waiting_since AS waitingSince";
+  const d1 = db.$client;
+  const results = await d1.batch<StrandedSubmission>([
+    d1
+      .prepare(
+        `SELECT ${cols} FROM submissions WHERE status = 'queued'
+           AND COALESCE(retry_at, queued_at, received_at) < ?1 ORDER BY received_at LIMIT ?2`,
+      )
+      .bind(before, limit),
+    d1
+      .prepare(
+        `SELECT ${cols} FROM submissions WHERE status = 'waiting' AND retry_at < ?1
+           ORDER BY retry_at LIMIT ?2`,
+      )
+      .bind(before, limit),
+    d1
+      .prepare(
+        `SELECT ${cols} FROM submissions WHERE status IN ('scored','failed') AND published_at IS NULL
+           AND COALESCE(scored_at, failed_at) < ?1 ORDER BY received_at LIMIT ?2`,
+      )
+      .bind(cutoffs.unpublishedBefore, limit),
+  ]);
+  return results.flatMap((r) => r.results);
+}
+
+/** Notes that a sweep re-queued a queued or waiting submission, so the next sweep waits again. */
+export async function noteSubmissionRequeued(
+  db: Db,
+  submissionId: string,
+  now: number,
+): Promise<void> {
+  await db.$client
+    .prepare(
+      "UPDATE submissions SET retry_at = ?2 WHERE id = ?1 AND status IN ('queued','waiting')",
+    )
+    .bind(submissionId, now)
+    .run();
+}
+
+/**
  * Running submissions nobody is working on: the lease expired (its worker died) or was given
  * back more than `graceMs` ago and no retry picked it up. Oldest first.
  */
@@ -272,15 +377,31 @@ export async function findAbandonedScoringRuns(
   now: number,
   graceMs: number,
   limit: number,
-): Promise<{ submissionId: string; challengeId: string; agentId: string; attempts: number }[]> {
+): Promise<
+  {
+    submissionId: string;
+    challengeId: string;
+    agentId: string;
+    attempts: number;
+    /** Start of the retry window: the first failure on our side, else the first attempt. */
+    since: number;
+  }[]
+> {
   const r = await db.$client
     .prepare(
-      `SELECT s.id AS submissionId, s.challenge_id AS challengeId, s.agent_id AS agentId, r.attempts AS attempts
+      `SELECT s.id AS submissionId, s.challenge_id AS challengeId, s.agent_id AS agentId, r.attempts AS attempts,
+         COALESCE(s.waiting_since, s.running_at, s.received_at) AS since
        FROM submissions s JOIN scoring_runs r ON r.submission_id = s.id
        WHERE s.status = 'running' AND r.lease_until < ?1 AND r.updated_at < ?2
        ORDER BY r.updated_at LIMIT ?3`,
     )
     .bind(now, now - graceMs, limit)
-    .all<{ submissionId: string; challengeId: string; agentId: string; attempts: number }>();
+    .all<{
+      submissionId: string;
+      challengeId: string;
+      agentId: string;
+      attempts: number;
+      since: number;
+    }>();
   return r.results;
 }

@@ -3,17 +3,21 @@
  * Submissions. Invariants: the iteration number is computed inside the INSERT (max + 1 for
  * the agent × challenge, unique index as a backstop), under the same statement's guards
  * (challenge published, agent entered, quota and cooldown), so no interleaving of requests
- * can skip, reuse or exceed an iteration. Status moves forward only.
+ * can skip, reuse or exceed an iteration. A submission that failed on our side
+ * (`failure_code = 'infrastructure'`) does not count against the quota. Status moves forward
+ * only, except an operator's re-judgement of such a failure (audited in the same batch).
  */
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import type { KeyCredentials } from "../keys.ts";
 import {
   challenges,
+  submissionRejudges,
   submissions,
   type ChallengeRow,
   type ChallengeStatus,
   type KeyRole,
+  type SubmissionRejudgeRow,
   type SubmissionRow,
   type SubmissionStatus,
 } from "../schema.ts";
@@ -29,6 +33,10 @@ export type NewSubmission = Omit<
   | "runningAt"
   | "scoredAt"
   | "failedAt"
+  | "waitingReason"
+  | "waitingSince"
+  | "retryAt"
+  | "publishedAt"
 >;
 
 /** The conditions under which the insert may happen, checked in the same statement. */
@@ -88,7 +96,7 @@ export async function insertSubmission(
         ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'received', ?11
       WHERE EXISTS (SELECT 1 FROM challenges WHERE id = ?3 AND status = 'published')
         AND EXISTS (SELECT 1 FROM entries WHERE ${mine})
-        AND (SELECT COUNT(*) FROM submissions WHERE ${mine}) < ?12${cooldown}${ours}
+        AND (SELECT COUNT(*) FROM submissions WHERE ${mine} AND ${COUNTS_AGAINST_QUOTA}) < ?12${cooldown}${ours}
       RETURNING iteration`,
     )
     .bind(
@@ -150,6 +158,10 @@ export async function insertSubmission(
   return (claimed?.meta.changes ?? 0) > 0 ? { kind: "refused" } : { kind: "duplicate" };
 }
 
+// A failure on our side never costs the agent an iteration. Only failed rows carry a code, and
+// `IS NOT` keeps a null code counted.
+const COUNTS_AGAINST_QUOTA = "failure_code IS NOT 'infrastructure'";
+
 /** The columns of a challenge that a submit checks. */
 export type SubmitChallenge = Pick<ChallengeRow, "id" | "status" | "maxIterations" | "limits"> & {
   /** The module the bundle's interface loads from a submission (`interface.module`), or null. */
@@ -162,6 +174,7 @@ export type SubmitContext = {
   /** Undefined when no challenge has this id or slug. */
   challenge: SubmitChallenge | undefined;
   entered: boolean;
+  /** Submissions that count against the quota (failures on our side do not). */
   submissions: number;
   lastSubmittedAt: number | null;
   /** The agent already holds an unexpired record of the request's `Idempotency-Key`. */
@@ -197,8 +210,8 @@ const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operato
     json_extract(c.bundle_manifest, '$.interface.module') AS interface_module,
     EXISTS (SELECT 1 FROM entries e WHERE e.agent_id = k.agent_id AND e.challenge_id = c.id)
       AS entered,
-    (SELECT COUNT(*) FROM submissions s WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id)
-      AS count,
+    (SELECT COUNT(*) FROM submissions s WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id
+      AND s.${COUNTS_AGAINST_QUOTA}) AS count,
     (SELECT MAX(s.received_at) FROM submissions s
       WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id) AS last,
     EXISTS (SELECT 1 FROM idempotency_keys i
@@ -318,6 +331,7 @@ const TIMESTAMP_COLUMN = {
   received: "receivedAt",
   queued: "queuedAt",
   running: "runningAt",
+  waiting: "waitingSince",
   scored: "scoredAt",
   failed: "failedAt",
 } as const satisfies Record<SubmissionStatus, keyof SubmissionRow>;
@@ -326,9 +340,10 @@ const TIMESTAMP_COLUMN = {
 const ALLOWED_FROM: Record<SubmissionStatus, readonly SubmissionStatus[]> = {
   received: [],
   queued: ["received"],
-  running: ["received", "queued"],
+  running: ["received", "queued", "waiting"],
+  waiting: ["running"],
   scored: ["running"],
-  failed: ["received", "queued", "running"],
+  failed: ["received", "queued", "running", "waiting"],
 };
 
 /**
@@ -387,4 +402,75 @@ export async function markSubmissionQueued(
       )
       .bind(answer.agentId, answer.key, answer.status, answer.body),
   ]);
+}
+
+/** The outcome of an operator's re-judgement. */
+export type RejudgeResult =
+  | { ok: true; value: { submission: SubmissionRow } }
+  | {
+      ok: false;
+      error: { reason: "not-found" } | { reason: "not-rejudgeable"; status: SubmissionStatus };
+    };
+
+/** An operator's request to run a failed submission again. */
+export interface RejudgeRequest {
+  /** The audit record's id. */
+  id: string;
+  submissionId: string;
+  operatorId: string;
+  reason: string;
+  now: number;
+}
+
+/**
+ * Re-queues a submission that failed on our side (`infrastructure`), and records who asked,
+ * when and why, in one batch: the audit row is written only if the submission is such a
+ * failure, and the reset happens only if the audit row was written. The submission goes back
+ * to `queued` with its failure, wait and publication cleared; its attempt count is kept, so run
+ * ids stay unique. The caller sends the queue message (the reconciler re-sends a lost one).
+ */
+export async function rejudgeSubmission(db: Db, r: RejudgeRequest): Promise<RejudgeResult> {
+  const d1 = db.$client;
+  const rejudgeable = "id = ?1 AND status = 'failed' AND failure_code = 'infrastructure'";
+  const [audit] = await d1.batch([
+    d1
+      .prepare(
+        `INSERT INTO submission_rejudges (id, submission_id, operator_id, reason,
+           previous_failure_code, previous_failure_reason, requested_at)
+         SELECT ?2, id, ?3, ?4, failure_code, failure_reason, ?5 FROM submissions WHERE ${rejudgeable}`,
+      )
+      .bind(r.submissionId, r.id, r.operatorId, r.reason.slice(0, 2000), r.now),
+    d1
+      .prepare(
+        `UPDATE submissions SET status = 'queued', queued_at = ?3, failure_reason = NULL,
+           failure_code = NULL, failed_at = NULL, waiting_reason = NULL, waiting_since = NULL,
+           retry_at = NULL, published_at = NULL
+         WHERE ${rejudgeable} AND EXISTS (SELECT 1 FROM submission_rejudges WHERE id = ?2)`,
+      )
+      .bind(r.submissionId, r.id, r.now),
+    d1
+      .prepare(
+        `UPDATE scoring_runs SET lease_until = 0, last_error = NULL, updated_at = ?3
+         WHERE submission_id = ?1 AND EXISTS (SELECT 1 FROM submission_rejudges WHERE id = ?2)`,
+      )
+      .bind(r.submissionId, r.id, r.now),
+  ]);
+  const row = await findSubmission(db, r.submissionId);
+  if (!row) return { ok: false, error: { reason: "not-found" } };
+  if ((audit?.meta.changes ?? 0) === 0)
+    return { ok: false, error: { reason: "not-rejudgeable", status: row.status } };
+  return { ok: true, value: { submission: row } };
+}
+
+/** The audit log of a submission's re-judgements, oldest first. */
+export async function listSubmissionRejudges(
+  db: Db,
+  submissionId: string,
+): Promise<SubmissionRejudgeRow[]> {
+  return db
+    .select()
+    .from(submissionRejudges)
+    .where(eq(submissionRejudges.submissionId, submissionId))
+    .orderBy(asc(submissionRejudges.requestedAt))
+    .all();
 }

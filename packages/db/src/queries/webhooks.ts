@@ -3,9 +3,11 @@
  * Reads and writes of the webhook sender. Invariants: an agent's lookups are scoped by
  * agent id, so another agent's endpoint reads as missing; a message is inserted at most once
  * per (endpoint, event) and {@link insertWebhookMessages} returns only the new ones; deleting
- * an endpoint deletes its messages and attempts in the same batch.
+ * an endpoint deletes its messages and attempts in the same batch; a message is put back to
+ * `pending` only by a compare-and-set on its status and `updated_at`, so two concurrent
+ * redeliveries start one round.
  */
-import { and, desc, eq, inArray, isNull } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import { challenges } from "../schema.ts";
 import { scores } from "../schema-scores.ts";
@@ -118,17 +120,15 @@ export async function disableWebhookEndpoint(
     .where(and(eq(webhookEndpoints.id, id), isNull(webhookEndpoints.disabledAt)));
 }
 
-/** Re-enables an endpoint and resets its health. */
+/**
+ * Re-enables an endpoint. The failure streak (`failingSince`, `consecutiveFailures`) is kept,
+ * so an endpoint that is still dead is disabled again by its next failed attempt; only a
+ * delivered attempt resets it. The 410 mark is cleared: re-enabling says the URL is back.
+ */
 export async function enableWebhookEndpoint(db: Db, id: string): Promise<void> {
   await db
     .update(webhookEndpoints)
-    .set({
-      disabledAt: null,
-      disabledReason: null,
-      failingSince: null,
-      consecutiveFailures: 0,
-      gone: false,
-    })
+    .set({ disabledAt: null, disabledReason: null, gone: false })
     .where(eq(webhookEndpoints.id, id));
 }
 
@@ -170,6 +170,103 @@ export async function setWebhookMessageStatus(
   at: number,
 ): Promise<void> {
   await db.update(webhookMessages).set({ status, updatedAt: at }).where(eq(webhookMessages.id, id));
+}
+
+/**
+ * Puts a message back to `pending` for a new round of delivery, only if it is still in the
+ * state the caller read (`status`, `updatedAt`); returns whether this call did it.
+ */
+export async function reopenWebhookMessage(
+  db: Db,
+  id: string,
+  seen: Pick<WebhookMessageRow, "status" | "updatedAt">,
+  at: number,
+): Promise<boolean> {
+  const rows = await db
+    .update(webhookMessages)
+    .set({ status: "pending", updatedAt: at })
+    .where(
+      and(
+        eq(webhookMessages.id, id),
+        eq(webhookMessages.status, seen.status),
+        eq(webhookMessages.updatedAt, seen.updatedAt),
+      ),
+    )
+    .returning({ id: webhookMessages.id });
+  return rows.length > 0;
+}
+
+/** Test events stored since `since` (ms): how many, and when the oldest of them was stored. */
+export interface RecentWebhookTests {
+  count: number;
+  oldestAt: number | null;
+}
+
+/** The test events stored for one endpoint since `since`. */
+export async function countEndpointWebhookTests(
+  db: Db,
+  endpointId: string,
+  since: number,
+): Promise<RecentWebhookTests> {
+  const row = await db
+    .select({
+      count: sql<number>`count(*)`,
+      oldestAt: sql<number | null>`min(${webhookMessages.createdAt})`,
+    })
+    .from(webhookMessages)
+    .where(
+      and(
+        eq(webhookMessages.endpointId, endpointId),
+        eq(webhookMessages.type, "webhook.test"),
+        gt(webhookMessages.createdAt, since),
+      ),
+    )
+    .get();
+  return { count: row?.count ?? 0, oldestAt: row?.oldestAt ?? null };
+}
+
+/** The test events stored for all of an agent's endpoints since `since`. */
+export async function countAgentWebhookTests(
+  db: Db,
+  agentId: string,
+  since: number,
+): Promise<RecentWebhookTests> {
+  const row = await db
+    .select({
+      count: sql<number>`count(*)`,
+      oldestAt: sql<number | null>`min(${webhookMessages.createdAt})`,
+    })
+    .from(webhookMessages)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
+    .where(
+      and(
+        eq(webhookEndpoints.agentId, agentId),
+        eq(webhookMessages.type, "webhook.test"),
+        gt(webhookMessages.createdAt, since),
+      ),
+    )
+    .get();
+  return { count: row?.count ?? 0, oldestAt: row?.oldestAt ?? null };
+}
+
+/**
+ * Deletes up to `limit` messages last updated before `before` (ms), oldest first, with their
+ * attempts, in one batch; returns how many messages and attempts went. A message that old is
+ * settled: no retry schedule lasts that long, and a late queue message for it is acked unsent.
+ */
+export async function pruneWebhookDeliveries(
+  db: Db,
+  before: number,
+  limit: number,
+): Promise<{ messages: number; attempts: number }> {
+  const d1 = db.$client;
+  // The same ordered selection in both statements of one batch (a transaction).
+  const doomed = `SELECT id FROM webhook_messages WHERE updated_at < ?1 ORDER BY updated_at, id LIMIT ?2`;
+  const [attempts, messages] = await d1.batch([
+    d1.prepare(`DELETE FROM webhook_attempts WHERE message_id IN (${doomed})`).bind(before, limit),
+    d1.prepare(`DELETE FROM webhook_messages WHERE id IN (${doomed})`).bind(before, limit),
+  ]);
+  return { messages: messages?.meta.changes ?? 0, attempts: attempts?.meta.changes ?? 0 };
 }
 
 /** Records one attempt. */

@@ -2,14 +2,19 @@
  * @module ingest/routes/submissions
  * Submitting and reading submissions. Invariants: the key is checked (401/403) before
  * anything else, in the same query that reads the challenge and the agent's standing; cheap
- * checks (rate limit, challenge state, quota, media type, size, archive signature, claims
- * schema, trace format) run before anything is stored; the write order (D1 batch, then the R2
- * objects, then the queue, then D1; docs/storage-schema.md) undoes every earlier step when a
- * later one fails; another agent's submission answers 404, like a missing one.
+ * checks (rate limit, challenge state, quota, submissions in flight, media type, size,
+ * archive signature, claims schema, trace format) run before anything is stored; the write
+ * order (D1 batch, then the R2 objects, then the queue, then D1; docs/storage-schema.md)
+ * undoes every earlier step when a later one fails; under an `Idempotency-Key`, the first
+ * final answer (202, or a verdict on the content: `isStoredUnderIdempotencyKey`) is stored and
+ * every retry gets its exact bytes, without the checks running again; another agent's
+ * submission answers 404, like a missing one.
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import {
+  countSubmissionsInFlight,
+  countSubmissionsInFlightBefore,
   findIdempotencyRecord,
   createDb,
   deleteReceivedSubmission,
@@ -19,6 +24,7 @@ import {
   insertSubmission,
   listAgentSubmissions,
   markSubmissionQueued,
+  recordIdempotentAnswer,
   releaseIdempotencyKey,
   sha256Hex,
   type Db,
@@ -26,7 +32,7 @@ import {
   type SubmitChallenge,
   type SubmitContext,
 } from "@bouts/db";
-import { problemFromZodError } from "@bouts/contracts";
+import { PROBLEM_CONTENT_TYPE, problemFromZodError } from "@bouts/contracts";
 import {
   checkAdmission,
   createAdmissionSink,
@@ -38,7 +44,7 @@ import { visibleChallenge } from "../access.ts";
 import { agentIdOf, checkRateLimit, readBearer, requireAgent, verifyPrincipal } from "../auth.ts";
 import { parseStoredLimits } from "../challenge-config.ts";
 import { readConfig, type IngestConfig } from "../config.ts";
-import { fail } from "../errors.ts";
+import { fail, IngestHttpError, isStoredUnderIdempotencyKey, toProblem } from "../errors.ts";
 import type { SubmissionMessage } from "../messages.ts";
 import { BEARER, createRouter, json, problems } from "../openapi.ts";
 import type { IngestEnv } from "../types.ts";
@@ -61,6 +67,16 @@ const MULTIPART_OVERHEAD = 64 * 1024;
 const IDEMPOTENCY_LEASE_MS = 60_000;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 const PARTS = new Set(["archive", "claims", "trace"]);
+
+/** The parts of a multipart submission as sent, not yet checked. */
+type RawParts = {
+  archive: File;
+  /** SHA-256 of the archive part's bytes. */
+  archiveSha: string;
+  archiveBytes: Uint8Array;
+  claimsText: string | null;
+  trace: { bytes: Uint8Array; sha256: string; size: number } | null;
+};
 
 /** The parsed, checked parts of a submission, not yet stored. */
 type SubmissionParts = {
@@ -132,6 +148,27 @@ async function checkRunnerTime(
   });
 }
 
+// A submission settles in seconds to minutes; the agent cannot know which one ends first.
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 30;
+
+/**
+ * Refuses a submission while the agent already has the most it may have in flight (received,
+ * queued or running, all challenges, whichever of its keys sent them).
+ */
+async function checkInFlight(db: Db, agentId: string, cfg: IngestConfig): Promise<void> {
+  const inFlight = await countSubmissionsInFlight(db, agentId);
+  if (inFlight >= cfg.maxSubmissionsInFlight) inFlightExhausted(inFlight, cfg);
+}
+
+function inFlightExhausted(inFlight: number, cfg: IngestConfig): never {
+  fail({
+    reason: "submissions-in-flight",
+    retryAfter: IN_FLIGHT_RETRY_AFTER_SECONDS,
+    inFlight,
+    limit: cfg.maxSubmissionsInFlight,
+  });
+}
+
 function quotaExhausted(ch: SubmitChallenge): never {
   fail({
     reason: "quota-exhausted",
@@ -168,12 +205,20 @@ const authenticateSubmitter = createMiddleware<SubmitEnv>(async (c, next) => {
   await next();
 });
 
-/** Reads and checks the multipart body; nothing is stored yet. */
-async function parseSubmission(
+/** The archive's size limit on this challenge: the challenge's, within the platform's. */
+function archiveLimitOf(cfg: IngestConfig, ch: OpenChallenge): number {
+  return Math.min(ch.parsedLimits.maxArchiveBytes ?? cfg.maxArchiveBytes, cfg.maxArchiveBytes);
+}
+
+/**
+ * Reads the multipart body and splits it into its parts, refusing a body that has no such
+ * parts (415, 413 for the whole body, 400); nothing is judged on the parts' content yet.
+ */
+async function readSubmissionParts(
   request: Request,
   cfg: IngestConfig,
   ch: OpenChallenge,
-): Promise<SubmissionParts> {
+): Promise<RawParts> {
   const contentType = request.headers.get("Content-Type") ?? "";
   if (!/^multipart\/form-data;/i.test(contentType)) {
     fail({
@@ -181,11 +226,8 @@ async function parseSubmission(
       detail: "Send the submission as multipart/form-data with an `archive` file part.",
     });
   }
-  const archiveLimit = Math.min(
-    ch.parsedLimits.maxArchiveBytes ?? cfg.maxArchiveBytes,
-    cfg.maxArchiveBytes,
-  );
-  const bodyLimit = archiveLimit + cfg.maxTraceBytes + cfg.maxClaimsBytes + MULTIPART_OVERHEAD;
+  const bodyLimit =
+    archiveLimitOf(cfg, ch) + cfg.maxTraceBytes + cfg.maxClaimsBytes + MULTIPART_OVERHEAD;
   const body = await readBodyLimited(request, bodyLimit, "submission body");
   let form: FormData;
   try {
@@ -200,10 +242,41 @@ async function parseSubmission(
   }
   const archive = form.get("archive");
   if (!(archive instanceof File)) invalid("archive", "a file part named archive is required");
-  if (archive.size > archiveLimit) {
+  const traceFile = form.get("trace");
+  if (traceFile !== null && !(traceFile instanceof File)) {
+    invalid("trace", "the trace must be a file part");
+  }
+  const claims = form.get("claims");
+  const archiveBytes = new Uint8Array(await archive.arrayBuffer());
+  const traceBytes = traceFile ? new Uint8Array(await traceFile.arrayBuffer()) : null;
+  return {
+    archive,
+    archiveBytes,
+    archiveSha: await sha256Hex(archiveBytes),
+    claimsText: claims === null ? null : typeof claims === "string" ? claims : await claims.text(),
+    trace: traceBytes && {
+      bytes: traceBytes,
+      sha256: await sha256Hex(traceBytes),
+      size: traceBytes.byteLength,
+    },
+  };
+}
+
+/**
+ * Judges the parts' content (sizes, the archive's signature and the runner's own validator,
+ * the claims schema, the trace format); nothing is stored yet. The same parts always get the
+ * same verdict on a challenge, which is what lets a refusal be replayed under its key.
+ */
+async function checkSubmissionParts(
+  raw: RawParts,
+  cfg: IngestConfig,
+  ch: OpenChallenge,
+): Promise<SubmissionParts> {
+  const archiveLimit = archiveLimitOf(cfg, ch);
+  if (raw.archive.size > archiveLimit) {
     fail({ reason: "payload-too-large", what: "archive", limit: archiveLimit });
   }
-  const archiveBytes = new Uint8Array(await archive.arrayBuffer());
+  const archiveBytes = raw.archiveBytes;
   const type = detectArchiveFormat(archiveBytes);
   if (!type) {
     fail({
@@ -229,22 +302,20 @@ async function parseSubmission(
     { module: ch.interfaceModule },
   );
   if (!admitted.ok) fail({ reason: "archive-refused", what: "archive", refusal: admitted.error });
-  const archiveSha = await sha256Hex(archiveBytes);
 
   let claimsJson: string | null = null;
-  const claims = form.get("claims");
-  if (claims !== null) {
-    const text = typeof claims === "string" ? claims : await claims.text();
+  const text = raw.claimsText;
+  if (text !== null) {
     if (new TextEncoder().encode(text).byteLength > cfg.maxClaimsBytes) {
       fail({ reason: "payload-too-large", what: "claims part", limit: cfg.maxClaimsBytes });
     }
-    let raw: unknown;
+    let parsedJson: unknown;
     try {
-      raw = JSON.parse(text);
+      parsedJson = JSON.parse(text);
     } catch {
       invalid("claims", "the claims part is not valid JSON");
     }
-    const parsed = ClaimsSchema.safeParse(raw);
+    const parsed = ClaimsSchema.safeParse(parsedJson);
     if (!parsed.success) {
       fail({ reason: "invalid", problem: problemFromZodError(parsed.error, "claims") });
     }
@@ -252,23 +323,24 @@ async function parseSubmission(
   }
 
   let trace: SubmissionParts["trace"] = null;
-  const traceFile = form.get("trace");
-  if (traceFile !== null) {
-    if (!(traceFile instanceof File)) invalid("trace", "the trace must be a file part");
-    if (traceFile.size > cfg.maxTraceBytes) {
+  if (raw.trace !== null) {
+    if (raw.trace.size > cfg.maxTraceBytes) {
       fail({ reason: "payload-too-large", what: "trace", limit: cfg.maxTraceBytes });
     }
-    if (traceFile.size === 0) invalid("trace", "the trace is empty");
-    const bytes = new Uint8Array(await traceFile.arrayBuffer());
-    checkTrace(bytes, cfg.maxTraceBytes);
-    const sha256 = await sha256Hex(bytes);
-    trace = { key: `traces/${sha256}`, bytes, sha256, contentType: "application/octet-stream" };
+    if (raw.trace.size === 0) invalid("trace", "the trace is empty");
+    checkTrace(raw.trace.bytes, cfg.maxTraceBytes);
+    trace = {
+      key: `traces/${raw.trace.sha256}`,
+      bytes: raw.trace.bytes,
+      sha256: raw.trace.sha256,
+      contentType: "application/octet-stream",
+    };
   }
   return {
     archive: {
-      key: `artifacts/${archiveSha}`,
+      key: `artifacts/${raw.archiveSha}`,
       bytes: archiveBytes,
-      sha256: archiveSha,
+      sha256: raw.archiveSha,
       type,
       contentType: archiveContentType(type),
     },
@@ -292,21 +364,68 @@ function invalid(path: string, message: string): never {
 
 type SubmissionView = z.infer<typeof SubmissionSchema>;
 
-/** What makes two submit requests "the same body": the challenge and the parts' content. */
-function requestHashOf(challengeId: string, parts: SubmissionParts): Promise<string> {
+/**
+ * What makes two submit requests "the same body": the challenge and the parts as sent (the
+ * archive's and the trace's bytes, the claims' text), known before any of them is judged.
+ */
+function requestHashOf(challengeId: string, raw: RawParts): Promise<string> {
   return sha256Hex(
-    JSON.stringify([
-      challengeId,
-      parts.archive.sha256,
-      parts.trace?.sha256 ?? null,
-      parts.claimsJson,
-    ]),
+    JSON.stringify([challengeId, raw.archiveSha, raw.trace?.sha256 ?? null, raw.claimsText]),
   );
 }
 
-/** Headers of a replayed idempotent answer. */
-function replayHeaders(view: SubmissionView): Record<string, string> {
-  return { "Idempotent-Replayed": "true", Location: view.url };
+/**
+ * An answer as the exact bytes stored for its key: the first time, then every replay
+ * (`Idempotent-Replayed: true`).
+ */
+function sendAnswer(status: number, body: string, replayed: boolean): Response {
+  const headers = new Headers({
+    "Content-Type": status < 400 ? "application/json" : PROBLEM_CONTENT_TYPE,
+  });
+  if (status < 400) headers.set("Location", (JSON.parse(body) as SubmissionView).url);
+  if (replayed) headers.set("Idempotent-Replayed", "true");
+  return new Response(body, { status, headers });
+}
+
+/**
+ * A prebuilt answer as the handler's return. zod-openapi types a handler's answers by what
+ * `c.json` builds; the stored bytes are one of this route's answers (the 202 or a problem),
+ * so the type is asserted here, once.
+ */
+function asRouteAnswer(res: Response): never {
+  return res as never;
+}
+
+/**
+ * The answer an earlier request with this key left for a retry with `requestHash`: its stored
+ * answer, or its submission once its lease ran out without one; 422 for another body, 409
+ * while it is still in flight. Null when there is no live record, or only a dead claim (no
+ * submission, lease over) that this request's own claim takes over.
+ */
+async function answerFromRecord(
+  db: Db,
+  agentId: string,
+  key: string,
+  requestHash: string,
+  now: number,
+  origin: string,
+): Promise<Response | null> {
+  const record = await findIdempotencyRecord(db, agentId, key);
+  if (!record || record.expiresAt < now) return null;
+  if (record.requestHash !== requestHash) fail({ reason: "idempotency-mismatch" });
+  if (record.state === "done" && record.responseStatus !== null && record.responseBody !== null) {
+    return sendAnswer(record.responseStatus, record.responseBody, true);
+  }
+  if (record.leaseUntil < now) {
+    // The request died before recording its answer: answer with its submission, if it left one.
+    const linked = record.submissionId ? await findSubmission(db, record.submissionId) : undefined;
+    if (!linked) return null;
+    return sendAnswer(202, JSON.stringify(submissionToWire(linked, origin)), true);
+  }
+  fail({
+    reason: "idempotency-in-flight",
+    retryAfter: Math.max(1, Math.ceil((record.leaseUntil - now) / 1000)),
+  });
 }
 
 submissionRoutes.openapi(
@@ -318,7 +437,8 @@ submissionRoutes.openapi(
     description:
       "multipart/form-data with `archive` (.tar.gz or .zip), optional `claims` (JSON array " +
       "of confidence claims) and optional `trace` (telemetry). With `Idempotency-Key`, a " +
-      "retry with the same body replays the first answer for at least 24 hours.",
+      "retry with the same body replays the first final answer (the 202, or a refusal of " +
+      "the content) byte for byte for at least 24 hours.",
     security: BEARER,
     middleware: [authenticateSubmitter, requireAgent] as const,
     request: {
@@ -343,20 +463,65 @@ submissionRoutes.openapi(
     if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) {
       invalid("Idempotency-Key", "1 to 255 printable ASCII characters");
     }
-    // After authentication, so that nobody can spend another key's budget; before anything
-    // is read from the body or stored.
-    await checkRateLimit(c.env.SUBMIT_RATE_LIMIT, principal.keyId, "submissions");
+    // After authentication, so that nobody can spend another agent's budget; before anything
+    // is read from the body or stored. Keyed by the agent: its keys share one budget.
+    await checkRateLimit(c.env.SUBMIT_RATE_LIMIT, principal, "submissions");
     const ch = openChallengeOf(submitCtx);
     const now = Date.now();
     // A retry of an earlier request (its key is on record) goes on to the idempotency check,
     // which replays, refuses a different body (422) or waits for the first (409), even once
-    // the first used the last of the quota or started the cooldown.
+    // the first used the last of the quota, started the cooldown or is itself in flight.
     if (!submitCtx.idempotencyKeyKnown) {
       checkCanSubmit(submitCtx, ch, now);
       await checkRunnerTime(db, agentId, submitCtx.runnerMs, cfg, now);
+      await checkInFlight(db, agentId, cfg);
     }
-    const parts = await parseSubmission(c.req.raw, cfg, ch);
+    const raw = await readSubmissionParts(c.req.raw, cfg, ch);
     const origin = new URL(c.req.url).origin;
+    const requestHash = idemKey === null ? null : await requestHashOf(ch.id, raw);
+    if (idemKey !== null && requestHash !== null && submitCtx.idempotencyKeyKnown) {
+      // Before the content is judged again: a stored verdict is replayed, not re-derived.
+      const earlier = await answerFromRecord(db, agentId, idemKey, requestHash, now, origin);
+      if (earlier) return asRouteAnswer(earlier);
+    }
+    let parts: SubmissionParts;
+    try {
+      parts = await checkSubmissionParts(raw, cfg, ch);
+    } catch (err) {
+      if (
+        idemKey === null ||
+        requestHash === null ||
+        !(err instanceof IngestHttpError) ||
+        !isStoredUnderIdempotencyKey(err.error)
+      ) {
+        throw err;
+      }
+      // A verdict on the content: the key keeps it, and every retry gets these bytes.
+      const { problem } = toProblem(err.error);
+      const body = JSON.stringify(problem);
+      const heldByAnother = await recordIdempotentAnswer(db, {
+        agentId,
+        key: idemKey,
+        requestHash,
+        status: problem.status,
+        body,
+        now,
+        expiresAt: now + cfg.idempotencyTtlMs,
+      }).then(
+        (recorded) => !recorded,
+        (err: unknown) => {
+          // Unrecorded, a retry judges the same content again, to the same verdict.
+          console.error("could not record the refusal under its key", err);
+          return false;
+        },
+      );
+      if (heldByAnother) {
+        // A concurrent request with the key got there first: its answer is the key's.
+        const earlier = await answerFromRecord(db, agentId, idemKey, requestHash, now, origin);
+        if (earlier) return asRouteAnswer(earlier);
+      }
+      return asRouteAnswer(sendAnswer(problem.status, body, false));
+    }
 
     const row: NewSubmission = {
       id: crypto.randomUUID(),
@@ -372,12 +537,12 @@ submissionRoutes.openapi(
       receivedAt: now,
     };
     const claim =
-      idemKey === null
+      idemKey === null || requestHash === null
         ? null
         : {
             agentId,
             key: idemKey,
-            requestHash: await requestHashOf(ch.id, parts),
+            requestHash,
             leaseUntil: now + IDEMPOTENCY_LEASE_MS,
             expiresAt: now + cfg.idempotencyTtlMs,
           };
@@ -410,33 +575,32 @@ submissionRoutes.openapi(
       fail({ reason: "unavailable", service: "database", retryAfter: 30 });
     }
     if (written.kind === "duplicate" && claim) {
-      const record = await findIdempotencyRecord(db, agentId, claim.key);
-      if (record && record.requestHash !== claim.requestHash) {
-        fail({ reason: "idempotency-mismatch" });
-      }
-      if (record?.state === "done" && record.responseBody !== null) {
-        const view = JSON.parse(record.responseBody) as SubmissionView;
-        return c.json(view, 202, replayHeaders(view));
-      }
-      // Still in flight. If its submission committed and its lease ran out (the request
-      // died before recording its answer), answer with that submission.
-      const linked = record?.submissionId
-        ? await findSubmission(db, record.submissionId)
-        : undefined;
-      if (record && linked && record.leaseUntil < now) {
-        const view = submissionToWire(linked, origin);
-        return c.json(view, 202, replayHeaders(view));
-      }
-      fail({
-        reason: "idempotency-in-flight",
-        retryAfter: Math.max(1, Math.ceil(((record?.leaseUntil ?? now) - now) / 1000)),
-      });
+      const earlier = await answerFromRecord(
+        db,
+        agentId,
+        claim.key,
+        claim.requestHash,
+        now,
+        origin,
+      );
+      if (earlier) return asRouteAnswer(earlier);
+      // The record went away or died between our claim and this read: let the client retry.
+      fail({ reason: "idempotency-in-flight", retryAfter: 1 });
     }
     if (written.kind !== "inserted") {
       // A guard failed under concurrency: say which.
       const fresh = await findSubmitContext(db, principal.keyId, ch.id, null, now);
       if (fresh) checkCanSubmit(fresh, openChallengeOf(fresh), now);
       quotaExhausted(ch);
+    }
+    // The exact in-flight cap: the check above raced with this agent's other requests. Of
+    // those, the rows committed first keep their place; a row that finds the cap already
+    // filled ahead of it is undone before anything acts on it (no object, no message yet).
+    const ahead = await countSubmissionsInFlightBefore(db, agentId, row.id);
+    if (ahead >= cfg.maxSubmissionsInFlight) {
+      await deleteReceivedSubmission(db, row.id).catch(logUndo);
+      if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
+      inFlightExhausted(ahead, cfg);
     }
 
     // ─── 2. R2: the objects, once the row that references them is committed ───
@@ -479,19 +643,21 @@ submissionRoutes.openapi(
       },
       origin,
     );
+    // One serialization: the bytes recorded for the key are the bytes sent now.
+    const body = JSON.stringify(view);
     try {
       await markSubmissionQueued(
         db,
         row.id,
         queuedAt,
-        claim ? { agentId, key: claim.key, status: 202, body: JSON.stringify(view) } : null,
+        claim ? { agentId, key: claim.key, status: 202, body } : null,
       );
     } catch (err) {
       // The message is out: the consumer accepts a row still marked received, and a retry
       // with the same key finds the linked submission once the lease ends.
       console.error("could not mark submission queued", err);
     }
-    return c.json(view, 202, { Location: view.url });
+    return asRouteAnswer(sendAnswer(202, body, false));
   },
 );
 

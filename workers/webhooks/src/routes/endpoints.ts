@@ -3,20 +3,25 @@
  * Agent routes for webhook endpoints: register, list, delete, rotate, test, delivery log,
  * redeliver, re-enable. Invariants: every route needs an agent key and sees only the
  * caller's endpoints (another agent's id answers the same 404 as a missing one); a secret
- * appears in exactly one response, the one that created it.
+ * appears in exactly one response, the one that created it. Nothing here multiplies outbound
+ * requests without bound: a message is redelivered only once its round has settled (one
+ * round at a time), and test events have a quota per endpoint and per agent.
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemFromZodError } from "@bouts/contracts";
 import {
+  countAgentWebhookTests,
+  countEndpointWebhookTests,
   createDb,
   deleteWebhookEndpoint,
   enableWebhookEndpoint,
   findAgentWebhookEndpoint,
+  findLatestWebhookAttempt,
   findWebhookMessage,
   insertWebhookEndpoint,
   listAgentWebhookEndpoints,
   listWebhookDeliveries,
-  setWebhookMessageStatus,
+  reopenWebhookMessage,
   updateWebhookSecrets,
   type Db,
   type StoredWebhookSecret,
@@ -27,7 +32,9 @@ import {
   buildWebhookTestEvent,
   createSecret,
   MAX_ACTIVE_SECRETS,
+  MAX_RETRY_DELAY_SECONDS,
   MAX_TARGET_URL_LENGTH,
+  RETRY_STEPS_SECONDS,
   serializeEvent,
   validateTargetUrl,
 } from "@bouts/webhooks";
@@ -41,6 +48,17 @@ import type { WebhooksEnv } from "../types.ts";
 export const ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 /** Endpoints per agent. */
 export const MAX_ENDPOINTS_PER_AGENT = 10;
+/** The window of the test-event quotas (1 h). */
+export const TEST_QUOTA_WINDOW_MS = 3600 * 1000;
+/** Test events per endpoint per window. */
+export const MAX_TESTS_PER_ENDPOINT = 5;
+/** Test events per agent (all its endpoints) per window. */
+export const MAX_TESTS_PER_AGENT = 20;
+/**
+ * A pending message with no attempt for this long is stuck, not retrying (no delay of the
+ * schedule exceeds 12 h), so it may be redelivered: 13 h.
+ */
+export const STUCK_PENDING_MS = (MAX_RETRY_DELAY_SECONDS + 3600) * 1000;
 /** The event types an endpoint can subscribe to (`webhook.test` is always sent on request). */
 export const SUBSCRIBABLE_EVENT_TYPES = [
   "submission.scored",
@@ -163,6 +181,38 @@ function requireEnabled(row: WebhookEndpointRow): void {
       reason: "endpoint-disabled",
       detail: `The endpoint is disabled (${row.disabledReason ?? "no reason"}); re-enable it first.`,
     });
+}
+
+/** Refuses a test event once the endpoint's or the agent's quota for the window is spent. */
+async function checkTestQuota(db: Db, agentId: string, endpointId: string, now: number) {
+  const since = now - TEST_QUOTA_WINDOW_MS;
+  const quotas = [
+    ["endpoint", MAX_TESTS_PER_ENDPOINT, await countEndpointWebhookTests(db, endpointId, since)],
+    ["agent", MAX_TESTS_PER_AGENT, await countAgentWebhookTests(db, agentId, since)],
+  ] as const;
+  for (const [scope, limit, recent] of quotas) {
+    if (recent.count < limit) continue;
+    // A slot frees when the oldest test of the window leaves it.
+    const freeAt = (recent.oldestAt ?? now) + TEST_QUOTA_WINDOW_MS;
+    fail({
+      reason: "test-quota",
+      scope,
+      limit,
+      windowSeconds: TEST_QUOTA_WINDOW_MS / 1000,
+      retryAfterSeconds: Math.ceil((freeAt - now) / 1000),
+    });
+  }
+}
+
+/**
+ * When the pending round's next attempt should have run (s from `now`): the last attempt plus
+ * its whole schedule step, or one first step when none was made yet.
+ */
+function estimateNextAttempt(latest: { attempt: number; at: number } | undefined, now: number) {
+  const first = RETRY_STEPS_SECONDS[0] ?? 5;
+  if (!latest) return first;
+  const step = RETRY_STEPS_SECONDS[latest.attempt - 1] ?? MAX_RETRY_DELAY_SECONDS;
+  return Math.max(first, Math.ceil((latest.at + step * 1000 - now) / 1000));
 }
 
 /** Random endpoint id: `wh_` + 16 random bytes, base64url. */
@@ -316,7 +366,7 @@ endpointRoutes.openapi(
     request: { params: z.object({ id: EndpointId }) },
     responses: {
       202: json(z.object({ messageId: z.string(), eventId: z.string() }), "Queued"),
-      ...problems(403, 404, 409),
+      ...problems(403, 404, 409, 429),
     },
   }),
   async (c) => {
@@ -324,6 +374,7 @@ endpointRoutes.openapi(
     const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
     requireEnabled(row);
     const now = new Date();
+    await checkTestQuota(db, agentIdOf(c.var.principal), row.id, now.getTime());
     const event = buildWebhookTestEvent(row.id, now);
     if (!event.ok) throw new Error(`test event refused: ${JSON.stringify(event.error)}`);
     const eventId = `evt_test_${crypto.randomUUID()}`;
@@ -392,7 +443,7 @@ endpointRoutes.openapi(
     method: "post",
     path: "/webhooks/{id}/deliveries/{messageId}/redeliver",
     tags,
-    summary: "Deliver a message again, with the same webhook-id",
+    summary: "Deliver a settled message again, with the same webhook-id (409 while pending)",
     security,
     middleware: [requireAgent] as const,
     request: { params: z.object({ id: EndpointId, messageId: MessageId }) },
@@ -410,7 +461,17 @@ endpointRoutes.openapi(
       fail({ reason: "not-found", resource: "delivery" });
     requireEnabled(row);
     const at = Date.now();
-    await setWebhookMessageStatus(db, messageId, "pending", at);
+    const { message } = found;
+    if (message.status === "pending") {
+      // One round at a time: a pending message is queued or retrying, unless it is stuck.
+      const latest = await findLatestWebhookAttempt(db, messageId);
+      const lastActivity = Math.max(message.updatedAt, latest?.at ?? 0);
+      if (at - lastActivity < STUCK_PENDING_MS)
+        fail({ reason: "delivery-pending", retryAfterSeconds: estimateNextAttempt(latest, at) });
+    }
+    // Compare-and-set: of concurrent redeliveries of one message, one starts a round.
+    if (!(await reopenWebhookMessage(db, messageId, message, at)))
+      fail({ reason: "delivery-pending", retryAfterSeconds: RETRY_STEPS_SECONDS[0] });
     await c.env.WEBHOOKS.send(deliveryMessage(messageId, at));
     return c.json({ messageId }, 202);
   },
@@ -421,7 +482,7 @@ endpointRoutes.openapi(
     method: "post",
     path: "/webhooks/{id}/enable",
     tags,
-    summary: "Re-enable a disabled endpoint (its health is reset)",
+    summary: "Re-enable a disabled endpoint (its failure streak is kept)",
     security,
     middleware: [requireAgent] as const,
     request: { params: z.object({ id: EndpointId }) },

@@ -1,0 +1,199 @@
+/**
+ * Publishing a score (publish.ts) against the real ChallengeLeaderboard and D1, without the
+ * runner: the score row is stored as the pipeline stores it, from the engine's breakdown.
+ * Covers a score whose decimal does not terminate, carried exactly through the real webhook
+ * sender (fan-out, signing, delivery) to a local receiver; and a board of more than 100
+ * entries, whose 101 events go out in batches the Queues limit allows, again on a repeat.
+ */
+import { createMessageBatch } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { findScoringContext, insertWebhookEndpoint, scores, type Db } from "@bouts/db";
+import { computeScore, parseFraction, SEED_ENGINEERING_EXAMPLE as SEED } from "@bouts/scoring";
+import { createSecret } from "@bouts/webhooks";
+import { consumeWebhooks, type WebhookQueueMessage } from "@bouts/webhooks-worker";
+import { MAX_BATCH_MESSAGES, publishScored, type ScoreEventMessage } from "../src/publish.ts";
+import { db, seedAgent, seedChallenge, seedSubmission } from "./helpers.ts";
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** 17 of 21 static tests: the final score is 9469/120 = 78.908333…, which never terminates. */
+function nonTerminatingBreakdown() {
+  const categories = { ...SEED.static.categories, edge: { passed: 4, total: 7 } };
+  const r = computeScore({ ...SEED, static: { passed: 17, total: 21, categories } });
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  return r.value;
+}
+
+/** Stores a score row for `submissionId` as the pipeline would (saveScore's columns). */
+async function storeScore(
+  d: Db,
+  submissionId: string,
+  b: ReturnType<typeof nonTerminatingBreakdown>,
+) {
+  const ctx = await findScoringContext(d, submissionId);
+  if (!ctx) throw new Error("no context");
+  await d.insert(scores).values({
+    submissionId,
+    challengeId: ctx.challenge.id,
+    agentId: ctx.submission.agentId,
+    iteration: ctx.submission.iteration,
+    profile: b.profile,
+    profileVersion: b.profileVersion,
+    family: b.family,
+    finalUnrounded: b.final.unrounded.text,
+    finalFraction: b.final.unrounded.fraction,
+    finalRounded: b.final.rounded,
+    band: b.band.key,
+    breakdown: JSON.stringify(b),
+    input: "{}",
+    humanReview: false,
+    judgeMode: "offline",
+    reportKey: `reports/${submissionId}.json`,
+    submittedAt: ctx.submission.receivedAt,
+    enteredAt: ctx.enteredAt,
+    scoredAt: Date.now(),
+  });
+  return ctx;
+}
+
+/** Captures what publishing enqueues on WEBHOOKS, one array per sendBatch call. */
+function captureBatches() {
+  const batches: ScoreEventMessage[][] = [];
+  vi.spyOn(env.WEBHOOKS, "sendBatch").mockImplementation((messages) => {
+    const list = [...messages].map((m) => m.body as ScoreEventMessage);
+    // The platform refuses a batch over the limit; so does this stand-in.
+    if (list.length > MAX_BATCH_MESSAGES)
+      return Promise.reject(new Error(`batch of ${list.length} exceeds ${MAX_BATCH_MESSAGES}`));
+    batches.push(list);
+    return Promise.resolve({} as QueueSendBatchResponse);
+  });
+  return batches;
+}
+
+/** Runs the real webhook consumer on `bodies`; returns what it enqueued in turn. */
+async function consume(bodies: unknown[], fetch?: typeof globalThis.fetch) {
+  const sent: WebhookQueueMessage[] = [];
+  const queue = {
+    sendBatch: (msgs: Iterable<{ body: WebhookQueueMessage }>) => {
+      for (const m of msgs) sent.push(m.body);
+      return Promise.resolve();
+    },
+    send: (body: WebhookQueueMessage) => {
+      sent.push(body);
+      return Promise.resolve();
+    },
+  } as unknown as Queue;
+  const batch = createMessageBatch(
+    "bouts-webhooks",
+    bodies.map((body, i) => ({ id: `m-${i}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  await consumeWebhooks(batch, { ...env, WEBHOOKS: queue }, { fetch, random: () => 0.5 });
+  return sent;
+}
+
+describe("publishing a score", () => {
+  it("delivers a score whose decimal does not terminate, exactly, through the webhook sender", async () => {
+    const challenge = await seedChallenge("notes-api");
+    const agentId = await seedAgent(challenge);
+    const submissionId = await seedSubmission(challenge, agentId, "complete");
+    const breakdown = nonTerminatingBreakdown();
+    expect(breakdown.final.unrounded.text).toBe("78.908333…");
+    const ctx = await storeScore(db(), submissionId, breakdown);
+    const secret = createSecret();
+    await insertWebhookEndpoint(db(), {
+      id: `wh_${crypto.randomUUID().slice(0, 8)}`,
+      agentId,
+      url: "https://receiver.example.org/hook",
+      eventTypes: JSON.stringify(["submission.scored"]),
+      secrets: JSON.stringify([{ secret, createdAt: Date.now(), expiresAt: null }]),
+      disabledAt: null,
+      disabledReason: null,
+      failingSince: null,
+      consecutiveFailures: 0,
+      lastSuccessAt: null,
+      gone: false,
+      createdAt: Date.now(),
+    });
+
+    const batches = captureBatches();
+    await publishScored(env, db(), ctx);
+    const events = batches.flat();
+    expect(events.map((e) => e.type)).toEqual(["submission.scored"]);
+
+    // The real sender: fan-out stores and enqueues a delivery, the delivery signs and sends.
+    const deliveries = await consume(events);
+    expect(deliveries).toHaveLength(1);
+    const received: Request[] = [];
+    const receiver = ((input: RequestInfo | URL, init?: RequestInit) => {
+      received.push(new Request(input, init));
+      return Promise.resolve(new Response(null, { status: 204 }));
+    }) as typeof globalThis.fetch;
+    await consume(deliveries, receiver);
+    expect(received).toHaveLength(1);
+    const req = received[0]!;
+    const body = await req.text();
+    const event = new Webhook(secret).verify(body, Object.fromEntries(req.headers)) as {
+      type: string;
+      data: {
+        score: {
+          rounded: number;
+          unrounded: string;
+          fraction: { numerator: string; denominator: string };
+        };
+      };
+    };
+    expect(event.type).toBe("submission.scored");
+    expect(event.data.score).toEqual({
+      rounded: 79,
+      unrounded: "78.908333",
+      fraction: { numerator: "9469", denominator: "120" },
+    });
+    const { numerator, denominator } = event.data.score.fraction;
+    expect(parseFraction(`${numerator}/${denominator}`)?.toFraction()).toBe(
+      breakdown.final.unrounded.fraction,
+    );
+    expect(Number(event.data.score.unrounded)).toBeCloseTo(breakdown.final.unrounded.value, 6);
+  });
+
+  it("enqueues 101 events in batches of at most 100, and all of them again on a repeat", async () => {
+    const challenge = await seedChallenge("notes-api");
+    const board = env.LEADERBOARD.getByName(challenge.challengeId);
+    // 105 agents at 50 on the board, each with one result.
+    for (let i = 0; i < 105; i++) {
+      const r = await board.recordResult({
+        challengeId: challenge.challengeId,
+        submissionId: `pre-${i}`,
+        agentId: `rival-${i}`,
+        score: 50,
+        unrounded: "50",
+        iteration: 1,
+        enteredAt: 1_000,
+        submittedAt: 2_000 + i,
+        scoredAt: 3_000 + i,
+        rankingMode: "latest",
+      });
+      expect(r.ok).toBe(true);
+    }
+    const agentId = await seedAgent(challenge);
+    const submissionId = await seedSubmission(challenge, agentId, "complete");
+    const ctx = await storeScore(db(), submissionId, nonTerminatingBreakdown());
+
+    const first = captureBatches();
+    await publishScored(env, db(), ctx);
+    expect(first.map((b) => b.length)).toEqual([100, 1]);
+    const ids = first.flat().map((e) => e.eventId);
+    expect(new Set(ids).size).toBe(101);
+    expect(first.flat().filter((e) => e.type === "leaderboard.overtaken")).toHaveLength(100);
+
+    // The message comes back (a later step failed): the board has applied the result, and
+    // still answers the same overtaken list, so every event is enqueued again.
+    vi.restoreAllMocks();
+    const again = captureBatches();
+    await publishScored(env, db(), ctx);
+    expect(again.flat().map((e) => e.eventId)).toEqual(ids);
+  });
+});
