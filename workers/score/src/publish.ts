@@ -10,7 +10,7 @@
  * - Events are enqueued in `sendBatch` calls of at most {@link MAX_BATCH_MESSAGES} messages
  *   (the Queues limit): one score can overtake up to 100 agents, i.e. 101 events.
  */
-import { findScore, type Db, type ScoringContext } from "@bouts/db";
+import { countRejudges, createDb, findScore, type Db, type ScoringContext } from "@bouts/db";
 import type { ScoreEnv } from "./pipeline.ts";
 
 /** Most messages one `sendBatch` may carry (Cloudflare Queues limit). */
@@ -120,10 +120,13 @@ export async function publishFailed(
   ctx: ScoringContext,
   reason: string,
 ): Promise<void> {
+  // A failure after an operator's rejudge is a new event, not a repeat of the first failure:
+  // its id names the rejudge, so receivers (and the sender's dedupe) do not drop it.
+  const rejudges = await countRejudges(createDb(env.DB), ctx.submission.id);
   await env.WEBHOOKS.send({
     v: 1,
     kind: "event",
-    eventId: `evt_${ctx.submission.id}_failed`,
+    eventId: `evt_${ctx.submission.id}_failed${rejudges > 0 ? `_r${rejudges}` : ""}`,
     type: "submission.failed",
     agentId: ctx.submission.agentId,
     challengeId: ctx.challenge.id,

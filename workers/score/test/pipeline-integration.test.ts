@@ -6,6 +6,7 @@ import {
   findScore,
   findScoringContext,
   scoreComponents,
+  submissionRejudges,
   submissions,
   testCounts,
 } from "@bouts/db";
@@ -145,6 +146,26 @@ describe("failures", () => {
     expect(row.status).toBe("failed");
     expect(row.failureReason).toMatch(/runner refused the archive/);
     expect(row.failureCode).toBe("archive-refused");
+  });
+
+  it("announces a failure after an operator's rejudge as a new event, not a repeat of the first", async () => {
+    const agent = await seedAgent(challenge);
+    const id = await seedSubmission(challenge, agent, new TextEncoder().encode("not an archive"));
+    await db().insert(submissionRejudges).values({
+      id: crypto.randomUUID(),
+      submissionId: id,
+      operatorId: challenge.operatorId,
+      reason: "runner fleet was down",
+      previousFailureCode: "infrastructure",
+      previousFailureReason: "scoring could not complete",
+      requestedAt: Date.now(),
+    });
+    const send = vi.spyOn(env.WEBHOOKS, "send");
+    expect((await processSubmission(scoreEnv(), id, now)).action).toBe("ack");
+    expect(send.mock.calls.map(([m]) => (m as { eventId: string }).eventId)).toEqual([
+      `evt_${id}_failed_r1`,
+    ]);
+    send.mockRestore();
   });
 
   it("fails a submission whose stored archive is not the one uploaded, without retrying or running it", async () => {

@@ -429,6 +429,15 @@ export interface RejudgeRequest {
  * to `queued` with its failure, wait and publication cleared; its attempt count is kept, so run
  * ids stay unique. The caller sends the queue message (the reconciler re-sends a lost one).
  */
+/** How many times operators re-ran a submission (its rejudge audit rows). */
+export async function countRejudges(db: Db, submissionId: string): Promise<number> {
+  const row = await db.$client
+    .prepare("SELECT COUNT(*) AS n FROM submission_rejudges WHERE submission_id = ?1")
+    .bind(submissionId)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
 export async function rejudgeSubmission(db: Db, r: RejudgeRequest): Promise<RejudgeResult> {
   const d1 = db.$client;
   const rejudgeable = "id = ?1 AND status = 'failed' AND failure_code = 'infrastructure'";
