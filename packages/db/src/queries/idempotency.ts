@@ -10,6 +10,17 @@ import { and, eq, lt } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import { idempotencyKeys, type IdempotencyRow } from "../schema.ts";
 
+/**
+ * When a new claim or answer may take a key over (the `WHERE` of an upsert on
+ * `idempotency_keys`, `excluded` being the new row): the record expired, or it is an in-flight
+ * claim past its lease whose submission was never written. One rule for both writers.
+ */
+export const IDEMPOTENCY_TAKEOVER_SQL = `idempotency_keys.expires_at < excluded.created_at
+  OR (idempotency_keys.state = 'in-flight'
+    AND idempotency_keys.lease_until < excluded.created_at
+    AND NOT EXISTS (SELECT 1 FROM submissions
+      WHERE submissions.id = idempotency_keys.submission_id))`;
+
 /** Finds the record of an idempotency key. */
 export async function findIdempotencyRecord(
   db: Db,
@@ -43,7 +54,6 @@ export async function recordIdempotentAnswer(
   db: Db,
   answer: IdempotentAnswerInput,
 ): Promise<boolean> {
-  // The same takeover rule as the claim in `insertSubmission`.
   const res = await db.$client
     .prepare(
       `INSERT INTO idempotency_keys (agent_id, key, request_hash, state, submission_id,
@@ -53,11 +63,7 @@ export async function recordIdempotentAnswer(
         state = 'done', submission_id = NULL, response_status = excluded.response_status,
         response_body = excluded.response_body, created_at = excluded.created_at,
         lease_until = excluded.lease_until, expires_at = excluded.expires_at
-      WHERE idempotency_keys.expires_at < excluded.created_at
-        OR (idempotency_keys.state = 'in-flight'
-          AND idempotency_keys.lease_until < excluded.created_at
-          AND NOT EXISTS (SELECT 1 FROM submissions
-            WHERE submissions.id = idempotency_keys.submission_id))`,
+      WHERE ${IDEMPOTENCY_TAKEOVER_SQL}`,
     )
     .bind(
       answer.agentId,

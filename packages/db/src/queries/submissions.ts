@@ -10,6 +10,7 @@
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Db } from "../index.ts";
 import type { KeyCredentials } from "../keys.ts";
+import { IDEMPOTENCY_TAKEOVER_SQL } from "./idempotency.ts";
 import {
   challenges,
   submissionRejudges,
@@ -130,11 +131,7 @@ export async function insertSubmission(
           state = 'in-flight', submission_id = excluded.submission_id,
           response_status = NULL, response_body = NULL, created_at = excluded.created_at,
           lease_until = excluded.lease_until, expires_at = excluded.expires_at
-        WHERE idempotency_keys.expires_at < excluded.created_at
-          OR (idempotency_keys.state = 'in-flight'
-            AND idempotency_keys.lease_until < excluded.created_at
-            AND NOT EXISTS (SELECT 1 FROM submissions
-              WHERE submissions.id = idempotency_keys.submission_id))`,
+        WHERE ${IDEMPOTENCY_TAKEOVER_SQL}`,
       )
       .bind(
         claim.agentId,

@@ -202,35 +202,19 @@ export interface RecentWebhookTests {
   oldestAt: number | null;
 }
 
-/** The test events stored for one endpoint since `since`. */
-export async function countEndpointWebhookTests(
+/**
+ * The test events stored since `since` for one endpoint, or for all of an agent's endpoints:
+ * the two quotas of `POST /v1/webhooks/{id}/test`.
+ */
+export async function countWebhookTests(
   db: Db,
-  endpointId: string,
+  scope: { endpointId: string } | { agentId: string },
   since: number,
 ): Promise<RecentWebhookTests> {
-  const row = await db
-    .select({
-      count: sql<number>`count(*)`,
-      oldestAt: sql<number | null>`min(${webhookMessages.createdAt})`,
-    })
-    .from(webhookMessages)
-    .where(
-      and(
-        eq(webhookMessages.endpointId, endpointId),
-        eq(webhookMessages.type, "webhook.test"),
-        gt(webhookMessages.createdAt, since),
-      ),
-    )
-    .get();
-  return { count: row?.count ?? 0, oldestAt: row?.oldestAt ?? null };
-}
-
-/** The test events stored for all of an agent's endpoints since `since`. */
-export async function countAgentWebhookTests(
-  db: Db,
-  agentId: string,
-  since: number,
-): Promise<RecentWebhookTests> {
+  const owner =
+    "endpointId" in scope
+      ? eq(webhookMessages.endpointId, scope.endpointId)
+      : eq(webhookEndpoints.agentId, scope.agentId);
   const row = await db
     .select({
       count: sql<number>`count(*)`,
@@ -239,11 +223,7 @@ export async function countAgentWebhookTests(
     .from(webhookMessages)
     .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookMessages.endpointId))
     .where(
-      and(
-        eq(webhookEndpoints.agentId, agentId),
-        eq(webhookMessages.type, "webhook.test"),
-        gt(webhookMessages.createdAt, since),
-      ),
+      and(owner, eq(webhookMessages.type, "webhook.test"), gt(webhookMessages.createdAt, since)),
     )
     .get();
   return { count: row?.count ?? 0, oldestAt: row?.oldestAt ?? null };

@@ -10,8 +10,7 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemFromZodError } from "@bouts/contracts";
 import {
-  countAgentWebhookTests,
-  countEndpointWebhookTests,
+  countWebhookTests,
   createDb,
   deleteWebhookEndpoint,
   enableWebhookEndpoint,
@@ -187,8 +186,8 @@ function requireEnabled(row: WebhookEndpointRow): void {
 async function checkTestQuota(db: Db, agentId: string, endpointId: string, now: number) {
   const since = now - TEST_QUOTA_WINDOW_MS;
   const quotas = [
-    ["endpoint", MAX_TESTS_PER_ENDPOINT, await countEndpointWebhookTests(db, endpointId, since)],
-    ["agent", MAX_TESTS_PER_AGENT, await countAgentWebhookTests(db, agentId, since)],
+    ["endpoint", MAX_TESTS_PER_ENDPOINT, await countWebhookTests(db, { endpointId }, since)],
+    ["agent", MAX_TESTS_PER_AGENT, await countWebhookTests(db, { agentId }, since)],
   ] as const;
   for (const [scope, limit, recent] of quotas) {
     if (recent.count < limit) continue;
