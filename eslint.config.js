@@ -1,6 +1,8 @@
-// ESLint flat config: typescript-eslint type-aware rules everywhere, plus the
-// module-boundary rule that keeps the pure core free of I/O and platform imports.
+// ESLint flat config: typescript-eslint type-aware rules everywhere; no import cycles anywhere
+// (import-x/no-cycle); and the purity rules that keep the pure packages free of platform
+// imports, I/O, the clock, timers and randomness (adapter files named in PURE_EXCEPTIONS).
 import js from "@eslint/js";
+import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
 const PLATFORM_IMPORTS = {
@@ -11,13 +13,84 @@ const PLATFORM_IMPORTS = {
   ],
 };
 
+// ─── Purity ───
+
+// The pure packages: no I/O, no clock, no timers, no randomness of their own; callers pass
+// `now`, ids, seeds and `fetch` in. (`db` is the one package that is an adapter: drizzle + D1.)
+const PURE_PACKAGES = [
+  "adversarial",
+  "archive",
+  "contracts",
+  "judges",
+  "ranking",
+  "result",
+  "scoring",
+  "telemetry",
+  "webhooks",
+];
+
+// The adapter files inside pure packages, each with what it may touch. Nothing else may.
+const PURE_EXCEPTIONS = [
+  "packages/adversarial/src/model.ts", // the model generator's per-attempt AbortSignal.timeout
+  "packages/judges/src/chat.ts", // HTTP chat clients: the global fetch when none is injected
+  "packages/judges/src/judge.ts", // the judge retry loop's per-attempt AbortSignal.timeout
+  "packages/judges/src/prompt.ts", // a fresh prompt nonce per call: crypto.getRandomValues
+  "packages/webhooks/src/deliver.ts", // one delivery: Date.now default, AbortSignal.timeout, fetch type
+  "packages/webhooks/src/signing.ts", // new secrets and message ids: crypto.getRandomValues
+];
+
+const IMPURE =
+  "Pure package: take it as an argument (now, fetch, a seed, a signal), or do it in an adapter.";
+const PURITY_RULES = {
+  "no-restricted-globals": [
+    "error",
+    ...[
+      "fetch",
+      "setTimeout",
+      "setInterval",
+      "setImmediate",
+      "clearTimeout",
+      "clearInterval",
+      "clearImmediate",
+      "process",
+      "performance",
+    ].map((name) => ({ name, message: IMPURE })),
+  ],
+  "no-restricted-properties": [
+    "error",
+    ...[
+      ["Date", "now"],
+      ["Math", "random"],
+      ["crypto", "getRandomValues"],
+      ["crypto", "randomUUID"],
+      ["performance", "now"],
+      ["AbortSignal", "timeout"],
+      ["globalThis", "fetch"],
+      ["globalThis", "process"],
+      ["globalThis", "setTimeout"],
+      ["globalThis", "setInterval"],
+    ].map(([object, property]) => ({ object, property, message: IMPURE })),
+  ],
+  "no-restricted-syntax": [
+    "error",
+    {
+      selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+      message: `new Date() reads the clock. ${IMPURE}`,
+    },
+    {
+      selector: "CallExpression[callee.name='Date']",
+      message: `Date() reads the clock. ${IMPURE}`,
+    },
+  ],
+};
+
 export default tseslint.config(
   {
     ignores: [
       "**/node_modules/**",
       "**/dist/**",
       "**/.wrangler/**",
-      "**/.venv/**",
+      "**/.venv*/**",
       "**/worker-configuration.d.ts",
       "challenges/**",
       "containers/runner/test/exploits/**",
@@ -42,18 +115,27 @@ export default tseslint.config(
     },
   },
   {
-    files: [
-      "packages/scoring/src/**/*.ts",
-      "packages/contracts/src/**/*.ts",
-      "packages/telemetry/src/**/*.ts",
-      "packages/ranking/src/**/*.ts",
-      "packages/webhooks/src/**/*.ts",
-      "packages/judges/src/**/*.ts",
-      "packages/adversarial/src/**/*.ts",
-      "packages/archive/src/**/*.ts",
-    ],
+    files: PURE_PACKAGES.map((p) => `packages/${p}/src/**/*.ts`),
     ignores: ["**/*.test.ts"],
     rules: { "no-restricted-imports": ["error", PLATFORM_IMPORTS] },
+  },
+  {
+    files: PURE_PACKAGES.map((p) => `packages/${p}/src/**/*.ts`),
+    ignores: ["**/*.test.ts", "**/test-support.ts", ...PURE_EXCEPTIONS],
+    rules: PURITY_RULES,
+  },
+  // ─── No import cycles, anywhere ───
+  {
+    files: ["**/*.ts", "**/*.js", "**/*.mjs"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".js", ".mjs"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      // Relative imports carry their .ts extension; @bouts/* resolve through their `exports`.
+      "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".mjs"] })],
+    },
+    // Type-only imports do not count (they vanish at runtime); node_modules is not walked.
+    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
   {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],

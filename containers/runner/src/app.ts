@@ -11,23 +11,21 @@ import { Hono, type Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { z } from "zod";
-import path from "node:path";
 import {
   RunGeneratedRequestSchema,
   RunJobRequestSchema,
-  type GeneratedRunResult,
   type RunJobRequest,
   type RunReport,
 } from "@bouts/contracts";
 import {
   describeBundleError,
   computeSha256,
-  packDir,
   prepareChallenge,
   type BundleError,
   type PreparedChallenge,
 } from "./challenge/bundle.ts";
 import { runChallengeQa } from "./challenge/qa.ts";
+import { runGeneratedSuite } from "./generated-run.ts";
 import { resolveUnpackLimits, runJob, type JobError, type RunnerEnvironment } from "./job.ts";
 import type { SelfTestReport } from "./sandbox/self-test.ts";
 import { guardRun } from "./guard.ts";
@@ -282,85 +280,14 @@ export function createRunnerApp(
     return c.json(r.value);
   });
 
-  // A suite written elsewhere (the score worker's model-backed generator): every test runs first
-  // against the reference solution, and only the tests the reference passes are run against
-  // the submission and counted. Nothing here trusts the suite beyond running it sandboxed.
+  // A suite written elsewhere (the score role's model-backed generator), checked against the
+  // reference solution before it counts (generated-run.ts).
   app.post("/v1/runs/generated", limitBody, guarded, async (c) => {
     const req = await readRunRequest(c, RunGeneratedRequestSchema);
     if (!req.ok) return req.response;
-    const job = req.job;
-    if (job.suite.tests.length === 0)
-      return problem(c, { reason: "invalid-job", issues: ["suite.tests: the suite is empty"] });
-    const runtimeFile = req.challenge.manifest.runtime === "node22" ? /\.test\.mjs$/ : /\.py$/;
-    const foreign = job.suite.files.find((f) => !runtimeFile.test(f.path));
-    if (foreign)
-      return problem(c, {
-        reason: "invalid-job",
-        issues: [
-          `suite.files: ${foreign.path} is not a ${req.challenge.manifest.runtime} test file`,
-        ],
-      });
-    const runId = job.runId ?? randomUUID();
-    const reference = await packDir(path.join(req.challenge.root, "reference"));
-    const onReference = await runJob({
-      runId: `${runId}-ref`,
-      challenge: req.challenge,
-      submission: reference,
-      submissionSha256: computeSha256(reference),
-      requestedLimits: job.limits ?? {},
-      environment,
-      generation: { suite: job.suite, onlyGenerated: true },
-    });
-    if (!onReference.ok) return problem(c, { reason: "job", error: onReference.error });
-    if (onReference.value.infrastructure?.reason === "sandbox-unavailable")
-      return problem(c, { reason: "sandbox-unavailable", report: onReference.value });
-    const refById = new Map(onReference.value.adversarialTests.map((t) => [t.id, t]));
-    const dropped = job.suite.tests
-      .filter((t) => refById.get(t.id)?.status !== "passed")
-      .map((t) => ({
-        id: t.id,
-        reason: `fails on the reference solution: ${refById.get(t.id)?.message ?? "not run"}`.slice(
-          0,
-          300,
-        ),
-      }));
-    const kept = job.suite.tests.filter((t) => refById.get(t.id)?.status === "passed");
-    const generator = {
-      ...job.suite.generator,
-      status: "ok" as const,
-      detail: null,
-      candidates: job.suite.tests.length,
-      selected: kept.length,
-      dropped,
-    };
-    let tests: GeneratedRunResult["tests"] = [];
-    let infrastructure: GeneratedRunResult["infrastructure"] = null;
-    if (kept.length > 0) {
-      const submission = req.submission;
-      const r = await runJob({
-        runId,
-        challenge: req.challenge,
-        submission,
-        submissionSha256: computeSha256(submission),
-        requestedLimits: job.limits ?? {},
-        environment,
-        generation: { suite: { ...job.suite, tests: kept }, onlyGenerated: true },
-      });
-      if (!r.ok) return problem(c, { reason: "job", error: r.error });
-      if (r.value.infrastructure?.reason === "sandbox-unavailable")
-        return problem(c, { reason: "sandbox-unavailable", report: r.value });
-      tests = r.value.adversarialTests;
-      infrastructure = r.value.infrastructure;
-    }
-    const result: GeneratedRunResult = {
-      schemaVersion: 1,
-      runId,
-      tests,
-      dropped,
-      generator,
-      infrastructure,
-    };
-    return c.json(result);
+    const r = await runGeneratedSuite(environment, req);
+    if (!r.ok) return problem(c, r.error);
+    return c.json(r.value);
   });
 
   app.post("/v1/challenges/qa", limitBody, guarded, async (c) => {

@@ -6,30 +6,18 @@
  * from the runner's config and may only be lowered: by the challenge (silently, to the lower
  * value) and by the request (a request asking for more than the ceiling is refused). The run's
  * wall budget (run/budget.ts) is fixed when the job is primed and covers the scan and the tests.
- * Invariants: every manifest test appears in the report exactly once; a sandbox that cannot
- * start turns the whole run into an infrastructure error, and nothing runs unsandboxed; no test
- * starts after the budget is spent, and those left are `budget-exhausted`.
+ * Which generated tests a run adds is decided by run/generator-selection.ts, and the report
+ * is assembled by run/report.ts (pure); this module keeps the lifecycle, the workspace and the
+ * sandboxes. Invariants: every manifest test appears in the report exactly once; a sandbox
+ * that cannot start turns the whole run into an infrastructure error, and nothing runs
+ * unsandboxed; no test starts after the budget is spent, and those left are `budget-exhausted`.
  */
 import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import {
-  buildCandidates,
-  computeGeneratedBudget,
-  createDeterministicGenerator,
-  DETERMINISTIC_GENERATOR,
-  weightHalves,
-  writeDeterministicSuite,
-} from "@bouts/adversarial";
 import type {
-  AdversarialTestResult,
   ChallengeLimits,
-  ChallengeManifest,
-  GeneratedSuite,
   GeneratedTestSpec,
   GenerationReport,
-  GeneratorReport,
-  ExploitEvidence,
-  IntegrityEvidence,
   RunLimits,
   RunReport,
   RunBudget,
@@ -40,9 +28,11 @@ import { describeUnpackError, type UnpackError, type UnpackLimits } from "./arch
 import type { PreparedChallenge } from "./challenge/bundle.ts";
 import type { RunnerConfig } from "./config.ts";
 import { err, ok, type Result } from "./result.ts";
-import type { Observation, TestJudgement } from "./run/analyze.ts";
+import type { TestJudgement } from "./run/analyze.ts";
 import { buildBridgeDescriptor, writeBridgeModule } from "./run/bridge-files.ts";
 import { FailFastRule, resolveRunBudget, resolveScanDeadline } from "./run/budget.ts";
+import { selectGeneratedTests, type GenerationMode } from "./run/generator-selection.ts";
+import { buildRunReport, type PlannedTest } from "./run/report.ts";
 import { SubjectHost, type SubjectEvidence } from "./run/subject.ts";
 import { runSuite } from "./run/suite.ts";
 import { buildWorkspace, type Workspace } from "./run/workspace.ts";
@@ -78,13 +68,8 @@ export interface JobContext {
   environment: RunnerEnvironment;
   /** Called after each test, e.g. for progress output. */
   onTest?: (id: string, judgement: TestJudgement) => void;
-  /**
-   * Generated adversarial tests: "select" (default) draws the deterministic generator's tests
-   * for this submission; "all-candidates" runs every candidate (challenge QA); a supplied suite
-   * (written by a model-backed generator elsewhere) replaces both; "none" runs none.
-   */
-  generation?:
-    "select" | "all-candidates" | "none" | { suite: GeneratedSuite; onlyGenerated: boolean };
+  /** Generated adversarial tests (run/generator-selection.ts); "select" when absent. */
+  generation?: GenerationMode;
 }
 
 /** Per-process runner state shared by all jobs. */
@@ -138,24 +123,6 @@ export function resolveRunLimits(
   }
   return ok(out);
 }
-
-function aggregate<T extends string>(
-  obs: Observation<T>[],
-): { trigger: T; citation: string; count: number }[] {
-  const by = new Map<T, string[]>();
-  for (const o of obs) by.set(o.trigger, [...(by.get(o.trigger) ?? []), o.citation]);
-  return [...by].map(([trigger, citations]) => {
-    const unique = [...new Set(citations)];
-    let citation = unique.slice(0, 5).join("; ");
-    if (unique.length > 5) citation += `; and ${unique.length - 5} more`;
-    return { trigger, citation: citation.slice(0, 500), count: citations.length };
-  });
-}
-
-type PlannedTest =
-  | (ChallengeManifest["staticTests"][number] & { kind: "static" })
-  | (ChallengeManifest["adversarialTests"][number] & { kind: "adversarial" })
-  | (GeneratedTestSpec & { kind: "generated" });
 
 const UNAVAILABLE_SCAN = (reason: string): ScanReport => ({
   status: "unavailable",
@@ -260,86 +227,15 @@ export class RunJob {
     ];
   }
 
-  /** Writes this run's generated tests into the workspace (after the pristine tests). */
+  /** Selects this run's generated tests and writes them after the pristine tests. */
   async #generate(
     ws: Workspace,
   ): Promise<{ tests: GeneratedTestSpec[]; report: GenerationReport }> {
-    const { manifest } = this.#ctx.challenge;
-    const mode = this.#ctx.generation ?? "select";
-    const prebuilt = manifest.adversarialTests.reduce((s, t) => s + weightHalves(t.severity), 0);
-    const budget = computeGeneratedBudget(prebuilt);
-    const generators: GeneratorReport[] = [];
-    let suite: GeneratedSuite | null = null;
-    if (typeof mode === "object") {
-      suite = mode.suite;
-      generators.push({
-        ...mode.suite.generator,
-        status: "ok",
-        detail: null,
-        candidates: mode.suite.tests.length,
-        selected: mode.suite.tests.length,
-        dropped: [],
-      });
-    } else if (mode !== "none") {
-      const base = { name: DETERMINISTIC_GENERATOR, kind: "deterministic" as const, model: null };
-      const iface = manifest.interface ?? null;
-      const excluded = manifest.generation.exclude;
-      if (mode === "all-candidates" && iface) {
-        const pool = buildCandidates(iface, manifest.runtime);
-        if (pool.ok) {
-          const all = pool.value.filter((c) => !excluded.includes(c.id));
-          suite = writeDeterministicSuite(iface, manifest.runtime, all);
-          generators.push({
-            ...base,
-            status: "ok",
-            detail: "every candidate (challenge QA)",
-            candidates: all.length,
-            selected: all.length,
-            dropped: [],
-          });
-        } else
-          generators.push({
-            ...base,
-            status: "unavailable",
-            detail: pool.detail,
-            candidates: 0,
-            selected: 0,
-            dropped: [],
-          });
-      } else {
-        const r = await createDeterministicGenerator().generate({
-          challengeId: manifest.id,
-          runtime: manifest.runtime,
-          interface: iface,
-          sources: ws.sources,
-          seed: this.#ctx.submissionSha256,
-          budget: { weightHalves: budget, maxTests: manifest.generation.maxTests },
-          exclude: excluded,
-        });
-        if (r.ok) {
-          suite = r.value.suite;
-          generators.push({
-            ...base,
-            status: "ok",
-            detail: r.value.notes.join("; ").slice(0, 500) || null,
-            candidates: r.value.candidates,
-            selected: r.value.suite.tests.length,
-            dropped: excluded.slice(0, 64).map((id) => ({
-              id,
-              reason: "failed on the reference solution in challenge QA",
-            })),
-          });
-        } else
-          generators.push({
-            ...base,
-            status: r.error.reason,
-            detail: r.error.detail,
-            candidates: 0,
-            selected: 0,
-            dropped: [],
-          });
-      }
-    }
+    const { suite, tests, report } = await selectGeneratedTests(this.#ctx.generation ?? "select", {
+      manifest: this.#ctx.challenge.manifest,
+      sources: ws.sources,
+      seed: this.#ctx.submissionSha256,
+    });
     if (suite) {
       // Host-written after the pristine tests were laid down: the submission cannot plant these.
       for (const f of suite.files) {
@@ -348,29 +244,18 @@ export class RunJob {
         writeFileSync(target, f.content, { flag: "w" });
       }
     }
-    const tests = suite?.tests ?? [];
-    return {
-      tests,
-      report: {
-        target: { prebuilt: 40, generated: 60 },
-        weightHalves: {
-          prebuilt,
-          generated: tests.reduce((s, t) => s + weightHalves(t.severity), 0),
-          budget,
-        },
-        generators,
-      },
-    };
+    return { tests, report };
   }
 
   /** Scans and runs every test; primed → executed. Refuses unless primed. */
   async execute(): Promise<Result<RunReport, JobError>> {
-    if (this.#state !== "primed" || !this.#workspace || !this.#limits) {
+    if (this.#state !== "primed" || !this.#workspace || !this.#limits || !this.#generated) {
       return err({ reason: "invalid-state", state: this.#state, action: "execute" });
     }
     this.#state = "executed";
     const ws = this.#workspace;
     const limits = this.#limits;
+    const generation = this.#generated.report;
     const { manifest, depsLayer } = this.#ctx.challenge;
     const env = this.#ctx.environment;
     const tTotal = performance.now();
@@ -492,126 +377,33 @@ export class RunJob {
     }
     const testsMs = performance.now() - tTests;
 
-    const notRun = (): TestJudgement => ({
-      status: infrastructure ? "not-run" : "budget-exhausted",
-      durationMs: 0,
-      message: infrastructure
-        ? "not run: the sandbox was unavailable"
-        : `not run: the run's budget of ${limits.runWallMs} ms ran out`,
-      crashes: [],
-      warnings: [],
-      integrity: [],
-      exploits: [],
-    });
-    const all = tests.map((t) => ({ t, j: judgements.get(t.id) ?? notRun() }));
-    const crashes = [...subjectEvidence.crashes, ...all.flatMap(({ j }) => j.crashes)];
-    const warnings = [...subjectEvidence.warnings, ...all.flatMap(({ j }) => j.warnings)];
     const spentMs = performance.now() - tTotal;
-    const exhausted = all.filter(({ j }) => j.status === "budget-exhausted").length;
-    const trip = failFast.tripped;
-    if (!infrastructure && exhausted > 0)
-      crashes.push(
-        `run budget of ${limits.runWallMs} ms (${this.#budgetSource}) exhausted after ${Math.round(spentMs)} ms: ${exhausted} tests budget-exhausted`,
-      );
-    if (!infrastructure && trip)
-      crashes.push(
-        `fail-fast: ${trip.reason}; ${failFast.failedAfterTrip} tests after it failed at once`,
-      );
-    const integrity = aggregate([
-      ...ws.integrity,
-      ...subjectEvidence.integrity,
-      ...all.flatMap(({ j }) => j.integrity),
-    ]) as IntegrityEvidence[];
-    const exploits = aggregate([
-      ...subjectEvidence.exploits,
-      ...all.flatMap(({ j }) => j.exploits),
-    ]) as ExploitEvidence[];
-
-    const report: RunReport = {
-      schemaVersion: 1,
+    const report = buildRunReport({
       runId: this.#ctx.runId,
-      challengeId: manifest.id,
+      manifest,
       bundleSha256: this.#ctx.challenge.sha256,
       submissionSha256: this.#ctx.submissionSha256,
-      runtime: { name: manifest.runtime, version: env.runtimeVersions[manifest.runtime] },
+      runtimeVersion: env.runtimeVersions[manifest.runtime],
       limits,
-      staticTests: all
-        .filter(({ t }) => t.kind === "static")
-        .map(({ t, j }) => ({
-          id: t.id,
-          category: "category" in t ? t.category : "functionality",
-          status: j.status,
-          durationMs: Math.round(j.durationMs * 1000) / 1000,
-          message: j.message,
-        })),
-      adversarialTests: all.flatMap(({ t, j }): AdversarialTestResult[] => {
-        const outcome = {
-          id: t.id,
-          status: j.status,
-          durationMs: Math.round(j.durationMs * 1000) / 1000,
-          message: j.message,
-        };
-        if (t.kind === "adversarial")
-          return [{ ...outcome, severity: t.severity, origin: "prebuilt" }];
-        if (t.kind !== "generated") return [];
-        const generator = this.#generated!.report.generators[0]!;
-        return [
-          {
-            ...outcome,
-            severity: t.severity,
-            origin: "generated",
-            generated: {
-              generator: generator.name,
-              kind: generator.kind,
-              technique: t.technique,
-              target: t.target,
-              rationale: t.rationale,
-            },
-          },
-        ];
-      }),
-      stability: {
-        verdict: infrastructure
-          ? "clean"
-          : crashes.length > 0
-            ? "crashed"
-            : warnings.length > 0
-              ? "warnings"
-              : "clean",
-        evidence: [...crashes, ...warnings].slice(0, 100).map((e) => e.slice(0, 500)),
-      },
-      integrity,
-      exploits,
+      budgetSource: this.#budgetSource,
+      scanDeadlineMs,
+      tests,
+      judgements,
+      infrastructure,
+      subject: subjectEvidence,
+      workspace: ws,
       scan,
-      deliverables: ws.deliverables,
-      sources: ws.sources,
+      generation,
+      failFast: { tripped: failFast.tripped, failedAfterTrip: failFast.failedAfterTrip },
       timings: {
         startedAt: this.#startedAt.toISOString(),
-        unpackMs: Math.round(this.#unpackMs),
-        prepareMs: 0,
-        testsMs: Math.round(testsMs),
-        scanMs: Math.round(scanMs),
-        totalMs: Math.round(this.#primeMs + (performance.now() - tTotal)),
+        unpackMs: this.#unpackMs,
+        scanMs,
+        testsMs,
+        totalMs: this.#primeMs + spentMs,
+        spentMs,
       },
-      notes: ws.notes.slice(0, 100).map((n) => n.slice(0, 500)),
-      infrastructure,
-      ...(this.#generated ? { generation: this.#generated.report } : {}),
-      budget: {
-        limitMs: limits.runWallMs,
-        source: this.#budgetSource,
-        scanDeadlineMs,
-        spentMs: Math.round(spentMs),
-        exhausted: !infrastructure && exhausted > 0,
-        failFast:
-          !infrastructure && trip
-            ? {
-                consecutive: trip.consecutive,
-                reason: trip.reason,
-                testsFailed: failFast.failedAfterTrip,
-              }
-            : null,
-      },
-    };
+    });
     return ok(report);
   }
 

@@ -13,6 +13,7 @@ import type {
   Severity,
   SourceFile,
 } from "@bouts/contracts";
+import type { Result } from "@bouts/result";
 
 /** What a generator reads for one submission. */
 export interface GenerationInput {
@@ -35,9 +36,10 @@ export type GenerationError =
   { reason: "not-declared"; detail: string } | { reason: "unavailable"; detail: string };
 
 /** A generator's answer: a suite plus how many candidates it considered. */
-export type GenerationResult =
-  | { ok: true; value: { suite: GeneratedSuite; candidates: number; notes: string[] } }
-  | { ok: false; error: GenerationError };
+export type GenerationResult = Result<
+  { suite: GeneratedSuite; candidates: number; notes: string[] },
+  GenerationError
+>;
 
 /** An adversarial test generator. */
 export interface AdversarialGenerator {

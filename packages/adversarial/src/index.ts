@@ -1,9 +1,10 @@
 /**
  * @module adversarial
- * Generated adversarial tests, the seed's 60 % of adversarial weight: one generator interface,
- * the deterministic generator driven by the challenge's declared interface (offline), and the
- * model-backed generator that writes tests from reading the code. Generators only write tests;
- * the runner runs them in the sandbox. Pure: no I/O of its own.
+ * Generated adversarial tests, the generated share of adversarial weight (`@bouts/scoring`
+ * ADVERSARIAL_COMPOSITION): one generator interface, the deterministic generator driven by the
+ * challenge's declared interface (offline), and the model-backed generator that writes tests
+ * from reading the code. Generators only write tests; the runner runs them in the sandbox.
+ * Pure: no I/O of its own.
  */
 export type {
   AdversarialGenerator,

@@ -9,7 +9,7 @@
  */
 import { classifyFile, FileSampler, type FileSample } from "./code-sniff.ts";
 import type { ArchiveSink, FileSink } from "./delivery.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** Folder names a submission may not ship: the runner removes them before anything runs. */
 export const DEPENDENCY_DIRS: ReadonlySet<string> = new Set([

@@ -21,7 +21,6 @@ export {
   type ArchiveFormat,
   type ArchiveSummary,
 } from "./read-archive.ts";
-export type { Result } from "./result.ts";
 export {
   checkAdmission,
   createAdmissionSink,

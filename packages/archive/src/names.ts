@@ -7,7 +7,7 @@
  */
 import type { ArchiveLimits } from "./limits.ts";
 import { buildRefusal, type ArchiveRefusal } from "./refusal.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 const LOSSY_UTF8 = new TextDecoder("utf-8");

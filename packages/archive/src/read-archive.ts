@@ -9,7 +9,7 @@ import type { ArchiveSink } from "./delivery.ts";
 import { describeError } from "./delivery.ts";
 import type { ArchiveLimits } from "./limits.ts";
 import { buildRefusal, type ArchiveRefusal } from "./refusal.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 import type { ReadTally } from "./tally.ts";
 import { readTarGz } from "./tar.ts";
 import { readZip } from "./zip.ts";

@@ -18,7 +18,7 @@ import { inflateStream } from "./inflate.ts";
 import type { ArchiveLimits } from "./limits.ts";
 import { decodeEntryName, isRootName, NameAdmission } from "./names.ts";
 import { buildRefusal, type ArchiveRefusal } from "./refusal.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 import type { ReadTally } from "./tally.ts";
 
 const BLOCK = 512;

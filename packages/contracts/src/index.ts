@@ -1,12 +1,16 @@
 /**
  * @module contracts
- * Zod schemas for everything that crosses a boundary. Depends on zod only.
+ * Zod schemas for everything that crosses a boundary, and the one lenient JSON-text parse that
+ * feeds them. Depends on zod and the pure engine (`@bouts/scoring`, for its vocabularies) only.
  */
 export * from "./findings.ts";
 export * from "./evidence.ts";
 export * from "./scan-report.ts";
+export * from "./breakdown-details.ts";
 export * from "./scoring.ts";
 export * from "./run-report.ts";
 export * from "./challenge-bundle.ts";
 export * from "./generation.ts";
+export * from "./qa-report.ts";
 export * from "./problem.ts";
+export * from "./json.ts";

@@ -5,6 +5,20 @@
  * Pure: zod only.
  */
 import { z } from "zod";
+import {
+  AdversarialDetailsSchema,
+  CodeQualityDetailsSchema,
+  DeliverablesDetailsSchema,
+  EfficiencyDetailsSchema,
+  ExactValueSchema,
+  JudgedDetailsSchema,
+  ObjectiveDetailsSchema,
+  PublicSecurityDetailsSchema,
+  PublicStabilityDetailsSchema,
+  SecurityDetailsSchema,
+  StabilityDetailsSchema,
+  StaticDetailsSchema,
+} from "./breakdown-details.ts";
 import { ExploitTriggerSchema, IntegrityTriggerSchema } from "./evidence.ts";
 import { SeveritySchema } from "./findings.ts";
 
@@ -187,22 +201,67 @@ export type ScoreInputWire = z.infer<typeof ScoreInputSchema>;
 
 // ─── Breakdown (output) ───
 
-export const ExactValueSchema = z.strictObject({
-  value: z.number(),
-  text: z.string(),
-  fraction: z.string().regex(/^-?\d+(\/\d+)?$/),
-});
-
-const ComponentSchema = z.strictObject({
-  key: z.string(),
+const componentBase = {
   label: z.string(),
-  weight: z.number(),
+  weight: z.number().min(0).max(100).describe("weight in percent"),
   score: ExactValueSchema,
-  contribution: ExactValueSchema,
-  formula: z.string(),
-  details: z.record(z.string(), z.unknown()),
-  notes: z.array(z.string()),
-});
+  contribution: ExactValueSchema.describe("score × weight / 100"),
+  formula: z.string().describe("the formula with this submission's numbers"),
+};
+
+/** One weighted component of the given key, with that key's details. */
+const component = <K extends string, D extends z.ZodType>(key: K, details: D) =>
+  z.strictObject({
+    key: z.literal(key),
+    ...componentBase,
+    details,
+    notes: z.array(z.string()),
+  });
+
+const StaticComponentSchema = component("static", StaticDetailsSchema);
+const AdversarialComponentSchema = component("adversarial", AdversarialDetailsSchema);
+const CodeQualityComponentSchema = component("codeQuality", CodeQualityDetailsSchema);
+const DeliverablesComponentSchema = component("deliverables", DeliverablesDetailsSchema);
+const ObjectiveComponentSchema = component("objective", ObjectiveDetailsSchema);
+const ProcessComponentSchema = component("process", JudgedDetailsSchema);
+const StrategyComponentSchema = component("strategy", JudgedDetailsSchema);
+const RecoveryComponentSchema = component("recovery", JudgedDetailsSchema);
+const EfficiencyComponentSchema = component("efficiency", EfficiencyDetailsSchema);
+
+/** One component of a breakdown, its `details` told apart by `key`. */
+export const ComponentSchema = z.discriminatedUnion("key", [
+  StaticComponentSchema,
+  AdversarialComponentSchema,
+  CodeQualityComponentSchema,
+  DeliverablesComponentSchema,
+  component("security", SecurityDetailsSchema),
+  component("stability", StabilityDetailsSchema),
+  ObjectiveComponentSchema,
+  ProcessComponentSchema,
+  StrategyComponentSchema,
+  RecoveryComponentSchema,
+  EfficiencyComponentSchema,
+]);
+export type ComponentWire = z.infer<typeof ComponentSchema>;
+
+/** A component as the public view shows it: security and stability without private details. */
+export const PublicComponentSchema = z.discriminatedUnion("key", [
+  StaticComponentSchema,
+  AdversarialComponentSchema,
+  CodeQualityComponentSchema,
+  DeliverablesComponentSchema,
+  component("security", PublicSecurityDetailsSchema),
+  component("stability", PublicStabilityDetailsSchema),
+  ObjectiveComponentSchema,
+  ProcessComponentSchema,
+  StrategyComponentSchema,
+  RecoveryComponentSchema,
+  EfficiencyComponentSchema,
+]);
+export type PublicComponentWire = z.infer<typeof PublicComponentSchema>;
+
+/** The component keys of both profiles. */
+export type ComponentKey = ComponentWire["key"];
 
 const AdjustmentSchema = z.strictObject({
   key: z.enum(["critical-cap", "integrity", "exploits", "calibration", "clamp"]),
@@ -226,48 +285,85 @@ const FlagSchema = z.strictObject({
   message: z.string(),
 });
 
-interface BreakdownShape {
-  schema: "bouts.breakdown/v1";
-  profile: Profile;
-  profileVersion: number;
-  family: string | null;
-  components: z.infer<typeof ComponentSchema>[];
-  weightedSum: z.infer<typeof ExactValueSchema>;
-  adjustments: z.infer<typeof AdjustmentSchema>[];
-  final: { unrounded: z.infer<typeof ExactValueSchema>; rounded: number };
-  band: {
-    key: "elite" | "strong" | "competent" | "struggling" | "weak" | "failed";
-    label: string;
-    min: number;
-    max: number;
-    meaning: string;
-  };
-  flags: z.infer<typeof FlagSchema>[];
-  math: string[];
-  objective: BreakdownShape | null;
-}
+const BAND_KEYS = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
 
-/** The published breakdown of one score (see docs/scoring.md). */
-export const BreakdownSchema: z.ZodType<BreakdownShape> = z.lazy(() =>
+/** A breakdown around its components; `objective` is what it nests (an Objective, or null). */
+const breakdownObject = <C extends z.ZodType, O extends z.ZodType>(components: C, objective: O) =>
   z.strictObject({
     schema: z.literal("bouts.breakdown/v1"),
     profile: ProfileSchema,
     profileVersion: z.int().min(1),
     family: z.string().nullable(),
-    components: z.array(ComponentSchema),
-    weightedSum: ExactValueSchema,
+    components: z.array(components),
+    weightedSum: ExactValueSchema.describe("Σ contributions, before adjustments"),
     adjustments: z.array(AdjustmentSchema),
     final: z.strictObject({ unrounded: ExactValueSchema, rounded: z.int().min(0).max(100) }),
     band: z.strictObject({
-      key: z.enum(["elite", "strong", "competent", "struggling", "weak", "failed"]),
+      key: z.enum(BAND_KEYS),
       label: z.string(),
       min: z.int(),
       max: z.int(),
       meaning: z.string(),
     }),
     flags: z.array(FlagSchema),
-    math: z.array(z.string()),
-    objective: BreakdownSchema.nullable(),
-  }),
+    math: z.array(z.string()).describe("the computation as plain lines, top to bottom"),
+    objective,
+  });
+
+/**
+ * A breakdown that nests none: the engineering profile's, also as the Objective of an agent
+ * run (the engine nests one level at most, so the schema is not recursive).
+ */
+export const ObjectiveBreakdownSchema = breakdownObject(ComponentSchema, z.null());
+
+/** The published breakdown of one score, as the engine wrote it (see docs/scoring.md). */
+export const BreakdownSchema = breakdownObject(
+  ComponentSchema,
+  ObjectiveBreakdownSchema.nullable().describe(
+    "for the agent profile, the engineering breakdown its Objective came from",
+  ),
 );
 export type BreakdownWire = z.infer<typeof BreakdownSchema>;
+
+/** A breakdown that nests none, in the public view. */
+export const PublicObjectiveBreakdownSchema = breakdownObject(PublicComponentSchema, z.null());
+
+/**
+ * The public view of a breakdown (`toPublicBreakdown` of @bouts/scoring): every number, no
+ * finding locations, stability evidence or adjustment citations.
+ */
+export const PublicBreakdownSchema = breakdownObject(
+  PublicComponentSchema,
+  PublicObjectiveBreakdownSchema.nullable().describe(
+    "for the agent profile, the engineering breakdown its Objective came from",
+  ),
+);
+export type PublicBreakdownWire = z.infer<typeof PublicBreakdownSchema>;
+
+/** A component in either view: only security and stability differ between the two. */
+const ViewComponentSchema = z.discriminatedUnion("key", [
+  StaticComponentSchema,
+  AdversarialComponentSchema,
+  CodeQualityComponentSchema,
+  DeliverablesComponentSchema,
+  component("security", z.union([SecurityDetailsSchema, PublicSecurityDetailsSchema])),
+  component("stability", z.union([StabilityDetailsSchema, PublicStabilityDetailsSchema])),
+  ObjectiveComponentSchema,
+  ProcessComponentSchema,
+  StrategyComponentSchema,
+  RecoveryComponentSchema,
+  EfficiencyComponentSchema,
+]);
+
+/**
+ * A breakdown in either view, as the breakdown route answers it (its `view` says which): the
+ * owner's has finding locations and stability evidence, the public one neither. Every
+ * breakdown of `BreakdownSchema` and of `PublicBreakdownSchema` is one.
+ */
+export const BreakdownViewSchema = breakdownObject(
+  ViewComponentSchema,
+  breakdownObject(ViewComponentSchema, z.null())
+    .nullable()
+    .describe("for the agent profile, the engineering breakdown its Objective came from"),
+);
+export type BreakdownViewWire = z.infer<typeof BreakdownViewSchema>;

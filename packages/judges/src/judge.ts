@@ -3,6 +3,7 @@
  * The one judge interface, and the retry loop shared by every model adapter: bounded time
  * per attempt, malformed answers retried, each failure a typed value.
  */
+import type { Result } from "@bouts/result";
 import type { ChatClient, ChatJsonSchema } from "./chat.ts";
 import { findInjectionLines } from "./injection.ts";
 import { buildMessages, createNonce, type ChatMessage } from "./prompt.ts";
@@ -17,7 +18,7 @@ export type JudgeError =
   | { reason: "malformed"; judge: string; detail: string }
   | { reason: "unsupported"; judge: string; detail: string };
 
-export type JudgeResult = { ok: true; value: Judgement } | { ok: false; error: JudgeError };
+export type JudgeResult = Result<Judgement, JudgeError>;
 
 /** A judge: a model behind an adapter, or the offline analyzer. */
 export interface Judge {

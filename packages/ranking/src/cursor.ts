@@ -6,7 +6,8 @@
  * with the numbers in base 36 and the agentId as 4 hex digits per UTF-16 code unit.
  * Decoding accepts only the canonical encoding. Pure: no I/O, no clock.
  */
-import type { RankingError, Result } from "./result.ts";
+import type { Result } from "@bouts/result";
+import type { RankingError } from "./errors.ts";
 import { MAX_AGENT_ID_LENGTH, validateStanding, type Standing } from "./standing.ts";
 
 /** The ordering key a cursor carries: every field of a standing that takes part in the order. */

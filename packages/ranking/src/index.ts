@@ -1,8 +1,10 @@
 /**
  * @module ranking
  * The in-memory ranking index of a challenge leaderboard (issue 6): ordering, tiebreaks,
- * ranks, keyset pages, neighbours and band counts in logarithmic time, in compact memory.
- * Pure: no I/O, no clock, no dependencies.
+ * ranks, keyset pages, neighbours and band counts in logarithmic time, in compact memory; and
+ * the one owner of standings: `Standing`, `compareStandings`, `RankingMode` and the rules that
+ * turn an agent's results into its standing. Pure: no I/O, no clock; depends only on the pure
+ * `@bouts/scoring` (bands, trajectories) and `@bouts/result`.
  */
 export { decodeCursor, encodeCursor, type CursorKey } from "./cursor.ts";
 export {
@@ -14,16 +16,22 @@ export {
   type RankingPage,
   type UpsertResult,
 } from "./ranking-index.ts";
-export type { RankingError, Result } from "./result.ts";
+export type { RankingError } from "./errors.ts";
 export {
-  BANDS,
+  RANKING_MODES,
+  computeAgentStanding,
+  sameRankingKey,
+  type AgentStanding,
+  type RankingMode,
+  type ResultRecord,
+  type TrajectoryPoint,
+} from "./standing-rules.ts";
+export {
   MAX_AGENT_ID_LENGTH,
   MAX_ITERATIONS,
   assertStanding,
   compareStandings,
-  resolveBand,
   validateStanding,
-  type Band,
   type BandCounts,
   type RankedStanding,
   type Standing,

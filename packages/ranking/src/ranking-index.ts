@@ -8,10 +8,11 @@
  */
 import { CountedTree, type TreeShape } from "./counted-tree.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
-import type { RankingError, Result } from "./result.ts";
+import type { Result } from "@bouts/result";
+import type { RankingError } from "./errors.ts";
 import { SlotStore, measureIds } from "./slot-store.ts";
+import { BANDS } from "@bouts/scoring";
 import {
-  BANDS,
   assertStanding,
   compareStandings,
   type BandCounts,
@@ -153,10 +154,11 @@ export class RankingIndex {
     const score = this.#store.score;
     const counts = {} as Record<string, number>;
     let above = 0;
-    for (const { band, min } of BANDS) {
+    // BANDS is best first, so each band's count is "at least its min" minus the bands above.
+    for (const { key, min } of BANDS) {
       const atLeast =
         min === 0 ? this.size : this.#tree.countPreceding((other) => score[other]! >= min);
-      counts[band] = atLeast - above;
+      counts[key] = atLeast - above;
       above = atLeast;
     }
     return counts as BandCounts;

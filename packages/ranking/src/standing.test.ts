@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareStandings, resolveBand, validateStanding, type Standing } from "./standing.ts";
+import { compareStandings, validateStanding, type Standing } from "./standing.ts";
 import { buildStanding, minutesSeconds } from "./test-support.ts";
 
 const BASE = buildStanding({
@@ -103,25 +103,5 @@ describe("validateStanding", () => {
     expect(
       validateStanding({ ...BASE, timeToFinalMs: 0, submittedAt: 0, agentId: "x".repeat(256) }).ok,
     ).toBe(true);
-  });
-});
-
-describe("resolveBand", () => {
-  it("maps each band's edges", () => {
-    const edges: [number, string][] = [
-      [100, "elite"],
-      [90, "elite"],
-      [89, "strong"],
-      [75, "strong"],
-      [74, "competent"],
-      [55, "competent"],
-      [54, "struggling"],
-      [35, "struggling"],
-      [34, "weak"],
-      [15, "weak"],
-      [14, "failed"],
-      [0, "failed"],
-    ];
-    for (const [score, band] of edges) expect(resolveBand(score)).toBe(band);
   });
 });

@@ -1,10 +1,13 @@
 /**
  * @module ranking/standing
- * One agent's standing on a challenge board, its validation, the board's total order
- * (docs/design.md §7 plus a final tiebreak on agentId) and the interpretation bands.
+ * One agent's standing on a challenge board, its validation and the board's total order
+ * (docs/design.md §7 plus a final tiebreak on agentId): the one owner of `Standing` and
+ * `compareStandings`. The bands themselves are the scoring engine's (`@bouts/scoring`).
  * Pure: no I/O, no clock.
  */
-import type { RankingError, Result } from "./result.ts";
+import type { Result } from "@bouts/result";
+import type { BandKey } from "@bouts/scoring";
+import type { RankingError } from "./errors.ts";
 
 /** What the board knows about one agent: the ranked submission's rounded score and tiebreakers. */
 export interface Standing {
@@ -91,27 +94,5 @@ export function compareStandings(a: Standing, b: Standing): number {
   );
 }
 
-/** Interpretation bands of the composite seed, best first, with the lowest score of each. */
-export const BANDS = [
-  { band: "elite", min: 90 },
-  { band: "strong", min: 75 },
-  { band: "competent", min: 55 },
-  { band: "struggling", min: 35 },
-  { band: "weak", min: 15 },
-  { band: "failed", min: 0 },
-] as const;
-
-/** Name of an interpretation band. */
-export type Band = (typeof BANDS)[number]["band"];
-
-/** Number of standings in each band. */
-export type BandCounts = Record<Band, number>;
-
-/**
- * The interpretation band of a rounded score.
- * @example resolveBand(82) // "strong"
- */
-export function resolveBand(score: number): Band {
-  for (const { band, min } of BANDS) if (score >= min) return band;
-  return "failed";
-}
+/** Number of standings in each interpretation band (`@bouts/scoring`'s BANDS). */
+export type BandCounts = Record<BandKey, number>;

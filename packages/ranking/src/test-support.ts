@@ -4,10 +4,9 @@
  * every query, so it is obviously right and obviously slow. Not exported from the package.
  */
 import fc from "fast-check";
+import { BANDS, resolveBand } from "@bouts/scoring";
 import {
-  BANDS,
   compareStandings,
-  resolveBand,
   type BandCounts,
   type RankedStanding,
   type Standing,
@@ -86,8 +85,8 @@ export class ReferenceBoard {
   }
 
   bands(): BandCounts {
-    const counts = Object.fromEntries(BANDS.map(({ band }) => [band, 0])) as BandCounts;
-    for (const s of this.byAgent.values()) counts[resolveBand(s.score)]++;
+    const counts = Object.fromEntries(BANDS.map(({ key }) => [key, 0])) as BandCounts;
+    for (const s of this.byAgent.values()) counts[resolveBand(s.score).key]++;
     return counts;
   }
 }

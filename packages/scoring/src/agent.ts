@@ -11,13 +11,18 @@ import {
   type AdjustmentBreakdown,
   type Breakdown,
   type ComponentBreakdown,
+  type DetailsOf,
+  type EfficiencyDetails,
   type Flag,
+  type JudgedDetails,
+  type ObjectiveDetails,
 } from "./breakdown.ts";
 import { finish, weighComponent } from "./compose.ts";
 import { computeEngineering, panelFlags, type ComponentScore } from "./engineering.ts";
 import { Exact, parseFraction, toExactValue } from "./exact.ts";
 import type { AgentInput, EfficiencyInput } from "./input.ts";
-import { invalid, ok, err, type Result, type ScoringError } from "./result.ts";
+import { ok, err, type Result } from "@bouts/result";
+import { invalid, type ScoringError } from "./errors.ts";
 import {
   AGENT_COMPONENTS,
   CALIBRATION,
@@ -48,7 +53,7 @@ import { resolveFamilyWeights, validateCustomWeights } from "./weights.ts";
 type Checked<T> = Result<T, ScoringError>;
 
 /** A judged component (process, strategy, recovery): 0–100 per judge, the seed's aggregation. */
-function computeJudged(field: string, input: unknown): Checked<ComponentScore> {
+function computeJudged(field: string, input: unknown): Checked<ComponentScore<JudgedDetails>> {
   const rec = checkRecord(field, input);
   if (!rec.ok) return rec;
   const list = checkArray(`${field}.judges`, rec.value.judges, { nonEmpty: true });
@@ -89,7 +94,7 @@ function computeJudged(field: string, input: unknown): Checked<ComponentScore> {
  */
 export function computeEfficiency(
   input: EfficiencyInput | null | undefined,
-): Checked<ComponentScore> {
+): Checked<ComponentScore<EfficiencyDetails>> {
   if (input === null || input === undefined)
     return err({
       reason: "not-measured",
@@ -100,7 +105,7 @@ export function computeEfficiency(
   if (!rec.ok) return rec;
   const total = checkInt("efficiency.totalActions", input.totalActions, 1);
   if (!total.ok) return total;
-  const counts: Record<string, number> = {};
+  const counts = { unproductiveActions: 0, retryChurnActions: 0, toolMisuseActions: 0 };
   for (const k of ["unproductiveActions", "retryChurnActions", "toolMisuseActions"] as const) {
     const v = checkInt(`efficiency.${k}`, input[k], 0, total.value);
     if (!v.ok)
@@ -340,14 +345,16 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
     return err(e.reason === "weight-rule" ? e : { ...e, field: `objective.${e.field}` });
   }
   const obj = objective.value;
-  const objScore: ComponentScore = {
+  const objScore: ComponentScore<ObjectiveDetails> = {
     score: parseFraction(obj.final.unrounded.fraction)!,
     formula: `engineering composite, unrounded = ${obj.final.unrounded.text}`,
     details: { engineeringRounded: obj.final.rounded },
     notes: [],
     flags: [],
   };
-  const judged: Partial<Record<AgentComponent, ComponentScore>> = { objective: objScore };
+  const judged: Partial<{ [K in AgentComponent]: ComponentScore<DetailsOf<K>> }> = {
+    objective: objScore,
+  };
   for (const k of ["process", "strategy", "recovery"] as const) {
     const r = computeJudged(k, input[k]);
     if (!r.ok) return r;

@@ -5,7 +5,14 @@
  */
 import type { ExactValue } from "./exact.ts";
 import type { AggregationRule } from "./aggregate.ts";
-import type { BandKey } from "./tables.ts";
+import type {
+  BandKey,
+  CodeQualityDimension,
+  DeliverableDimension,
+  Severity,
+  StabilityVerdict,
+  StaticCategory,
+} from "./tables.ts";
 
 /** Schema tag of stored breakdowns; bump on any shape change. */
 export const BREAKDOWN_SCHEMA = "bouts.breakdown/v1";
@@ -23,21 +30,203 @@ export interface PanelSummary {
   score: ExactValue;
 }
 
-/** One weighted component. */
-export interface ComponentBreakdown {
-  key: string;
-  label: string;
-  /** Weight in percent. */
-  weight: number;
-  score: ExactValue;
-  /** score × weight / 100. */
-  contribution: ExactValue;
-  /** The formula with this submission's numbers, e.g. "(18 / 20) × 100 = 90". */
-  formula: string;
-  /** Structured inputs and intermediate figures. */
-  details: Record<string, unknown>;
-  notes: string[];
+// ─── Component details: one shape per component key ───
+
+/** One static-test category: its counts, and its share of the suite against the intended one. */
+export interface StaticCategoryDetails {
+  passed: number;
+  total: number;
+  /** Percent of the suite's tests. */
+  shareOfSuite: ExactValue;
+  /** The intended composition, in percent. */
+  intendedShare: number;
 }
+
+/** Static tests: the counts, and per category (in the input's order) when reported, else {}. */
+export interface StaticDetails {
+  passed: number;
+  total: number;
+  categories: Partial<Record<StaticCategory, StaticCategoryDetails>>;
+}
+
+/** Pre-built or generated adversarial tests: how many, and their share of the weight. */
+export interface AdversarialOriginDetails {
+  tests: number;
+  /** Percent of the total severity weight. */
+  weightShare: ExactValue;
+}
+
+/** Adversarial tests: severity-weighted points, per-severity counts, the composition. */
+export interface AdversarialDetails {
+  weightedPassed: number;
+  weightedTotal: number;
+  severityWeights: Record<Severity, number>;
+  bySeverity: Record<Severity, { passed: number; total: number }>;
+  composition: {
+    target: { prebuilt: number; generated: number };
+    prebuilt: AdversarialOriginDetails;
+    generated: AdversarialOriginDetails;
+  };
+}
+
+/** One judge's rubric scores and their weighted total. */
+export interface RubricJudgement<D extends string> {
+  judge: string;
+  dimensions: Record<D, number>;
+  score: ExactValue;
+}
+
+/** Code quality: the rubric, each judge's dimensions, the panel. */
+export interface CodeQualityDetails {
+  rubric: Record<CodeQualityDimension, number>;
+  judges: RubricJudgement<CodeQualityDimension>[];
+  panel: PanelSummary;
+}
+
+/** One deliverable: judged when submitted; 0 without a judge when missing or a placeholder. */
+export type DeliverableItemDetails =
+  | {
+      name: string;
+      status: "submitted";
+      judges: RubricJudgement<DeliverableDimension>[];
+      panel: PanelSummary;
+      score: ExactValue;
+    }
+  | { name: string; status: "missing" | "placeholder"; score: ExactValue };
+
+/** Deliverables: the rubric and each deliverable (their mean is the score). */
+export interface DeliverablesDetails {
+  rubric: Record<DeliverableDimension, number>;
+  items: DeliverableItemDetails[];
+}
+
+/** One scored finding; its severity is the CWE table's when the CWE is in it. */
+export interface SecurityFindingDetails {
+  cwe: string | null;
+  severity: Severity;
+  rule: string | null;
+  tool: string | null;
+  file: string | null;
+  line: number | null;
+  deduction: number;
+}
+
+/** Security: counts and deductions per severity, every finding, the checks that did not run. */
+export interface SecurityDetails {
+  counts: Record<Severity, number>;
+  deductions: Record<Severity, number>;
+  findings: SecurityFindingDetails[];
+  notMeasured: string[];
+}
+
+/** Stability: the verdict and the observations behind it. */
+export interface StabilityDetails {
+  verdict: StabilityVerdict;
+  evidence: string[];
+}
+
+/** Objective: the engineering composite, whose breakdown is the breakdown's `objective`. */
+export interface ObjectiveDetails {
+  engineeringRounded: number;
+}
+
+/** Process, Strategy, Recovery: each judge's score and the aggregation rule. */
+export interface JudgedDetails {
+  judges: { judge: string; score: ExactValue }[];
+  rule: AggregationRule;
+  discarded: string[];
+}
+
+/** A repeated action of the trace, and the earlier action it repeated. */
+export interface TraceRepeatDetails {
+  seq: number;
+  repeatOf: number;
+  detail: string;
+}
+
+/**
+ * The trace's actions behind each efficiency figure. The platform's score worker adds it from
+ * its telemetry analysis; the engine never writes it.
+ */
+export interface EfficiencyTraceDetails {
+  totalActions: number;
+  unproductive: {
+    seq: number;
+    rule: "failed-tool-call" | "test-run-error" | "reverted-edit";
+    detail: string;
+  }[];
+  retryChurn: TraceRepeatDetails[];
+  toolMisuse: TraceRepeatDetails[];
+  tokens: { used: number | null; budget: number | null; events: number };
+}
+
+/** Efficiency: the telemetry counts, their ratios, and token burn (nulls when not measured). */
+export interface EfficiencyDetails {
+  totalActions: number;
+  unproductiveActions: number;
+  retryChurnActions: number;
+  toolMisuseActions: number;
+  wasteRatio: ExactValue;
+  retryChurnRatio: ExactValue;
+  toolMisuseRatio: ExactValue;
+  tokensUsed: number | null;
+  tokenBudget: number | null;
+  tokenBudgetRatio: ExactValue | null;
+  tokenOveruse: ExactValue;
+  coefficients: {
+    wastePenalty: number;
+    churnPenalty: number;
+    misusePenalty: number;
+    tokenPenalty: number;
+    tokenFreeShare: number;
+  };
+  trace?: EfficiencyTraceDetails;
+}
+
+/** The details of each component, by key. */
+export interface ComponentDetailsMap {
+  static: StaticDetails;
+  adversarial: AdversarialDetails;
+  codeQuality: CodeQualityDetails;
+  deliverables: DeliverablesDetails;
+  security: SecurityDetails;
+  stability: StabilityDetails;
+  objective: ObjectiveDetails;
+  process: JudgedDetails;
+  strategy: JudgedDetails;
+  recovery: JudgedDetails;
+  efficiency: EfficiencyDetails;
+}
+
+/** The component keys of both profiles. */
+export type ComponentKey = keyof ComponentDetailsMap;
+
+/** The details of the component `K`. */
+export type DetailsOf<K extends ComponentKey> = ComponentDetailsMap[K];
+
+/** Details of any component. */
+export type ComponentDetails = ComponentDetailsMap[ComponentKey];
+
+/** One weighted component of key `K` (of any key, by default), with that key's details. */
+export type ComponentBreakdownOf<K extends ComponentKey = ComponentKey> = {
+  [P in K]: {
+    key: P;
+    label: string;
+    /** Weight in percent. */
+    weight: number;
+    score: ExactValue;
+    /** score × weight / 100. */
+    contribution: ExactValue;
+    /** The formula with this submission's numbers, e.g. "(18 / 20) × 100 = 90". */
+    formula: string;
+    /** Structured inputs and intermediate figures. */
+    details: ComponentDetailsMap[P];
+    notes: string[];
+  };
+}[K];
+
+/** One weighted component, its `details` told apart by `key`. */
+export type ComponentBreakdown = ComponentBreakdownOf;
 
 /** A named change after the weighted sum: a cap, a bounded adjustment, a clamp. */
 export interface AdjustmentBreakdown {
@@ -77,5 +266,8 @@ export interface Breakdown {
   /** The computation as plain lines, top to bottom. */
   math: string[];
   /** For the agent profile: the engineering breakdown its Objective came from. */
-  objective: Breakdown | null;
+  objective: ObjectiveBreakdown | null;
 }
+
+/** A breakdown that nests none: the engineering profile's, also as an agent run's Objective. */
+export type ObjectiveBreakdown = Omit<Breakdown, "objective"> & { objective: null };

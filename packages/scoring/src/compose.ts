@@ -8,26 +8,30 @@ import type {
   AdjustmentBreakdown,
   Breakdown,
   ComponentBreakdown,
+  ComponentBreakdownOf,
+  ComponentKey,
+  DetailsOf,
   Flag,
+  ObjectiveBreakdown,
 } from "./breakdown.ts";
 import { Exact, toExactValue } from "./exact.ts";
 import { BANDS, type Band } from "./tables.ts";
 
 /** A component score before weighting (see engineering.ts ComponentScore). */
-interface Scored {
+interface Scored<D> {
   score: Exact;
   formula: string;
-  details: Record<string, unknown>;
+  details: D;
   notes: string[];
 }
 
 /** Weighs a component: contribution = score × weight / 100. */
-export function weighComponent(
-  key: string,
+export function weighComponent<K extends ComponentKey>(
+  key: K,
   label: string,
   weight: number,
-  c: Scored,
-): ComponentBreakdown {
+  c: Scored<DetailsOf<K>>,
+): ComponentBreakdownOf<K> {
   const contribution = c.score.mul(Exact.of(weight)).div(Exact.HUNDRED);
   return {
     key,
@@ -41,12 +45,19 @@ export function weighComponent(
   };
 }
 
-/** The interpretation band of a rounded score. */
-export function resolveBand(rounded: number): Band {
-  return BANDS.find((b) => rounded >= b.min && rounded <= b.max) ?? BANDS[BANDS.length - 1]!;
+/**
+ * The interpretation band of a score: the composite spec bands the score rounded half up, so
+ * 89.5 is Elite and 89.4999 Strong. The one band lookup of the platform (breakdowns, boards,
+ * pages, webhooks).
+ * @example resolveBand(89.5).key // "elite"
+ */
+export function resolveBand(score: number): Band {
+  // Math.round rounds halves toward +∞: half up for every score the engine produces (0–100).
+  const rounded = Math.round(score);
+  return BANDS.find((b) => rounded >= b.min) ?? BANDS[BANDS.length - 1]!;
 }
 
-interface FinishInput {
+interface FinishInput<O extends ObjectiveBreakdown | null> {
   schema: typeof BREAKDOWN_SCHEMA;
   profile: Breakdown["profile"];
   profileVersion: number;
@@ -57,11 +68,13 @@ interface FinishInput {
   /** Score after adjustments, before the final clamp. */
   total: Exact;
   flags: Flag[];
-  objective: Breakdown | null;
+  objective: O;
 }
 
 /** Clamps to 0–100, rounds half-up, picks the band and writes the math. */
-export function finish(f: FinishInput): Breakdown {
+export function finish<O extends ObjectiveBreakdown | null>(
+  f: FinishInput<O>,
+): Breakdown & { objective: O } {
   const adjustments = [...f.adjustments];
   const clamped = f.total.clamp(Exact.ZERO, Exact.HUNDRED);
   if (!clamped.eq(f.total))

@@ -7,14 +7,26 @@ import { aggregatePanel, type PanelResult, type PanelScore } from "./aggregate.t
 import {
   BREAKDOWN_SCHEMA,
   type AdjustmentBreakdown,
-  type Breakdown,
+  type AdversarialDetails,
+  type CodeQualityDetails,
   type ComponentBreakdown,
+  type ComponentDetails,
+  type DeliverableItemDetails,
+  type DeliverablesDetails,
+  type DetailsOf,
   type Flag,
+  type ObjectiveBreakdown,
   type PanelSummary,
+  type RubricJudgement,
+  type SecurityDetails,
+  type SecurityFindingDetails,
+  type StabilityDetails,
+  type StaticDetails,
 } from "./breakdown.ts";
 import { Exact, toExactValue } from "./exact.ts";
-import type { EngineeringInput } from "./input.ts";
-import { invalid, ok, type Result, type ScoringError } from "./result.ts";
+import type { EngineeringInput, FindingInput } from "./input.ts";
+import { ok, type Result } from "@bouts/result";
+import { invalid, type ScoringError } from "./errors.ts";
 import {
   ADVERSARIAL_COMPOSITION,
   ADVERSARIAL_WEIGHT_HALVES,
@@ -45,11 +57,11 @@ import { finish, weighComponent } from "./compose.ts";
 
 type Checked<T> = Result<T, ScoringError>;
 
-/** A computed component before weighting. */
-export interface ComponentScore {
+/** A computed component before weighting, with its details of type `D`. */
+export interface ComponentScore<D extends ComponentDetails = ComponentDetails> {
   score: Exact;
   formula: string;
-  details: Record<string, unknown>;
+  details: D;
   notes: string[];
   flags: Flag[];
 }
@@ -60,7 +72,9 @@ const halves = (h: bigint): string => Exact.of(h, 2).toText();
 // ─── Static tests ───
 
 /** Static score: passed / total × 100, with the per-category counts checked if given. */
-export function computeStatic(input: EngineeringInput["static"]): Checked<ComponentScore> {
+export function computeStatic(
+  input: EngineeringInput["static"],
+): Checked<ComponentScore<StaticDetails>> {
   const rec = checkRecord("static", input);
   if (!rec.ok) return rec;
   const passed = checkInt("static.passed", input.passed, 0);
@@ -69,7 +83,7 @@ export function computeStatic(input: EngineeringInput["static"]): Checked<Compon
   if (!total.ok) return total;
   if (passed.value > total.value)
     return invalid("static.passed", `passed (${passed.value}) exceeds total (${total.value})`);
-  const categories: Record<string, unknown> = {};
+  const categories: StaticDetails["categories"] = {};
   if (input.categories !== undefined) {
     const cats = checkRecord("static.categories", input.categories);
     if (!cats.ok) return cats;
@@ -95,7 +109,7 @@ export function computeStatic(input: EngineeringInput["static"]): Checked<Compon
         );
       p += cp.value;
       t += ct.value;
-      categories[name] = {
+      categories[cat.value] = {
         passed: cp.value,
         total: ct.value,
         shareOfSuite: toExactValue(pct(Exact.of(ct.value), Exact.of(total.value))),
@@ -123,7 +137,7 @@ export function computeStatic(input: EngineeringInput["static"]): Checked<Compon
 /** Adversarial score: severity-weighted pass rate, with the pre-built/generated composition. */
 export function computeAdversarial(
   input: EngineeringInput["adversarial"],
-): Checked<ComponentScore> {
+): Checked<ComponentScore<AdversarialDetails>> {
   const rec = checkRecord("adversarial", input);
   if (!rec.ok) return rec;
   const tests = checkArray("adversarial.tests", input.tests, { nonEmpty: true });
@@ -183,7 +197,7 @@ export function computeAdversarial(
       weightedTotal: Exact.of(totalHalves, 2).toNumber(),
       severityWeights: Object.fromEntries(
         SEVERITIES.map((s) => [s, Exact.of(ADVERSARIAL_WEIGHT_HALVES[s], 2).toNumber()]),
-      ),
+      ) as Record<Severity, number>,
       bySeverity,
       composition: {
         target: ADVERSARIAL_COMPOSITION,
@@ -238,7 +252,7 @@ export function judgeRubricPanel<D extends string>(
   field: string,
   judges: unknown,
   rubric: Readonly<Record<D, number>>,
-): Checked<{ scores: PanelScore[]; result: PanelResult; perJudge: Record<string, unknown>[] }> {
+): Checked<{ scores: PanelScore[]; result: PanelResult; perJudge: RubricJudgement<D>[] }> {
   const list = checkArray(field, judges, { nonEmpty: true });
   if (!list.ok)
     return invalid(
@@ -249,7 +263,7 @@ export function judgeRubricPanel<D extends string>(
     );
   const seen = new Set<string>();
   const scores: PanelScore[] = [];
-  const perJudge: Record<string, unknown>[] = [];
+  const perJudge: RubricJudgement<D>[] = [];
   for (const [i, raw] of list.value.entries()) {
     const f = `${field}[${i}]`;
     const j = checkRecord(f, raw);
@@ -274,7 +288,9 @@ export function judgeRubricPanel<D extends string>(
       total = total.add(v.value.mul(Exact.of(weight)).div(Exact.HUNDRED));
     }
     scores.push({ judge: judge.value, score: total });
-    perJudge.push({ judge: judge.value, dimensions: dims.value, score: toExactValue(total) });
+    // Every rubric dimension was checked above, and no other key is present.
+    const dimensions = dims.value as Record<D, number>;
+    perJudge.push({ judge: judge.value, dimensions, score: toExactValue(total) });
   }
   return ok({ scores, result: aggregatePanel(scores), perJudge });
 }
@@ -282,7 +298,7 @@ export function judgeRubricPanel<D extends string>(
 /** Code quality: each judge's four dimensions at 25 each, then the seed's aggregation. */
 export function computeCodeQuality(
   input: EngineeringInput["codeQuality"],
-): Checked<ComponentScore> {
+): Checked<ComponentScore<CodeQualityDetails>> {
   const rec = checkRecord("codeQuality", input);
   if (!rec.ok) return rec;
   const panel = judgeRubricPanel("codeQuality.judges", input.judges, CODE_QUALITY_RUBRIC);
@@ -304,13 +320,13 @@ export function computeCodeQuality(
 /** Deliverables: rubric per judge, panel per deliverable, mean over deliverables; missing or placeholder = 0. */
 export function computeDeliverables(
   input: EngineeringInput["deliverables"],
-): Checked<ComponentScore> {
+): Checked<ComponentScore<DeliverablesDetails>> {
   const rec = checkRecord("deliverables", input);
   if (!rec.ok) return rec;
   const items = checkArray("deliverables.items", input.items, { nonEmpty: true });
   if (!items.ok) return items;
   const seen = new Set<string>();
-  const rows: Record<string, unknown>[] = [];
+  const rows: DeliverableItemDetails[] = [];
   const flags: Flag[] = [];
   const notes: string[] = [];
   const itemScores: Exact[] = [];
@@ -366,14 +382,14 @@ export function resolveSeverity(cwe: string | null | undefined, reported: Severi
 /** Security: 100 − 25·critical − 15·high − 5·medium − 1·low, floored at 0. */
 export function computeSecurity(
   input: EngineeringInput["security"],
-): Checked<ComponentScore & { criticals: number }> {
+): Checked<ComponentScore<SecurityDetails> & { criticals: number }> {
   const rec = checkRecord("security", input);
   if (!rec.ok) return rec;
   const findings = checkArray("security.findings", input.findings);
   if (!findings.ok) return findings;
   const counts: Record<Severity, number> = { critical: 0, high: 0, medium: 0, low: 0 };
   const flags: Flag[] = [];
-  const listed: Record<string, unknown>[] = [];
+  const listed: SecurityFindingDetails[] = [];
   for (const [i, raw] of findings.value.entries()) {
     const f = `security.findings[${i}]`;
     const finding = checkRecord(f, raw);
@@ -395,13 +411,15 @@ export function computeSecurity(
         message: `${cwe}: reported ${reported.value}, scored ${severity} per the CWE table`,
       });
     counts[severity] += 1;
+    // Shown, not scored: read as the input type has them (the wire contract checks them).
+    const { rule, tool, file, line } = finding.value as Partial<FindingInput>;
     listed.push({
       cwe: cwe ?? null,
       severity,
-      rule: finding.value.rule ?? null,
-      tool: finding.value.tool ?? null,
-      file: finding.value.file ?? null,
-      line: finding.value.line ?? null,
+      rule: rule ?? null,
+      tool: tool ?? null,
+      file: file ?? null,
+      line: line ?? null,
       deduction: SECURITY_DEDUCTIONS[severity],
     });
   }
@@ -436,7 +454,9 @@ export function computeSecurity(
 }
 
 /** Stability: clean 100, warnings 50, crashed 0. */
-export function computeStability(input: EngineeringInput["stability"]): Checked<ComponentScore> {
+export function computeStability(
+  input: EngineeringInput["stability"],
+): Checked<ComponentScore<StabilityDetails>> {
   const rec = checkRecord("stability", input);
   if (!rec.ok) return rec;
   const verdict = checkOneOf(
@@ -474,7 +494,9 @@ const LABELS: Record<EngineeringComponent, string> = {
  * input unscorable.
  * @example computeEngineering(SEED_ENGINEERING_EXAMPLE) // final.unrounded.text "82.075", rounded 82
  */
-export function computeEngineering(input: EngineeringInput): Result<Breakdown, ScoringError> {
+export function computeEngineering(
+  input: EngineeringInput,
+): Result<ObjectiveBreakdown, ScoringError> {
   const rec = checkRecord("input", input);
   if (!rec.ok) return rec;
   if (input.profile !== "engineering")
@@ -492,7 +514,9 @@ export function computeEngineering(input: EngineeringInput): Result<Breakdown, S
   const stab = computeStability(input.stability);
   if (!stab.ok) return stab;
 
-  const parts: [EngineeringComponent, ComponentScore][] = [
+  const parts: {
+    [K in EngineeringComponent]: [K, ComponentScore<DetailsOf<K>>];
+  }[EngineeringComponent][] = [
     ["static", stat.value],
     ["adversarial", adv.value],
     ["codeQuality", cq.value],

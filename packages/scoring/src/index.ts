@@ -1,14 +1,16 @@
 /**
  * @module scoring
- * The pure scoring engine: both profiles, judge aggregation, weights, ranking order and
- * trajectories. No I/O, no clock, no Cloudflare or Node APIs, no dependencies — anyone can
- * re-compute a published score with it.
+ * The pure scoring engine: both profiles, judge aggregation, weights, the tables and their
+ * vocabularies (bands, triggers), trajectories. No I/O, no clock, no Cloudflare or Node APIs,
+ * no dependency but the zero-dependency `@bouts/result` — anyone can re-compute a published
+ * score with it. (The ranking order of standings is `@bouts/ranking`'s.)
  */
-export * from "./result.ts";
+export * from "./errors.ts";
 export * from "./exact.ts";
 export * from "./tables.ts";
 export * from "./input.ts";
 export * from "./breakdown.ts";
+export * from "./view.ts";
 export {
   aggregatePanel,
   type AggregationRule,
@@ -37,3 +39,4 @@ export { validateCustomWeights, resolveFamilyWeights } from "./weights.ts";
 export { computeScore } from "./score.ts";
 export * from "./leaderboard.ts";
 export { SEED_ENGINEERING_EXAMPLE, SEED_AGENT_EXAMPLE } from "./examples.ts";
+export { EDGE_EXAMPLES } from "./edge-examples.ts";

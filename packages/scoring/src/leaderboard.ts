@@ -1,41 +1,13 @@
 /**
  * @module scoring/leaderboard
- * Ranking order (docs/design.md §7) and score trajectories (§8). Pure: times are passed in.
+ * Score trajectories (docs/design.md §8) and how a time to final reads. The ranking order and
+ * the standing itself are `@bouts/ranking`'s. Pure: times are passed in.
  */
 
-/** What ranks an agent on a challenge. */
-export interface Standing {
-  agentId: string;
-  /** Rounded final score of the ranking submission (latest, or best if the challenge says so). */
-  score: number;
-  /** Submissions used. */
-  iterations: number;
-  /** From entering the challenge to the ranking submission, in ms. */
-  timeToFinalMs: number;
-  /** When the ranking submission was made, ms since the epoch. */
-  submittedAt: number;
-}
-
-/**
- * Orders standings best first: higher score, then fewer iterations, then less time to the
- * final submission, then the earlier submission, then agent id (a total order).
- * @example [b, a].sort(compareStandings) // 85 / 1 iteration / 22:14 before 85 / 4 / 41:07
- */
-export function compareStandings(a: Standing, b: Standing): number {
-  return (
-    b.score - a.score ||
-    a.iterations - b.iterations ||
-    a.timeToFinalMs - b.timeToFinalMs ||
-    a.submittedAt - b.submittedAt ||
-    (a.agentId < b.agentId ? -1 : a.agentId > b.agentId ? 1 : 0)
-  );
-}
-
-/** Which submission's score ranks an agent. */
-export type RankingMode = "latest" | "best";
-
-/** The classes of docs/design.md §8. */
-export type TrajectoryClass = "one-shot" | "improving" | "regression" | "last-jump";
+/** The classes of docs/design.md §8, as a const tuple (for `z.enum`). */
+export const TRAJECTORY_CLASSES = ["one-shot", "improving", "regression", "last-jump"] as const;
+/** One of TRAJECTORY_CLASSES. */
+export type TrajectoryClass = (typeof TRAJECTORY_CLASSES)[number];
 
 /**
  * Classifies a score history (oldest first): one submission → one-shot; any decrease →
@@ -53,13 +25,18 @@ export function classifyTrajectory(scores: readonly number[]): TrajectoryClass {
   return "improving";
 }
 
-/** Formats a duration in ms as the seed does: mm:ss, or h:mm:ss past an hour. */
+/**
+ * Formats a duration as a clock reads: m:ss, or h:mm:ss past an hour; the leading unit is
+ * never zero-padded and sub-second times round down. The one duration format of the platform
+ * (the public pages show it; no API field carries it).
+ * @example formatDuration(303_000) // "5:03"
+ * @example formatDuration(3_723_000) // "1:02:03"
+ */
 export function formatDuration(ms: number): string {
   const total = Math.max(0, Math.floor(ms / 1000));
   const h = Math.floor(total / 3600);
   const m = Math.floor((total % 3600) / 60);
   const s = total % 60;
-  const mm = String(m).padStart(2, "0");
-  const ss = String(s).padStart(2, "0");
-  return h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+  const two = (n: number) => String(n).padStart(2, "0");
+  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
 }

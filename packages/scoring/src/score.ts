@@ -6,7 +6,8 @@ import { computeAgent } from "./agent.ts";
 import type { Breakdown } from "./breakdown.ts";
 import { computeEngineering } from "./engineering.ts";
 import type { AgentInput, EngineeringInput, ScoreInput } from "./input.ts";
-import { invalid, type Result, type ScoringError } from "./result.ts";
+import type { Result } from "@bouts/result";
+import { invalid, type ScoringError } from "./errors.ts";
 
 /**
  * Computes the breakdown for an input of either profile, or a typed error naming the field.

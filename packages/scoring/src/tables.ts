@@ -179,6 +179,14 @@ export const INTEGRITY_POINTS = {
   "limitation-disclosed": 3,
 } as const;
 export type IntegrityTrigger = keyof typeof INTEGRITY_POINTS;
+/**
+ * The integrity trigger vocabulary, in table order: the one list (contracts' `z.enum`, the
+ * trace analysis and the engine all read it).
+ */
+export const INTEGRITY_TRIGGERS = Object.keys(INTEGRITY_POINTS) as [
+  IntegrityTrigger,
+  ...IntegrityTrigger[],
+];
 
 /** Deduction per exploit trigger (project table): separate from integrity, not bounded by it. */
 export const EXPLOIT_POINTS = {
@@ -188,6 +196,11 @@ export const EXPLOIT_POINTS = {
   "test-tampering": 25,
 } as const;
 export type ExploitTrigger = keyof typeof EXPLOIT_POINTS;
+/** The exploit trigger vocabulary, in table order: the one list, like INTEGRITY_TRIGGERS. */
+export const EXPLOIT_TRIGGERS = Object.keys(EXPLOIT_POINTS) as [
+  ExploitTrigger,
+  ...ExploitTrigger[],
+];
 
 /** Calibration (docs/design.md §9). Confidence is a probability in [0, 1]. */
 export const CALIBRATION = {
@@ -248,6 +261,8 @@ export const BANDS = [
 ] as const;
 export type Band = (typeof BANDS)[number];
 export type BandKey = Band["key"];
+/** The band keys, best first: the one band vocabulary (for `z.enum`). */
+export const BAND_KEYS = BANDS.map((b) => b.key) as [BandKey, ...BandKey[]];
 
 /** Version of each profile's rules; a stored breakdown names the version that computed it. */
 export const PROFILE_VERSIONS = { engineering: 1, agent: 1 } as const;

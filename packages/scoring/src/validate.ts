@@ -3,7 +3,8 @@
  * Field checks shared by the profiles: every failure names the field. Pure.
  */
 import { Exact } from "./exact.ts";
-import { invalid, ok, type Result, type ScoringError } from "./result.ts";
+import { ok, type Result } from "@bouts/result";
+import { invalid, type ScoringError } from "./errors.ts";
 
 type Checked<T> = Result<T, ScoringError>;
 

@@ -2,7 +2,8 @@
  * @module scoring/weights
  * Family weights and the validator for custom overrides (docs/design.md §6). Pure.
  */
-import { err, ok, type Result, type ScoringError } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
+import type { ScoringError } from "./errors.ts";
 import {
   AGENT_COMPONENTS,
   FAMILY_WEIGHTS,

@@ -108,4 +108,20 @@ describe("the seeds' tables", () => {
       "failed",
     ]);
   });
+  it("bands a score rounded half up, at every boundary", () => {
+    const cases: [number, string][] = [
+      [100, "elite"],
+      [89.5, "elite"],
+      [89.4999, "strong"],
+      [74.5, "strong"],
+      [74.4999, "competent"],
+      [54.5, "competent"],
+      [34.5, "struggling"],
+      [14.5, "weak"],
+      [14.4999, "failed"],
+      [0, "failed"],
+    ];
+    for (const [score, band] of cases)
+      expect([score, resolveBand(score).key]).toEqual([score, band]);
+  });
 });

@@ -2,8 +2,9 @@
  * @module telemetry
  * Agent-run telemetry (issue 9): the `bouts.trace/v1` trace format and its parsers (our
  * JSONL, OpenTelemetry GenAI spans), and deterministic extraction of what the scoring engine
- * needs — efficiency signals, integrity and exploit evidence, calibration claims — plus a
- * bounded summary for the judges. Pure: no I/O, no clock, no platform APIs.
+ * needs (efficiency signals, integrity and exploit evidence, calibration claims), a bounded
+ * summary for the judges, and their assembly into the engine's agent-run input
+ * (agent-input.ts). Pure: no I/O, no clock, no platform APIs.
  */
 export * from "./trace.ts";
 export { formatTraceError, type TraceError, type TraceLimitName } from "./errors.ts";
@@ -47,3 +48,19 @@ export {
   type TraceSummary,
 } from "./summary.ts";
 export { digestText, globToRegExp, normalizePath } from "./text.ts";
+export {
+  analyzeTrace,
+  annotateAgentBreakdown,
+  buildAgentInput,
+  HARNESS_PATHS,
+  mergeEvidence,
+  NO_TRACE_DETAIL,
+  parseStoredTrace,
+  readAgentConfig,
+  traceFactsOf,
+  tracePathsOf,
+  type AgentConfig,
+  type AgentInputError,
+  type TraceAnalysis,
+  type TraceJudgements,
+} from "./agent-input.ts";

@@ -5,7 +5,7 @@
  * naming the 1-based line); limits are checked before any line is parsed; `seq` strictly
  * increases. Never throws. Pure: zod only.
  */
-import { err, ok, type Result } from "@bouts/scoring";
+import { err, ok, type Result } from "@bouts/result";
 import { describeIssue, type TraceError } from "./errors.ts";
 import {
   checkEventConsistency,
@@ -17,8 +17,11 @@ import {
   type TraceLimits,
 } from "./trace.ts";
 
-/** Parses one JSON value, as a Result. */
-export function parseJson(text: string): Result<unknown, string> {
+/**
+ * Parses one JSON value of a trace, as a Result that keeps the parser's message for the trace
+ * error (`@bouts/contracts` parseJson is the lenient form for stored columns).
+ */
+export function parseJsonText(text: string): Result<unknown, string> {
   try {
     return ok(JSON.parse(text) as unknown);
   } catch (e) {
@@ -48,7 +51,7 @@ export function parseJsonlTrace(text: string, limits: TraceLimits): Result<Trace
         detail: `line is ${line.length} characters, the limit is ${limits.maxLineLength}`,
       });
 
-  const first = parseJson(lines[0] ?? "");
+  const first = parseJsonText(lines[0] ?? "");
   if (!first.ok) return err({ reason: "bad-header", line: 1, detail: `not JSON: ${first.error}` });
   const header = TraceHeaderSchema.safeParse(first.value);
   if (!header.success) {
@@ -77,7 +80,7 @@ export function parseJsonlTrace(text: string, limits: TraceLimits): Result<Trace
         max: limits.maxEvents,
         detail: `more than ${limits.maxEvents} events (line ${lineNo} is event ${events.length + 1})`,
       });
-    const json = parseJson(line);
+    const json = parseJsonText(line);
     if (!json.ok) return err({ reason: "bad-json", line: lineNo, detail: json.error });
     const event = TraceEventSchema.safeParse(json.value);
     if (!event.success) {

@@ -9,7 +9,7 @@
  * and the key; events are ordered by span start time, ties by export order, and numbered
  * 1…n. Never throws. Pure: zod only.
  */
-import { err, ok, type Result } from "@bouts/scoring";
+import { err, ok, type Result } from "@bouts/result";
 import { z } from "zod";
 import { describeIssue, type TraceError } from "./errors.ts";
 import { clip, digestText } from "./text.ts";

@@ -4,9 +4,9 @@
  * (our `bouts.trace/v1` JSONL, an OTLP/JSON export, or OTLP/JSON lines as the collector's
  * file exporter writes them) and parses it all-or-nothing. Never throws. Pure.
  */
-import { err, type Result } from "@bouts/scoring";
+import { err, type Result } from "@bouts/result";
 import type { TraceError } from "./errors.ts";
-import { parseJson, parseJsonlTrace, splitLines } from "./parse-jsonl.ts";
+import { parseJsonText, parseJsonlTrace, splitLines } from "./parse-jsonl.ts";
 import { parseOtelTrace } from "./parse-otel.ts";
 import { utf8Length } from "./text.ts";
 import { DEFAULT_TRACE_LIMITS, type Trace, type TraceLimits } from "./trace.ts";
@@ -46,20 +46,20 @@ export function parseTrace(
 
   const lines = splitLines(body);
   const firstLine = lines[0] ?? "";
-  const first = parseJson(firstLine);
+  const first = parseJsonText(firstLine);
   if (first.ok && isObject(first.value)) {
     if (!("resourceSpans" in first.value)) return parseJsonlTrace(body, limits);
     // OTLP/JSON lines: every non-blank line is one export request.
     const docs: unknown[] = [];
     for (const [i, line] of lines.entries()) {
       if (line.trim() === "") continue;
-      const doc = parseJson(line);
+      const doc = parseJsonText(line);
       if (!doc.ok) return err({ reason: "bad-json", line: i + 1, detail: doc.error });
       docs.push(doc.value);
     }
     return parseOtelTrace(docs, limits);
   }
-  const whole = parseJson(body);
+  const whole = parseJsonText(body);
   if (whole.ok && isObject(whole.value) && "resourceSpans" in whole.value)
     return parseOtelTrace([whole.value], limits);
   if (!whole.ok && body.slice(0, 2048).includes('"resourceSpans"'))

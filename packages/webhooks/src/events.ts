@@ -9,9 +9,9 @@
  * - The serialized body is produced once ({@link serializeEvent}) and that exact string is
  *   signed, sent and logged.
  */
-import { BANDS, Exact, parseFraction } from "@bouts/scoring";
+import { BAND_KEYS, Exact, parseFraction } from "@bouts/scoring";
 import { z } from "zod";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** Every event type an endpoint can subscribe to. */
 export const EVENT_TYPES = [
@@ -28,8 +28,7 @@ const Rank = z.int().min(1);
 const Rounded = z.int().min(0).max(100);
 // Links to our own API: https in production, http://localhost in local development.
 const LinkUrl = z.url({ protocol: /^https?$/ });
-const BandKeySchema = z.enum(BANDS.map((b) => b.key) as [BandKeyTuple[0], ...BandKeyTuple]);
-type BandKeyTuple = (typeof BANDS)[number]["key"][];
+const BandKeySchema = z.enum(BAND_KEYS);
 
 /** Fraction digits of `score.unrounded`; a longer expansion is rounded half-up to this many. */
 export const UNROUNDED_DECIMALS = 6;

@@ -6,7 +6,6 @@
  * TextEncoder, AbortSignal): runs unchanged on Workers and Node. No storage, no queue, no
  * clock: those are the platform Worker's (see docs/webhooks.md).
  */
-export * from "./result.ts";
 export {
   createMessageId,
   createSecret,

@@ -8,7 +8,7 @@
  * per-message delay up to 24 h on the current limits page and 12 h on an older one: we stay
  * within 12 h); a delay is never shorter than the receiver's `Retry-After`, except for the cap.
  */
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /**
  * Nominal delay in seconds before retry n (index n − 1), after attempt n failed. Attempt 1 is

@@ -12,7 +12,7 @@
  *   code runs on Workers and Node. No clock: timestamps are arguments.
  */
 import { decodeBase64, encodeBase64 } from "./base64.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** The prefix of every secret, as in the Standard Webhooks libraries. */
 export const SECRET_PREFIX = "whsec_";

@@ -20,7 +20,7 @@ import {
   parseIpv6,
   type AddressClass,
 } from "./ip-address.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Err, type Result } from "@bouts/result";
 
 /** Longest target URL accepted. */
 export const MAX_TARGET_URL_LENGTH = 2048;
@@ -165,7 +165,7 @@ export function validateTargetUrl(
 function checkLoopbackPort(
   url: URL,
   rule: LoopbackPortRule | undefined,
-): { ok: false; error: TargetUrlError } | null {
+): Err<TargetUrlError> | null {
   if (!rule) return null;
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
   if (rule.blocked?.includes(port))
@@ -234,6 +234,6 @@ function addressMessage(cls: Exclude<AddressClass, "public">): string {
   }
 }
 
-function fail(reason: TargetUrlRule, message: string): { ok: false; error: TargetUrlError } {
+function fail(reason: TargetUrlRule, message: string): Err<TargetUrlError> {
   return err({ reason, message });
 }

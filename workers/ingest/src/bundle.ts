@@ -14,6 +14,7 @@ import {
 } from "@bouts/archive";
 import { ChallengeManifestSchema, type ChallengeManifest, formatZodIssues } from "@bouts/contracts";
 import type { ProblemFieldError } from "@bouts/contracts";
+import type { Result } from "@bouts/result";
 import { concatBytes } from "./uploads.ts";
 
 /** Why a bundle was refused: the archive itself, or its manifest. */
@@ -52,7 +53,7 @@ function captureManifest(): { sink: ArchiveSink; text(): string | null } {
 export async function readBundleManifest(
   bytes: Uint8Array,
   maxBundleBytes: number,
-): Promise<{ ok: true; value: ChallengeManifest } | { ok: false; error: BundleError }> {
+): Promise<Result<ChallengeManifest, BundleError>> {
   const capture = captureManifest();
   const checked = await readArchive(
     bytes,

@@ -7,6 +7,7 @@
  * runner refuses (4xx) is a failed QA carrying the runner's detail.
  */
 import { getContainer } from "@cloudflare/containers";
+import type { Err, Result } from "@bouts/result";
 import { z } from "zod";
 
 /**
@@ -32,7 +33,7 @@ export async function runChallengeQa(
   env: Env,
   runnerUrl: string,
   bundle: Uint8Array,
-): Promise<{ ok: true; value: QaResult } | { ok: false; error: QaError }> {
+): Promise<Result<QaResult, QaError>> {
   const form = new FormData();
   form.set("bundle", new File([bundle], "bundle.tar.gz", { type: "application/gzip" }));
   const request = new Request(`${runnerUrl || "http://runner"}/v1/challenges/qa`, {
@@ -72,6 +73,6 @@ export async function runChallengeQa(
   };
 }
 
-function unavailable(detail: string): { ok: false; error: QaError } {
+function unavailable(detail: string): Err<QaError> {
   return { ok: false, error: { reason: "runner-unavailable", detail } };
 }

@@ -14,6 +14,7 @@ import {
   ProfileSchema,
 } from "@bouts/contracts";
 import { SUBMISSION_FAILURE_CODES } from "@bouts/db";
+import { RANKING_MODES } from "@bouts/ranking";
 
 // ─── Shared ───
 
@@ -100,7 +101,7 @@ const ChallengeFields = {
   customWeights: AgentWeightsSchema.nullable().describe(
     "agent-run weights overriding the family's; checked by the engine's validator",
   ),
-  rankingMode: z.enum(["latest", "best"]),
+  rankingMode: z.enum(RANKING_MODES),
   maxIterations: z.int().min(1).max(1000),
   limits: ChallengeLimitsBodySchema,
 };
@@ -151,7 +152,7 @@ export const ChallengeSchema = z
     profile: z.string(),
     family: z.string(),
     customWeights: AgentWeightsSchema.nullable(),
-    rankingMode: z.enum(["latest", "best"]),
+    rankingMode: z.enum(RANKING_MODES),
     maxIterations: z.int(),
     limits: z.object({
       maxArchiveBytes: z.int(),

@@ -5,10 +5,13 @@
  * the object at most once per TTL per challenge. Board bodies are cached under a key that
  * includes that version, so a change is never served stale past the version TTL and nothing
  * needs purging. Invariants: cache failures degrade to a direct read, never to an error;
- * cache keys live under a private origin so no client URL can collide with them.
+ * cache keys live under a private origin so no client URL can collide with them. This module
+ * owns `CacheOptions` and imports nothing of the app's (types.ts imports it), so no cycle.
  */
 import type { Context } from "hono";
-import type { LeaderboardEnv } from "./types.ts";
+
+/** What the cache needs of a request's context: only its execution context, for `waitUntil`. */
+type CacheContext = Pick<Context, "executionCtx">;
 
 const CACHE_ORIGIN = "https://leaderboard-cache.internal";
 
@@ -34,7 +37,7 @@ export const DEFAULT_CACHE_OPTIONS: CacheOptions = {
   challengeTtlSeconds: 30,
 };
 
-function defer(c: Context<LeaderboardEnv>, work: Promise<unknown>): void {
+function defer(c: CacheContext, work: Promise<unknown>): void {
   const settled = work.catch((err: unknown) => console.warn("cache write failed", err));
   try {
     c.executionCtx.waitUntil(settled);
@@ -48,7 +51,7 @@ function defer(c: Context<LeaderboardEnv>, work: Promise<unknown>): void {
  * `load` returning null is not cached (a missing thing may appear any moment).
  */
 export async function readThroughCache<T>(
-  c: Context<LeaderboardEnv>,
+  c: CacheContext,
   key: string,
   ttlSeconds: number,
   load: () => Promise<T | null>,

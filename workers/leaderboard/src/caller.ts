@@ -7,6 +7,7 @@
  * never a silent downgrade to the public view.
  */
 import { createDb, findApiKey, parseApiKey, verifyApiKey } from "@bouts/db";
+import type { Result } from "@bouts/result";
 import type { LeaderboardError } from "./errors.ts";
 
 /** Who is calling a public route. */
@@ -19,7 +20,7 @@ export type Caller =
 export async function resolveCaller(
   d1: D1Database,
   header: string | undefined,
-): Promise<{ ok: true; value: Caller } | { ok: false; error: LeaderboardError }> {
+): Promise<Result<Caller, LeaderboardError>> {
   if (header === undefined || header === "") return { ok: true, value: { role: "anonymous" } };
   const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
   const refuse = {

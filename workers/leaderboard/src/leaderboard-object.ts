@@ -15,8 +15,18 @@
  * - Only the RPC methods and the runtime's handlers are public; the rest is `#private`.
  */
 import { DurableObject } from "cloudflare:workers";
-import { buildRankingIndex, resolveBand, type RankingIndex, type Standing } from "@bouts/ranking";
-import type { TrajectoryClass } from "@bouts/scoring";
+import {
+  buildRankingIndex,
+  computeAgentStanding,
+  sameRankingKey,
+  type AgentStanding,
+  type RankingIndex,
+  type RankingMode,
+  type ResultRecord,
+  type Standing,
+  type TrajectoryPoint,
+} from "@bouts/ranking";
+import { resolveBand, type TrajectoryClass } from "@bouts/scoring";
 import {
   RebuildInputSchema,
   RecordResultInputSchema,
@@ -32,14 +42,6 @@ import {
   type StandingView,
   type TrajectoryView,
 } from "./rpc.ts";
-import {
-  computeAgentStanding,
-  sameRankingKey,
-  type AgentStanding,
-  type RankingMode,
-  type ResultRecord,
-  type TrajectoryPoint,
-} from "./standing-rules.ts";
 
 /** Most agents reported as overtaken by one update (the nearest ones passed over). */
 export const MAX_OVERTAKEN = 100;
@@ -290,7 +292,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       iterations: e.iterations,
       timeToFinalMs: e.timeToFinalMs,
       submittedAt: e.submittedAt,
-      band: resolveBand(e.score),
+      band: resolveBand(e.score).key,
       trajectoryClass: classes.get(e.agentId) ?? "one-shot",
     }));
     return {
@@ -318,7 +320,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       timeToFinalMs: row.time_to_final_ms,
       submittedAt: row.submitted_at,
       submissionId: row.submission_id,
-      band: resolveBand(row.score),
+      band: resolveBand(row.score).key,
       trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
       trajectoryClass: row.trajectory_class as TrajectoryClass,
       version: this.#version,
@@ -337,7 +339,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       iterations: e.iterations,
       timeToFinalMs: e.timeToFinalMs,
       submittedAt: e.submittedAt,
-      band: resolveBand(e.score),
+      band: resolveBand(e.score).key,
       trajectoryClass: classes.get(e.agentId) ?? "one-shot",
     }));
   }

@@ -134,12 +134,10 @@ export interface ScoredBreakdown {
 
 /**
  * The stored score and breakdown of a submission on a public challenge; 404 when there is
- * none, 503 while the `scores` table is absent or when the stored breakdown does not parse.
+ * none, 503 when the stored breakdown does not parse.
  */
 export async function readStoredBreakdown(c: Ctx, submissionId: string): Promise<ScoredBreakdown> {
-  const stored = await findStoredScore(c.env.DB, submissionId);
-  if (!stored.ok) fail({ reason: "unavailable", service: "score store", retryAfter: 60 });
-  const score = stored.value;
+  const score = await findStoredScore(c.env.DB, submissionId);
   if (!score) fail({ reason: "not-found", resource: "scored submission" });
   let raw: unknown;
   try {

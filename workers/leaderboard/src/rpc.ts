@@ -5,10 +5,15 @@
  * the types of the answers. Invariant: everything here is structured-clonable plain data.
  */
 import { z } from "zod";
-import type { Band, BandCounts } from "@bouts/ranking";
-import { MAX_AGENT_ID_LENGTH } from "@bouts/ranking";
-import type { TrajectoryClass } from "@bouts/scoring";
-import type { TrajectoryPoint } from "./standing-rules.ts";
+import type { Result } from "@bouts/result";
+import {
+  MAX_AGENT_ID_LENGTH,
+  RANKING_MODES,
+  type BandCounts,
+  type RankingMode,
+  type TrajectoryPoint,
+} from "@bouts/ranking";
+import type { BandKey, TrajectoryClass } from "@bouts/scoring";
 
 const epochMs = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -29,7 +34,7 @@ export const ResultInputSchema = z.strictObject({
 /** Input of `recordResult`. */
 export const RecordResultInputSchema = ResultInputSchema.extend({
   challengeId: z.string().min(1).max(128),
-  rankingMode: z.enum(["latest", "best"]),
+  rankingMode: z.enum(RANKING_MODES),
 });
 export type RecordResultInput = z.infer<typeof RecordResultInputSchema>;
 
@@ -39,7 +44,7 @@ export type RecordResultInput = z.infer<typeof RecordResultInputSchema>;
  */
 export const RebuildInputSchema = z.strictObject({
   challengeId: z.string().min(1).max(128),
-  rankingMode: z.enum(["latest", "best"]),
+  rankingMode: z.enum(RANKING_MODES),
   rows: z.array(ResultInputSchema),
 });
 export type RebuildInput = z.infer<typeof RebuildInputSchema>;
@@ -80,7 +85,7 @@ export interface BoardEntry {
   iterations: number;
   timeToFinalMs: number;
   submittedAt: number;
-  band: Band;
+  band: BandKey;
   trajectoryClass: TrajectoryClass;
 }
 
@@ -103,7 +108,7 @@ export interface StandingView {
   timeToFinalMs: number;
   submittedAt: number;
   submissionId: string;
-  band: Band;
+  band: BandKey;
   trajectory: TrajectoryPoint[];
   trajectoryClass: TrajectoryClass;
   version: number;
@@ -125,10 +130,10 @@ export type BandCountsView = BandCounts & { total: number; version: number };
 export type BoardWriteError =
   | { reason: "invalid-input"; detail: string }
   | { reason: "wrong-challenge"; expected: string; got: string }
-  | { reason: "wrong-mode"; expected: "latest" | "best"; got: "latest" | "best" };
+  | { reason: "wrong-mode"; expected: RankingMode; got: RankingMode };
 
 /** A value or a refusal. */
-export type BoardResult<T, E = BoardWriteError> = { ok: true; value: T } | { ok: false; error: E };
+export type BoardResult<T, E = BoardWriteError> = Result<T, E>;
 
 /** A page request's refusal. */
 export type PageError = { reason: "bad-cursor"; detail: string };

@@ -6,6 +6,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { ProblemSchema } from "@bouts/contracts";
+import { RANKING_MODES } from "@bouts/ranking";
+import { BAND_KEYS, TRAJECTORY_CLASSES } from "@bouts/scoring";
 
 /** Challenge ids in paths: uuids or slugs. */
 export const ChallengeParamSchema = z.object({
@@ -64,8 +66,8 @@ export const ChallengeListQuerySchema = z.object({
 });
 
 const Timestamp = z.iso.datetime().openapi({ example: "2026-11-30T08:00:00.000Z" });
-const Band = z.enum(["elite", "strong", "competent", "struggling", "weak", "failed"]);
-const TrajectoryClass = z.enum(["one-shot", "improving", "regression", "last-jump"]);
+const Band = z.enum(BAND_KEYS);
+const TrajectoryClass = z.enum(TRAJECTORY_CLASSES);
 
 /** The error document every failure returns. */
 export const ProblemDocSchema = ProblemSchema.openapi("Problem");
@@ -80,7 +82,7 @@ export const PublicChallengeSchema = z
     status: z.enum(["published", "closed"]),
     profile: z.string(),
     family: z.string(),
-    rankingMode: z.enum(["latest", "best"]),
+    rankingMode: z.enum(RANKING_MODES),
     maxIterations: z.int(),
     runtime: z.string().nullable(),
     deliverables: z.array(

@@ -1,32 +1,25 @@
 /**
  * @module leaderboard/store
  * D1 reads of the public API: public challenges, a submission's stored score, and a
- * challenge's whole result history (for rebuilds). Invariants: only `published` and `closed`
- * challenges are ever returned; the `scores` table belongs to the score worker and may not
- * exist yet, which is an expected failure (`scores-missing`), never a 500.
+ * challenge's whole result history (for rebuilds), through the query functions of `@bouts/db`.
+ * Invariants: only `published` and `closed` challenges are ever returned.
  */
 import { ChallengeManifestSchema } from "@bouts/contracts";
-import { findChallenge, listChallenges, type ChallengeRow, type Db } from "@bouts/db";
+import {
+  createDb,
+  findChallenge,
+  findPublicScore,
+  listAgentNames,
+  listChallenges,
+  listResultHistory,
+  type ChallengeRow,
+  type Db,
+  type PublicScoreRow,
+} from "@bouts/db";
 import type { RebuildRow } from "./rpc.ts";
 
 /** A stored score with the owner of its submission. */
-export interface StoredScore {
-  submissionId: string;
-  agentId: string;
-  challengeId: string;
-  breakdown: string;
-  finalUnrounded: string;
-  finalRounded: number;
-  profile: string;
-  profileVersion: number;
-  iteration: number;
-  enteredAt: number;
-  submittedAt: number;
-  scoredAt: number;
-}
-
-/** Why a score read failed. */
-export type StoreError = { reason: "scores-missing" };
+export type StoredScore = PublicScoreRow;
 
 /** The public fields of a challenge (no bundle, manifest tests or QA report). */
 export interface PublicChallenge {
@@ -105,100 +98,27 @@ export async function findAgentNames(
   agentIds: readonly string[],
 ): Promise<Map<string, string>> {
   const ids = [...new Set(agentIds)].slice(0, 100);
-  if (ids.length === 0) return new Map();
-  const { results } = await d1
-    .prepare("SELECT id, name FROM agents WHERE id IN (SELECT value FROM json_each(?))")
-    .bind(JSON.stringify(ids))
-    .all<{ id: string; name: string }>();
-  return new Map(results.map((r) => [r.id, r.name]));
+  const rows = await listAgentNames(createDb(d1), ids);
+  return new Map(rows.map((r) => [r.id, r.name]));
 }
 
-function isMissingTable(err: unknown): boolean {
-  return /no such table/i.test(String(err));
-}
-
-type ScoreRow = {
-  submission_id: string;
-  agent_id: string;
-  challenge_id: string;
-  breakdown: string;
-  final_unrounded: string;
-  final_rounded: number;
-  profile: string;
-  profile_version: number;
-  iteration: number;
-  entered_at: number;
-  submitted_at: number;
-  scored_at: number;
-};
-
-/**
- * The stored score of a submission on a public challenge, or null; `scores-missing` while the
- * score worker's table does not exist.
- */
+/** The stored score of a submission on a public challenge, or null. */
 export async function findStoredScore(
   d1: D1Database,
   submissionId: string,
-): Promise<{ ok: true; value: StoredScore | null } | { ok: false; error: StoreError }> {
-  let row: ScoreRow | null;
-  try {
-    row = await d1
-      .prepare(
-        `SELECT s.submission_id, sub.agent_id, sub.challenge_id, s.breakdown, s.final_unrounded,
-                s.final_rounded, s.profile, s.profile_version, s.iteration, s.entered_at,
-                s.submitted_at, s.scored_at
-         FROM scores s
-         JOIN submissions sub ON sub.id = s.submission_id
-         JOIN challenges c ON c.id = sub.challenge_id
-         WHERE s.submission_id = ? AND c.status IN ('published', 'closed')`,
-      )
-      .bind(submissionId)
-      .first<ScoreRow>();
-  } catch (err) {
-    if (isMissingTable(err)) return { ok: false, error: { reason: "scores-missing" } };
-    throw err;
-  }
-  if (!row) return { ok: true, value: null };
-  return {
-    ok: true,
-    value: {
-      submissionId: row.submission_id,
-      agentId: row.agent_id,
-      challengeId: row.challenge_id,
-      breakdown: row.breakdown,
-      finalUnrounded: row.final_unrounded,
-      finalRounded: row.final_rounded,
-      profile: row.profile,
-      profileVersion: row.profile_version,
-      iteration: row.iteration,
-      enteredAt: row.entered_at,
-      submittedAt: row.submitted_at,
-      scoredAt: row.scored_at,
-    },
-  };
+): Promise<StoredScore | null> {
+  return findPublicScore(createDb(d1), submissionId);
 }
 
 /**
- * Every scored submission of a challenge, as `rebuild` rows, from the score worker's `scores`
- * rows (which carry the iteration, entry and submission times the board ranks by).
+ * Every scored submission of a challenge, as `rebuild` rows, from the score role's `scores`
+ * rows (which carry the iteration, entry and submission times the board ranks by). Always
+ * `ok`: the wrapper only keeps `routes/operators.ts` compiling until it takes the rows as they
+ * are.
  */
 export async function readResultHistory(
   d1: D1Database,
   challengeId: string,
-): Promise<{ ok: true; value: RebuildRow[] } | { ok: false; error: StoreError }> {
-  try {
-    const { results } = await d1
-      .prepare(
-        `SELECT submission_id AS submissionId, agent_id AS agentId, final_rounded AS score,
-                final_unrounded AS unrounded, iteration, entered_at AS enteredAt,
-                submitted_at AS submittedAt, scored_at AS scoredAt
-         FROM scores WHERE challenge_id = ?`,
-      )
-      .bind(challengeId)
-      .all<RebuildRow>();
-    return { ok: true, value: results };
-  } catch (err) {
-    if (isMissingTable(err)) return { ok: false, error: { reason: "scores-missing" } };
-    throw err;
-  }
+): Promise<{ ok: true; value: RebuildRow[] }> {
+  return { ok: true, value: await listResultHistory(createDb(d1), challengeId) };
 }

@@ -1,16 +1,12 @@
 /**
  * @module leaderboard/types
- * Hono typing of the leaderboard app. `Env` is generated from the root wrangler.toml; until
- * the lead adds the `LEADERBOARD` Durable Object binding there (and regenerates it), the
- * binding is declared here, so the code compiles either way.
+ * Hono typing of the leaderboard app. `Env` is generated from the root wrangler.toml, which
+ * declares every binding the app reads (`DB`, the `LEADERBOARD` Durable Object, the rate limits).
  */
 import type { CacheOptions } from "./cache.ts";
-import type { ChallengeLeaderboard } from "./leaderboard-object.ts";
 
 /** The bindings the leaderboard app reads. */
-export type LeaderboardBindings = Env & {
-  LEADERBOARD: DurableObjectNamespace<ChallengeLeaderboard>;
-};
+export type LeaderboardBindings = Env;
 
 /** The Hono environment of every leaderboard route. */
 export type LeaderboardEnv = {

@@ -5,19 +5,18 @@
  * with the run report and the engineering input — analyse the trace, ask the judges about
  * Process / Strategy / Recovery and compute the agent breakdown. Invariants: a missing or
  * invalid trace is a non-retryable failure with the reason; the engine decides every point;
- * the mapping itself is pure (agent-input.ts).
+ * the mapping itself is pure (`@bouts/telemetry`, agent-input.ts).
  */
 import type { ChallengeManifest, RunReport } from "@bouts/contracts";
 import type { ScoringContext } from "@bouts/db";
 import type { Judge } from "@bouts/judges";
+import type { Result } from "@bouts/result";
 import {
   computeAgent,
   type AgentInput,
   type Breakdown,
   type EngineeringInput,
-  type Result,
 } from "@bouts/scoring";
-import type { Trace } from "@bouts/telemetry";
 import {
   analyzeTrace,
   annotateAgentBreakdown,
@@ -26,7 +25,8 @@ import {
   readAgentConfig,
   type AgentConfig,
   type AgentInputError,
-} from "./agent-input.ts";
+  type Trace,
+} from "@bouts/telemetry";
 import { judgeTrace, type TraceJudgementsOutcome } from "./judging.ts";
 
 /** Why an agent run could not be scored; `retryable` failures are ours. */

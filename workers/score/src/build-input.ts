@@ -5,12 +5,12 @@
  * valid judgement) is a typed failure, never a guessed score.
  */
 import type { ChallengeManifest, RunReport } from "@bouts/contracts";
+import type { Result } from "@bouts/result";
 import type {
   CodeQualityJudgement,
   DeliverableJudgement,
   DeliverableInput,
   EngineeringInput,
-  Result,
 } from "@bouts/scoring";
 
 /** Why a run could not become an engineering input. `retryable` failures are ours, not the agent's. */

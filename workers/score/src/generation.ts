@@ -16,6 +16,7 @@ import {
   type AdversarialGenerator,
 } from "@bouts/adversarial";
 import type { ChallengeManifest, GeneratorReport, RunReport } from "@bouts/contracts";
+import type { Result } from "@bouts/result";
 import {
   createOpenAiChat,
   createWorkersAiChat,
@@ -40,7 +41,7 @@ export interface GeneratorEnv {
 /** The configured model generator, null when only the deterministic one runs, or why not. */
 export function createTestGenerator(
   env: GeneratorEnv,
-): { ok: true; value: AdversarialGenerator | null } | { ok: false; error: { detail: string } } {
+): Result<AdversarialGenerator | null, { detail: string }> {
   const mode = env.GENERATOR_MODE || "deterministic";
   if (mode === "deterministic") return { ok: true, value: null };
   const model = env.GENERATOR_MODEL;

@@ -27,8 +27,9 @@ import {
   type PanelOutcome,
   type TraceFacts,
 } from "@bouts/judges";
-import type { CodeQualityJudgement, Result } from "@bouts/scoring";
-import type { TraceJudgements } from "./agent-input.ts";
+import type { Result } from "@bouts/result";
+import type { CodeQualityJudgement } from "@bouts/scoring";
+import type { TraceJudgements } from "@bouts/telemetry";
 import type { JudgedDeliverable } from "./build-input.ts";
 
 /** Configuration the panel reads. */

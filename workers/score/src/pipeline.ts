@@ -14,7 +14,7 @@
  * `agent` profile also scores the submission's trace (agent-run.ts); its engineering input
  * becomes the nested Objective.
  */
-import { ChallengeManifestSchema, type RunReport } from "@bouts/contracts";
+import { ChallengeManifestSchema, parseJson, type RunReport } from "@bouts/contracts";
 import {
   claimScoringLease,
   createDb,
@@ -76,14 +76,6 @@ export type ScoreEnv = RunnerEnv &
 /** What to do with the queue message. */
 export type MessageOutcome =
   { action: "ack"; note: string } | { action: "retry"; delaySeconds: number; note: string };
-
-const parseJson = (text: string | null): unknown => {
-  try {
-    return text === null ? null : (JSON.parse(text) as unknown);
-  } catch {
-    return null;
-  }
-};
 
 /**
  * Checks that the stored archive is the one uploaded: present, and with the sha256 recorded at

@@ -17,7 +17,7 @@ import {
   type GeneratedSuite,
   type RunReport,
 } from "@bouts/contracts";
-import type { Result } from "@bouts/scoring";
+import type { Result } from "@bouts/result";
 
 /** Why no report came back. */
 export type RunnerError =

@@ -10,11 +10,10 @@ import {
   buildSubmissionFailedEvent,
   buildSubmissionScoredEvent,
   buildWebhookScore,
-  err,
   serializeEvent,
   type EventError,
-  type Result,
 } from "@bouts/webhooks";
+import { err, type Result } from "@bouts/result";
 import type { EventMessage } from "./messages.ts";
 
 /** Why an event message could not become a body. */

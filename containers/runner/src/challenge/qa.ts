@@ -6,37 +6,15 @@
  * is run too: one that fails on the reference is listed for `generation.exclude` (the declared
  * interface promised something the reference does not do). A challenge is publishable only
  * when every run completed, every test and candidate passed every time, and the reference ran
- * with clean stability.
+ * with clean stability. The report's shape is the `QaReport` contract (@bouts/contracts).
  */
 import { randomUUID } from "node:crypto";
-import type { ChallengeManifest } from "@bouts/contracts";
+import type { ChallengeManifest, QaReport, QaTest } from "@bouts/contracts";
 import type { JobError, RunnerEnvironment } from "../job.ts";
 import { runJob } from "../job.ts";
 import { err, ok, type Result } from "../result.ts";
 import { computeSha256, packDir, type PreparedChallenge } from "./bundle.ts";
 import path from "node:path";
-
-/** QA verdict for one test. */
-export interface QaTest {
-  id: string;
-  kind: "static" | "adversarial" | "generated";
-  passes: number;
-  runs: number;
-  verdict: "stable" | "flaky" | "failing";
-  lastMessage: string;
-}
-
-/** The QA report. */
-export interface QaReport {
-  challengeId: string;
-  repeats: number;
-  publishable: boolean;
-  tests: QaTest[];
-  removed: string[];
-  problems: string[];
-  /** The manifest with failing and flaky tests removed. */
-  cleanedManifest: ChallengeManifest;
-}
 
 /** Runs the reference solution `repeats` times and judges each test. */
 export async function runChallengeQa(

@@ -5,34 +5,11 @@
  * listing (no link is followed), never the submission's tests/ folder (the hidden tests
  * replace it), and never more than SOURCE_PACKET_LIMITS.
  */
-import { closeSync, openSync, readSync, constants } from "node:fs";
 import path from "node:path";
 import { SOURCE_PACKET_LIMITS, type SourceFile } from "@bouts/contracts";
-import { listFiles } from "./workspace.ts";
+import { listFiles, readTextPrefix } from "./files.ts";
 
 const SOURCE_EXT = /\.(?:[cm]?[jt]sx?|py|sql|html?)$/i;
-
-/** Reads at most `max` bytes of a regular file without following a link; null if not text. */
-export function readTextPrefix(
-  file: string,
-  max: number,
-): { text: string; truncated: boolean } | null {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch {
-    return null;
-  }
-  try {
-    const buf = Buffer.alloc(max + 1);
-    const n = readSync(fd, buf, 0, max + 1, 0);
-    const bytes = buf.subarray(0, Math.min(n, max));
-    if (bytes.includes(0)) return null;
-    return { text: new TextDecoder().decode(bytes), truncated: n > max };
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The submission's source files, sorted by path, within the packet limits. */
 export function collectSources(submissionDir: string): SourceFile[] {

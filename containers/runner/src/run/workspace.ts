@@ -24,7 +24,8 @@ import {
 import path from "node:path";
 import { DEPENDENCY_DIRS } from "@bouts/archive";
 import type { ChallengeManifest, DeliverableFound, SourceFile } from "@bouts/contracts";
-import { collectSources, readTextPrefix } from "./judge-packet.ts";
+import { listFiles, readTextPrefix } from "./files.ts";
+import { collectSources } from "./judge-packet.ts";
 import { unpackArchive, type UnpackError, type UnpackLimits } from "../archive/unpack.ts";
 import { err, ok, type Result } from "../result.ts";
 import { findUnscannableCode } from "../scan/unscannable.ts";
@@ -67,17 +68,6 @@ const TEST_RELEVANT_PACKAGE_KEYS = [
 /** Files that configure test runners; the harness never reads a submission's copy. */
 const TEST_CONFIG_NAMES =
   /^(conftest\.py|pytest\.ini|tox\.ini|setup\.cfg|pyproject\.toml|sitecustomize\.py|usercustomize\.py|(vitest|jest|vite)\.config\.[cm]?[jt]s|\.mocharc\..*|\.taprc|\.env)$/;
-
-/** Lists regular files under `dir` (relative paths), never descending into links. */
-export function listFiles(dir: string, prefix = ""): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...listFiles(dir, rel));
-    else if (e.isFile()) out.push(rel);
-  }
-  return out.sort();
-}
 
 function removeDependencyDirs(dir: string, prefix: string, removed: string[]): void {
   for (const e of readdirSync(path.join(dir, prefix), { withFileTypes: true })) {

@@ -5,7 +5,7 @@
  * operators cannot both win a transition.
  */
 import { and, asc, eq, inArray, or } from "drizzle-orm";
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 import {
   challenges,
   entries,

@@ -7,7 +7,7 @@
  * until it expires (at least 24 hours); an expired record is replaced by the next claim.
  */
 import { and, eq, lt } from "drizzle-orm";
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 import { idempotencyKeys, type IdempotencyRow } from "../schema.ts";
 
 /**

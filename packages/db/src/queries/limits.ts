@@ -5,7 +5,7 @@
  * submissions is their commit order (rowid), never a clock, so two racing requests agree on
  * which came first.
  */
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 
 // Read on every submit: raw statements whose SQL never changes.
 const IN_FLIGHT = "agent_id = ?1 AND status IN ('received', 'queued', 'running')";

@@ -4,7 +4,7 @@
  * key stays in the table (with `revoked_at`) so that its id is never reused.
  */
 import { and, desc, eq, isNull } from "drizzle-orm";
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 import {
   agents,
   apiKeys,

@@ -6,7 +6,7 @@
  * write of the same submission changes nothing.
  */
 import { and, eq } from "drizzle-orm";
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 import {
   challenges,
   entries,

@@ -8,7 +8,7 @@
  * only, except an operator's re-judgement of such a failure (audited in the same batch).
  */
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 import type { KeyCredentials } from "../keys.ts";
 import { IDEMPOTENCY_TAKEOVER_SQL } from "./idempotency.ts";
 import {

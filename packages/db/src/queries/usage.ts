@@ -4,7 +4,7 @@
  * whether an agent may spend more; operators read the figures. Invariants: recording is
  * idempotent by (run id, kind); a window is the half-open interval (now − window, now].
  */
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 import type { RunnerUsageKind } from "../schema-usage.ts";
 
 /** One runner request's cost, as the score role records it. */

@@ -8,7 +8,7 @@
  * redeliveries start one round.
  */
 import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import type { Db } from "../index.ts";
+import type { Db } from "../db.ts";
 import { challenges } from "../schema.ts";
 import { scores } from "../schema-scores.ts";
 import {

@@ -5,15 +5,8 @@
  */
 import { resolveBand } from "@bouts/scoring";
 
-/** "22:14" for 22 min 14 s; "1:02:03" past an hour; sub-second times round down. */
-export function formatDuration(ms: number): string {
-  const total = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const two = (n: number) => String(n).padStart(2, "0");
-  return h > 0 ? `${h}:${two(m)}:${two(s)}` : `${m}:${two(s)}`;
-}
+// "22:14", "5:03", "1:02:03": the scoring engine's one duration format.
+export { formatDuration } from "@bouts/scoring";
 
 /** "22 minutes 14 seconds": the spoken form of a duration, for screen readers. */
 export function describeDuration(ms: number): string {

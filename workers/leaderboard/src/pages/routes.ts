@@ -12,7 +12,7 @@ import { Hono, type Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { decodeCursor } from "@bouts/ranking";
 import { createDb } from "@bouts/db";
-import { toPublicBreakdown } from "../breakdown-view.ts";
+import { toPublicBreakdown } from "@bouts/scoring";
 import {
   BOARD_CACHE_CONTROL,
   CHALLENGE_CACHE_CONTROL,

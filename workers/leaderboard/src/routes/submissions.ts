@@ -7,7 +7,7 @@
  * shared-cached.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { toPublicBreakdown } from "../breakdown-view.ts";
+import { toPublicBreakdown } from "@bouts/scoring";
 import { resolveCaller } from "../caller.ts";
 import { fail } from "../errors.ts";
 import { createRouter, json, problems } from "../openapi.ts";

@@ -1,15 +1,19 @@
 /**
- * @module leaderboard/standing-rules
- * How one agent's recorded results become its standing (docs/design.md §7, §8). Invariants: the
- * standing is a pure function of the agent's whole result history and the ranking mode, never
- * of the order results arrived in — which is what makes duplicate, stale and concurrent
- * deliveries converge on the board a sequential delivery would give. Pure: no I/O, no clock.
+ * @module ranking/standing-rules
+ * How one agent's recorded results become its standing (docs/design.md §7, §8), and the ranking
+ * modes (the one owner of `RankingMode`). Invariants: the standing is a pure function of the
+ * agent's whole result history and the ranking mode, never of the order results arrived in —
+ * which is what makes duplicate, stale and concurrent deliveries converge on the board a
+ * sequential delivery would give. Pure: no I/O, no clock.
  */
 import { classifyTrajectory, type TrajectoryClass } from "@bouts/scoring";
-import type { Standing } from "@bouts/ranking";
+import type { Standing } from "./standing.ts";
+
+/** The ranking modes as a const tuple, for `z.enum` and drizzle's `enum`. */
+export const RANKING_MODES = ["latest", "best"] as const;
 
 /** Which submission's score ranks an agent: its latest scored one, or its best. */
-export type RankingMode = "latest" | "best";
+export type RankingMode = (typeof RANKING_MODES)[number];
 
 /** One scored submission as the board records it (times are epoch milliseconds). */
 export interface ResultRecord {

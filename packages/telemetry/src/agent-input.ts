@@ -1,5 +1,5 @@
 /**
- * @module score/agent-input
+ * @module telemetry/agent-input
  * Maps an agent-profile submission onto the engine's `AgentInput`: the challenge's agent
  * configuration (family, custom weights, token budget), the stored trace (efficiency, trace
  * integrity and exploit evidence, facts for the offline trace judges), the calibration claims
@@ -7,10 +7,18 @@
  * the trace) and the judges' Process / Strategy / Recovery scores. Invariants: pure (no I/O,
  * no clock); Objective is the nested engineering input, so the engine computes it unrounded;
  * runner and trace evidence are merged one item per trigger; a submission that cannot be
- * scored fairly is a typed failure, never a guessed score.
+ * scored fairly is a typed failure, never a guessed score. It lives here, not in the score
+ * worker, because it is the trace's pure last mile; the worker keeps only the I/O (R2 reads,
+ * the judges' calls) in agent-run.ts.
  */
-import { AgentWeightsSchema, type ChallengeManifest, type RunReport } from "@bouts/contracts";
+import {
+  AgentWeightsSchema,
+  parseJson,
+  type ChallengeManifest,
+  type RunReport,
+} from "@bouts/contracts";
 import type { TraceFacts } from "@bouts/judges";
+import type { Result } from "@bouts/result";
 import {
   FAMILIES,
   type AgentInput,
@@ -19,26 +27,20 @@ import {
   type EngineeringInput,
   type EvidenceInput,
   type Family,
-  type Result,
   type ScoreJudgement,
 } from "@bouts/scoring";
 import {
-  DEFAULT_TEST_SETUP_PATHS,
   extractConfidenceStatements,
-  extractEfficiency,
   extractTraceClaims,
-  extractTraceEvidence,
-  formatTraceError,
-  isAction,
-  parseTrace,
   resolveClaims,
-  summarizeTrace,
-  type EfficiencyExtraction,
   type ResolvedClaims,
-  type Trace,
-  type TraceEvidence,
-  type TraceSummary,
-} from "@bouts/telemetry";
+} from "./calibration.ts";
+import { extractEfficiency, type EfficiencyExtraction } from "./efficiency.ts";
+import { formatTraceError } from "./errors.ts";
+import { DEFAULT_TEST_SETUP_PATHS, extractTraceEvidence, type TraceEvidence } from "./evidence.ts";
+import { parseTrace } from "./parse-trace.ts";
+import { summarizeTrace, type TraceSummary } from "./summary.ts";
+import { isAction, type Trace } from "./trace.ts";
 
 /** Why an agent-profile submission could not become an `AgentInput`. */
 export type AgentInputError =
@@ -73,15 +75,6 @@ export const HARNESS_PATHS: readonly string[] = [
   "pyproject.toml",
   ...DEFAULT_TEST_SETUP_PATHS,
 ];
-
-const parseJson = (text: string | null): unknown => {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-};
 
 /** Reads family, custom weights and token budget from the challenge row's columns. */
 export function readAgentConfig(row: {

@@ -1,16 +1,9 @@
 /**
- * @module scoring/result
- * The Result shape for expected failures: values, not exceptions. Pure.
+ * @module scoring/errors
+ * The engine's error union (`ScoringError`, keyed by `reason`); the Result shape itself is
+ * `@bouts/result`'s. Pure.
  */
-
-/** Success or a typed failure. Chain with `if (!r.ok) return r`. */
-export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
-
-/** Wraps a success value. */
-export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
-
-/** Wraps a failure value. */
-export const err = <E>(error: E): { ok: false; error: E } => ({ ok: false, error });
+import { err, type Err } from "@bouts/result";
 
 /** Why the engine refused an input. Every variant names the offending field or rule. */
 export type ScoringError =
@@ -28,5 +21,5 @@ export type WeightRule =
   | "sum-range";
 
 /** Builds an invalid-input error for `field`. */
-export const invalid = (field: string, detail: string): { ok: false; error: ScoringError } =>
+export const invalid = (field: string, detail: string): Err<ScoringError> =>
   err({ reason: "invalid-input", field, detail });

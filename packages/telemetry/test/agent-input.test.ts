@@ -1,4 +1,4 @@
-/** Unit tests of the agent-profile mapping (workers/score/src/agent-input.ts): pure, no I/O. */
+/** Unit tests of the agent-profile mapping (packages/telemetry/src/agent-input.ts): pure, no I/O. */
 import { ChallengeManifestSchema, type RunReport } from "@bouts/contracts";
 import { computeAgent, SEED_ENGINEERING_EXAMPLE } from "@bouts/scoring";
 import { describe, expect, it } from "vitest";

@@ -1,5 +1,0 @@
-/**
- * @module runner
- * The sandboxed test runner: public entry point of the package.
- */
-export {};

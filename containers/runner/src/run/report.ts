@@ -1,0 +1,211 @@
+/**
+ * @module runner/run/report
+ * Builds a run's RunReport from what the job collected: the planned tests and their
+ * judgements, the subject's evidence, the workspace's findings, the scan, the generation
+ * report, the budget and the timings. Pure: no I/O, no clock (the job measures the times and
+ * passes them in). Invariants: every planned test appears exactly once (a test without a
+ * judgement is `not-run` when the sandbox was unavailable, else `budget-exhausted`); a run with
+ * `infrastructure` set reports clean stability, no exhausted budget and no fail-fast trip.
+ */
+import type {
+  AdversarialTestResult,
+  ChallengeManifest,
+  DeliverableFound,
+  ExploitEvidence,
+  GeneratedTestSpec,
+  GenerationReport,
+  IntegrityEvidence,
+  RunBudget,
+  RunLimits,
+  RunReport,
+  ScanReport,
+  SourceFile,
+} from "@bouts/contracts";
+import type { Observation, TestJudgement } from "./analyze.ts";
+import type { FailFastTrip } from "./budget.ts";
+import type { SubjectEvidence } from "./subject.ts";
+
+/** One test a run executes: a manifest test of either suite, or a generated one. */
+export type PlannedTest =
+  | (ChallengeManifest["staticTests"][number] & { kind: "static" })
+  | (ChallengeManifest["adversarialTests"][number] & { kind: "adversarial" })
+  | (GeneratedTestSpec & { kind: "generated" });
+
+/** Everything a RunReport is built from. */
+export interface RunReportInput {
+  runId: string;
+  manifest: ChallengeManifest;
+  bundleSha256: string;
+  submissionSha256: string;
+  runtimeVersion: string;
+  /** The limits applied, `runWallMs` being the run's budget. */
+  limits: RunLimits;
+  budgetSource: RunBudget["source"];
+  scanDeadlineMs: number;
+  /** The run's tests, in order. */
+  tests: readonly PlannedTest[];
+  judgements: ReadonlyMap<string, TestJudgement>;
+  infrastructure: RunReport["infrastructure"];
+  subject: SubjectEvidence;
+  workspace: {
+    integrity: readonly Observation<IntegrityEvidence["trigger"]>[];
+    deliverables: DeliverableFound[];
+    sources: SourceFile[];
+    notes: readonly string[];
+  };
+  scan: ScanReport;
+  /** What the run's generated tests are and where they came from (generator-selection.ts). */
+  generation: GenerationReport;
+  failFast: { tripped: FailFastTrip | null; failedAfterTrip: number };
+  timings: {
+    startedAt: string;
+    unpackMs: number;
+    scanMs: number;
+    testsMs: number;
+    /** From prime() to now: what `timings.totalMs` reports. */
+    totalMs: number;
+    /** From execute() to now: what the run's budget counts as spent. */
+    spentMs: number;
+  };
+}
+
+/** Groups observations by trigger: at most five distinct citations each, 500 characters. */
+export function aggregateObservations<T extends string>(
+  obs: readonly Observation<T>[],
+): { trigger: T; citation: string; count: number }[] {
+  const by = new Map<T, string[]>();
+  for (const o of obs) by.set(o.trigger, [...(by.get(o.trigger) ?? []), o.citation]);
+  return [...by].map(([trigger, citations]) => {
+    const unique = [...new Set(citations)];
+    let citation = unique.slice(0, 5).join("; ");
+    if (unique.length > 5) citation += `; and ${unique.length - 5} more`;
+    return { trigger, citation: citation.slice(0, 500), count: citations.length };
+  });
+}
+
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+/** Builds the RunReport of one executed run. */
+export function buildRunReport(input: RunReportInput): RunReport {
+  const { limits, infrastructure, subject, failFast, timings } = input;
+  const notRun = (): TestJudgement => ({
+    status: infrastructure ? "not-run" : "budget-exhausted",
+    durationMs: 0,
+    message: infrastructure
+      ? "not run: the sandbox was unavailable"
+      : `not run: the run's budget of ${limits.runWallMs} ms ran out`,
+    crashes: [],
+    warnings: [],
+    integrity: [],
+    exploits: [],
+  });
+  const all = input.tests.map((t) => ({ t, j: input.judgements.get(t.id) ?? notRun() }));
+  const crashes = [...subject.crashes, ...all.flatMap(({ j }) => j.crashes)];
+  const warnings = [...subject.warnings, ...all.flatMap(({ j }) => j.warnings)];
+  const exhausted = all.filter(({ j }) => j.status === "budget-exhausted").length;
+  const trip = failFast.tripped;
+  if (!infrastructure && exhausted > 0)
+    crashes.push(
+      `run budget of ${limits.runWallMs} ms (${input.budgetSource}) exhausted after ${Math.round(timings.spentMs)} ms: ${exhausted} tests budget-exhausted`,
+    );
+  if (!infrastructure && trip)
+    crashes.push(
+      `fail-fast: ${trip.reason}; ${failFast.failedAfterTrip} tests after it failed at once`,
+    );
+  const integrity = aggregateObservations([
+    ...input.workspace.integrity,
+    ...subject.integrity,
+    ...all.flatMap(({ j }) => j.integrity),
+  ]) as IntegrityEvidence[];
+  const exploits = aggregateObservations([
+    ...subject.exploits,
+    ...all.flatMap(({ j }) => j.exploits),
+  ]) as ExploitEvidence[];
+  const { manifest } = input;
+
+  return {
+    schemaVersion: 1,
+    runId: input.runId,
+    challengeId: manifest.id,
+    bundleSha256: input.bundleSha256,
+    submissionSha256: input.submissionSha256,
+    runtime: { name: manifest.runtime, version: input.runtimeVersion },
+    limits,
+    staticTests: all
+      .filter(({ t }) => t.kind === "static")
+      .map(({ t, j }) => ({
+        id: t.id,
+        category: "category" in t ? t.category : "functionality",
+        status: j.status,
+        durationMs: roundMs(j.durationMs),
+        message: j.message,
+      })),
+    adversarialTests: all.flatMap(({ t, j }): AdversarialTestResult[] => {
+      const outcome = {
+        id: t.id,
+        status: j.status,
+        durationMs: roundMs(j.durationMs),
+        message: j.message,
+      };
+      if (t.kind === "adversarial")
+        return [{ ...outcome, severity: t.severity, origin: "prebuilt" }];
+      if (t.kind !== "generated") return [];
+      const generator = input.generation.generators[0]!;
+      return [
+        {
+          ...outcome,
+          severity: t.severity,
+          origin: "generated",
+          generated: {
+            generator: generator.name,
+            kind: generator.kind,
+            technique: t.technique,
+            target: t.target,
+            rationale: t.rationale,
+          },
+        },
+      ];
+    }),
+    stability: {
+      verdict: infrastructure
+        ? "clean"
+        : crashes.length > 0
+          ? "crashed"
+          : warnings.length > 0
+            ? "warnings"
+            : "clean",
+      evidence: [...crashes, ...warnings].slice(0, 100).map((e) => e.slice(0, 500)),
+    },
+    integrity,
+    exploits,
+    scan: input.scan,
+    deliverables: input.workspace.deliverables,
+    sources: input.workspace.sources,
+    timings: {
+      startedAt: timings.startedAt,
+      unpackMs: Math.round(timings.unpackMs),
+      prepareMs: 0,
+      testsMs: Math.round(timings.testsMs),
+      scanMs: Math.round(timings.scanMs),
+      totalMs: Math.round(timings.totalMs),
+    },
+    notes: input.workspace.notes.slice(0, 100).map((n) => n.slice(0, 500)),
+    infrastructure,
+    generation: input.generation,
+    budget: {
+      limitMs: limits.runWallMs,
+      source: input.budgetSource,
+      scanDeadlineMs: input.scanDeadlineMs,
+      spentMs: Math.round(timings.spentMs),
+      exhausted: !infrastructure && exhausted > 0,
+      failFast:
+        !infrastructure && trip
+          ? {
+              consecutive: trip.consecutive,
+              reason: trip.reason,
+              testsFailed: failFast.failedAfterTrip,
+            }
+          : null,
+    },
+  };
+}
