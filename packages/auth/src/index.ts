@@ -16,6 +16,7 @@ export {
   type Principal,
 } from "./keys.ts";
 export {
+  ACCESS_PROBLEMS,
   agentIdOf,
   agentOnly,
   authenticate,

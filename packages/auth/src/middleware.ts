@@ -9,6 +9,7 @@
  * operator key and operator routes 403 to an agent key.
  */
 import type { MiddlewareHandler } from "hono";
+import type { ProblemStatus } from "@bouts/edge";
 import { createMiddleware } from "hono/factory";
 import { fail } from "./errors.ts";
 import { resolveCaller, resolvePrincipal, type Caller, type Principal } from "./keys.ts";
@@ -83,12 +84,14 @@ export const optionalKey = createMiddleware<CallerEnv>(async (c, next) => {
 /**
  * A route that is a keyed API call when an `Authorization` header is present (verified, then
  * rate-limited per owner, as `authenticate` + `limitRate`) and a public read otherwise, run
- * through `publicRead` (CORS, the per-IP budget …). Either way `c.var.caller` says which.
+ * through `publicRead` (CORS, the per-IP budget …). Either way `c.var.caller` says which. The
+ * environment is the route's own, so its handler keeps its exact context type.
  */
-export function keyOrPublic(publicRead: MiddlewareHandler): MiddlewareHandler<CallerEnv> {
-  return createMiddleware<CallerEnv>(async (c, next) => {
+export function keyOrPublic<E extends CallerEnv>(publicRead: MiddlewareHandler<E>) {
+  return createMiddleware<E>(async (c, next) => {
     if (!c.req.raw.headers.has("Authorization")) {
-      c.set("caller", { role: "anonymous" });
+      const anonymous: Caller = { role: "anonymous" };
+      c.set("caller", anonymous);
       return publicRead(c, next);
     }
     const principal = await resolvePrincipal(c.env.DB, c.req.header("Authorization"));
@@ -118,3 +121,11 @@ export function operatorIdOf(p: Principal): string {
   }
   return p.operatorId;
 }
+
+/** The problem statuses each kind of access can answer by itself, for a route's `responses`. */
+export const ACCESS_PROBLEMS = {
+  public: [429],
+  optionalKey: [401, 429],
+  agent: [401, 403, 429],
+  operator: [401, 403, 429],
+} as const satisfies Record<string, readonly ProblemStatus[]>;

@@ -88,8 +88,14 @@ export const SECURITY_SCHEMES = {
   },
 } as const;
 
+/** One security requirement: scheme names, each with its (empty) scope list. */
+export type SecurityRequirement = Record<string, string[]>;
+
 /** The security requirement a route declares, by who may call it. */
-export const SECURITY = {
+export const SECURITY: Record<
+  "public" | "optionalKey" | "agent" | "operator",
+  SecurityRequirement[]
+> = {
   /** No key read at all. */
   public: [],
   /** No key gives the public answer; a valid key of either role gives that role's answer. */
@@ -98,7 +104,7 @@ export const SECURITY = {
   agent: [{ [AGENT_KEY_SCHEME]: [] }],
   /** An operator key; an agent key gets 403. */
   operator: [{ [OPERATOR_KEY_SCHEME]: [] }],
-} satisfies Record<string, Record<string, string[]>[]>;
+};
 
 /** Registers the API-key security schemes on an app's OpenAPI registry. */
 export function registerSecuritySchemes(registry: {

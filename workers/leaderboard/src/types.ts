@@ -1,13 +1,14 @@
 /**
  * @module leaderboard/types
- * Hono typing of the leaderboard app. `Env` is generated from the root wrangler.toml; until
- * the lead adds the `LEADERBOARD` Durable Object binding there (and regenerates it), the
- * binding is declared here, so the code compiles either way.
+ * Hono typing of the leaderboard routes. `Env` is generated from the root wrangler.toml.
+ * Invariant: every public read sets `cache` and `caller` (anonymous unless the route reads
+ * an optional key), so a handler can rely on both.
  */
+import type { Caller } from "@bouts/auth";
 import type { CacheOptions } from "./cache.ts";
 import type { ChallengeLeaderboard } from "./leaderboard-object.ts";
 
-/** The bindings the leaderboard app reads. */
+/** The bindings the leaderboard routes read. */
 export type LeaderboardBindings = Env & {
   LEADERBOARD: DurableObjectNamespace<ChallengeLeaderboard>;
 };
@@ -15,5 +16,5 @@ export type LeaderboardBindings = Env & {
 /** The Hono environment of every leaderboard route. */
 export type LeaderboardEnv = {
   Bindings: LeaderboardBindings;
-  Variables: { cache: CacheOptions };
+  Variables: { cache: CacheOptions; caller: Caller };
 };
