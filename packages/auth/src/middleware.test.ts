@@ -82,7 +82,7 @@ function buildApp() {
   const who = (c: Context) => c.json(c.get("principal") ?? c.get("caller"), 200);
   app.get("/agent", agentOnly, who);
   app.get("/operator", operatorOnly, who);
-  app.get("/optional", optionalKey, who);
+  app.get("/optional", optionalKey(publicRead), who);
   app.get("/either", keyOrPublic(publicRead), who);
   app.get("/public", limitByIp, (c) => c.text("ok"));
   return app;
@@ -140,7 +140,8 @@ describe("agentOnly and operatorOnly", () => {
 });
 
 describe("optionalKey", () => {
-  it("is anonymous without a header or with an empty one", async () => {
+  it("runs the public read, and is anonymous without a header or with an empty one", async () => {
+    expect((await get("/optional")).headers.get("X-Public")).toBe("yes");
     expect(await (await get("/optional")).json()).toEqual({ role: "anonymous" });
     expect(await (await get("/optional", { Authorization: "" })).json()).toEqual({
       role: "anonymous",

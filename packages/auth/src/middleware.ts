@@ -2,9 +2,9 @@
  * @module auth/middleware
  * Per-route access, attached in each route's `middleware` (never app-wide): `agentOnly` and
  * `operatorOnly` (a verified key, its owner's rate limit, then its role: 401, 429, 403 in that
- * order), `optionalKey` (anonymous or a verified key), `keyOrPublic` (a keyed call when an
- * Authorization header is present, else the public read the route passes in) and
- * `limitByIp` (the per-IP budget of public reads). Invariants: the rate limit is counted
+ * order), `optionalKey` (a public read, anonymous or with a verified key), `keyOrPublic` (a
+ * keyed call when an Authorization header is present, else the public read the route passes
+ * in) and `limitByIp` (the per-IP budget of public reads). Invariants: the rate limit is counted
  * after authentication, so nobody can spend another's budget; agent routes answer 403 to an
  * operator key and operator routes 403 to an agent key.
  */
@@ -71,15 +71,20 @@ export const operatorOnly = createMiddleware<PrincipalEnv>(async (c, next) => {
 });
 
 /**
- * A route whose answer depends on an optional key (`c.var.caller`): no header, or an empty
- * one, is anonymous; a header that does not verify is 401.
+ * A public read whose answer depends on an optional key (`c.var.caller`): `publicRead` runs
+ * first (CORS, the per-IP budget …), then no header, or an empty one, is anonymous and a
+ * header that does not verify is 401, never a silent downgrade to the public view.
  */
-export const optionalKey = createMiddleware<CallerEnv>(async (c, next) => {
-  const caller = await resolveCaller(c.env.DB, c.req.header("Authorization"));
-  if (!caller.ok) fail(caller.error);
-  c.set("caller", caller.value);
-  await next();
-});
+export function optionalKey<E extends CallerEnv>(publicRead: MiddlewareHandler<E>) {
+  return createMiddleware<E>((c, next) =>
+    publicRead(c, async () => {
+      const caller = await resolveCaller(c.env.DB, c.req.header("Authorization"));
+      if (!caller.ok) fail(caller.error);
+      c.set("caller", caller.value);
+      await next();
+    }),
+  );
+}
 
 /**
  * A route that is a keyed API call when an `Authorization` header is present (verified, then

@@ -3,8 +3,8 @@
  * The public read API of the leaderboards (no key needed; rate-limited per client IP), the
  * public HTML pages built on it (`pages/`, docs/pages.md) and the `ChallengeLeaderboard`
  * Durable Object. `createLeaderboardRoutes` holds its routes (mounted at the root by the
- * platform Worker), each with its own access (`public-read.ts`; `optionalKey` and
- * `operatorOnly` of @bouts/auth); the public views of the challenge list and one challenge
+ * platform Worker), each with its own access (`public-read.ts`, with `optionalKey` of
+ * @bouts/auth for the breakdown; `operatorOnly` for the rebuild); the public views of the challenge list and one challenge
  * are `public-challenges.ts`, served by the platform's one operation for each. Invariants:
  * browser consumers get CORS without credentials; the WebSocket route is passed to the object
  * untouched (no header rewriting on a 101); every failure is a problem document (the pages:

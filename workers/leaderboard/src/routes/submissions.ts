@@ -7,7 +7,7 @@
  * shared-cached.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { ACCESS_PROBLEMS, fail, resolveCaller } from "@bouts/auth";
+import { ACCESS_PROBLEMS, optionalKey } from "@bouts/auth";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { toPublicBreakdown } from "../breakdown-view.ts";
 import type { PublicReadAccess } from "../public-read.ts";
@@ -29,7 +29,7 @@ export function createBreakdownRoutes(access: PublicReadAccess) {
         "includes that agent's private details; any other valid key gets the public view, and " +
         "a key that does not verify is 401.",
       security: SECURITY.optionalKey,
-      middleware: [access.read] as const,
+      middleware: [optionalKey(access.read)] as const,
       request: { params: SubmissionParamSchema },
       responses: {
         200: json(PublicBreakdownSchema, "The breakdown"),
@@ -38,10 +38,7 @@ export function createBreakdownRoutes(access: PublicReadAccess) {
     }),
     async (c) => {
       const { id } = c.req.valid("param");
-      // The optional key (@bouts/auth): none is the public view; one that does not verify is 401.
-      const resolved = await resolveCaller(c.env.DB, c.req.header("Authorization"));
-      if (!resolved.ok) fail(resolved.error);
-      const caller = resolved.value;
+      const caller = c.var.caller;
       const { score, breakdown } = await readStoredBreakdown(c, id);
       const owner = caller.role === "agent" && caller.agentId === score.agentId;
       c.header("Cache-Control", owner ? "private, no-store" : "public, max-age=60");
