@@ -106,12 +106,17 @@ export function keyOrPublic<E extends CallerEnv>(publicRead: MiddlewareHandler<E
   });
 }
 
-/** A public read: counted per client IP (`cf-connecting-ip`) against API_RATE_LIMIT. */
-export const limitByIp = createMiddleware<{ Bindings: AuthBindings }>(async (c, next) => {
-  if (c.req.method === "OPTIONS") return next();
-  await checkIpRateLimit(c.env.API_RATE_LIMIT, c.req.header("cf-connecting-ip"));
-  await next();
-});
+/**
+ * A public read: no key, counted per client IP (`cf-connecting-ip`) against API_RATE_LIMIT; a
+ * CORS preflight is not counted. Built for the route's own environment.
+ */
+export function limitByIp<E extends { Bindings: AuthBindings }>() {
+  return createMiddleware<E>(async (c, next) => {
+    if (c.req.method === "OPTIONS") return next();
+    await checkIpRateLimit(c.env.API_RATE_LIMIT, c.req.header("cf-connecting-ip"));
+    await next();
+  });
+}
 
 /** The calling agent's id; only valid behind `agentOnly` or `requireAgent`. */
 export function agentIdOf(p: Principal): string {

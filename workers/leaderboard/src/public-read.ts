@@ -1,12 +1,12 @@
 /**
  * @module leaderboard/public-read
  * The access of the public read API, attached per route: no key, the per-IP budget
- * (`checkIpRateLimit` of @bouts/auth), the cache options in `c.var.cache`, and CORS for browser
+ * (`limitByIp` of @bouts/auth), the cache options in `c.var.cache`, and CORS for browser
  * consumers (no credentials) on every read but the WebSocket upgrade, whose 101 must pass
  * through untouched. Invariant: a public read never looks at a key unless its route says so
  * (`optionalKey`).
  */
-import { checkIpRateLimit } from "@bouts/auth";
+import { limitByIp } from "@bouts/auth";
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
 import { createMiddleware } from "hono/factory";
@@ -38,14 +38,14 @@ export interface PublicReadAccess {
 
 /** Builds the public-read middleware with the given cache options. */
 export function createPublicRead(cache: CacheOptions): PublicReadAccess {
-  const upgrade = createMiddleware<LeaderboardEnv>(async (c, next) => {
-    if (c.req.method !== "OPTIONS") {
-      await checkIpRateLimit(c.env.API_RATE_LIMIT, c.req.header("cf-connecting-ip"));
-    }
-    c.set("cache", cache);
-    c.set("caller", ANONYMOUS);
-    await next();
-  });
+  const ipBudget = limitByIp<LeaderboardEnv>();
+  const upgrade = createMiddleware<LeaderboardEnv>((c, next) =>
+    ipBudget(c, async () => {
+      c.set("cache", cache);
+      c.set("caller", ANONYMOUS);
+      await next();
+    }),
+  );
   const read = createMiddleware<LeaderboardEnv>((c, next) =>
     corsPublic(c, async () => {
       await upgrade(c, next);
