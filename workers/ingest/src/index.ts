@@ -18,7 +18,7 @@ export type { SubmissionMessage } from "./messages.ts";
 export { SubmissionMessageSchema } from "./messages.ts";
 export { sweepIngest, type SweepResult } from "./sweep.ts";
 export { listVisibleChallenges, readVisibleChallenge } from "./challenge-reads.ts";
-export { IngestHttpError, toProblem as ingestErrorToProblem, type IngestError } from "./errors.ts";
+export { IngestHttpError, type IngestError } from "./errors.ts";
 export { ChallengeListSchema, ChallengeSchema } from "./schemas.ts";
 export type { IngestEnv } from "./types.ts";
 
