@@ -39,15 +39,9 @@ import {
 } from "@bouts/db";
 import { parseStoredLimits } from "./challenge-config.ts";
 import type { IngestConfig } from "./config.ts";
-import {
-  isStoredUnderIdempotencyKey,
-  ok,
-  refuse,
-  toProblem,
-  type IngestError,
-  type Result,
-} from "./errors.ts";
+import { isStoredUnderIdempotencyKey, toProblem, type IngestError } from "./errors.ts";
 import type { SubmissionMessage } from "./messages.ts";
+import { ok, refuse, type Result } from "./result.ts";
 import { ClaimsSchema, type ChallengeLimitsBody, type SubmissionSchema } from "./schemas.ts";
 import { putObject, releaseObjectQuietly, type StoredObject } from "./storage.ts";
 import { archiveContentType, checkTrace, readBodyLimited, type ArchiveType } from "./uploads.ts";

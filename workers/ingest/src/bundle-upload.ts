@@ -17,7 +17,8 @@ import {
 } from "@bouts/db";
 import { readBundleManifest } from "./bundle.ts";
 import type { IngestConfig } from "./config.ts";
-import { ok, refuse, type IngestError, type Result } from "./errors.ts";
+import type { IngestError } from "./errors.ts";
+import { ok, refuse, type Result } from "./result.ts";
 import { ensureObject, releaseObjectQuietly } from "./storage.ts";
 import { readBodyLimited } from "./uploads.ts";
 

@@ -9,7 +9,7 @@
 import { createDb, findChallenge, listChallenges } from "@bouts/db";
 import { canSeeChallenge, ownsChallenge } from "./access.ts";
 import { readConfig } from "./config.ts";
-import { ok, refuse, type Result } from "./errors.ts";
+import { ok, refuse, type Result } from "./result.ts";
 import type { ChallengeListSchema, ChallengeSchema } from "./schemas.ts";
 import type { Principal } from "./types.ts";
 import { challengeToWire } from "./views.ts";

@@ -39,18 +39,6 @@ export type IngestError =
   | { reason: "qa-failed"; detail: string; errors: ProblemFieldError[] }
   | { reason: "unavailable"; service: string; retryAfter: number };
 
-/** A value, or the expected failure that stopped it (chain with `if (!r.ok) return r`). */
-export type Result<T, E = IngestError> = { ok: true; value: T } | { ok: false; error: E };
-
-/** A successful result. */
-export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
-
-/** A failed result. */
-export const refuse = (error: IngestError): { ok: false; error: IngestError } => ({
-  ok: false,
-  error,
-});
-
 const describeRefusal = (r: ArchiveRefusal | AdmissionRefusal): string =>
   r.reason === "unscannable-code" || r.reason === "nothing-to-load"
     ? describeAdmissionRefusal(r)

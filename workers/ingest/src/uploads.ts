@@ -7,7 +7,7 @@
  * are values (`Result`), for the caller to map.
  */
 import { formatTraceError, parseTrace } from "@bouts/telemetry";
-import { ok, refuse, type Result } from "./errors.ts";
+import { ok, refuse, type Result } from "./result.ts";
 
 /** The archive formats accepted for submissions and bundles. */
 export type { ArchiveFormat as ArchiveType } from "@bouts/archive";
