@@ -1,9 +1,8 @@
 /**
  * @module result
- * The Result shape of expected failures (STYLE.md, error model 1): a value or a typed error,
- * never an exception. The error is usually a tagged union keyed by `reason`. Chain with
- * `if (!r.ok) return r`; there is deliberately no combinator library. Pure: no I/O, no clock,
- * no dependencies.
+ * The one Result of expected failures (CONTRIBUTING.md, "Architecture rules"): a value or a
+ * typed error, usually a tagged union keyed by `reason`; chain with `if (!r.ok) return r`, no
+ * combinator library. Pure: no I/O, no clock, no dependencies.
  */
 
 /** A success carrying `value`. */

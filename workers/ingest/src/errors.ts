@@ -1,9 +1,10 @@
 /**
  * @module ingest/errors
- * Domain errors of the ingest API and their one mapping to HTTP (`application/problem+json`).
- * Invariants: `toProblem` and `isStoredUnderIdempotencyKey` are exhaustive switches with no
- * default, so a new reason fails to compile until it is mapped and its replay rule decided;
- * nothing here leaks another agent's data or a hidden test.
+ * Domain errors of the ingest API and their one mapping to HTTP (`application/problem+json`,
+ * rendered by the edge kit's `onError`). Invariants: `toProblem` and
+ * `isStoredUnderIdempotencyKey` are exhaustive switches with no default, so a new reason fails
+ * to compile until it is mapped and its replay rule decided; nothing here leaks another
+ * agent's data or a hidden test. Keys, roles and the API rate limit are @bouts/auth's.
  */
 import {
   describeAdmissionRefusal,
@@ -11,17 +12,11 @@ import {
   type AdmissionRefusal,
   type ArchiveRefusal,
 } from "@bouts/archive";
-import {
-  buildProblem,
-  PROBLEM_CONTENT_TYPE,
-  type Problem,
-  type ProblemFieldError,
-} from "@bouts/contracts";
+import { buildProblem, type Problem, type ProblemFieldError } from "@bouts/contracts";
+import { HttpError, type ProblemAnswer } from "@bouts/edge";
 
 /** Every expected failure of the ingest API, tagged by `reason`. */
 export type IngestError =
-  | { reason: "unauthenticated"; detail: string }
-  | { reason: "forbidden"; detail: string }
   | { reason: "not-found"; resource: string }
   | { reason: "invalid"; problem: Problem }
   | { reason: "unprocessable"; detail: string; errors?: ProblemFieldError[] }
@@ -49,12 +44,12 @@ const describeRefusal = (r: ArchiveRefusal | AdmissionRefusal): string =>
     ? describeAdmissionRefusal(r)
     : describeArchiveRefusal(r);
 
-/** Thrown to abort a request with a domain error; `app.onError` renders it. */
-export class IngestHttpError extends Error {
+/** Thrown to abort a request with a domain error; the app's `onError` renders it. */
+export class IngestHttpError extends HttpError {
   override readonly name = "IngestHttpError";
   readonly error: IngestError;
   constructor(error: IngestError) {
-    super(error.reason);
+    super(toProblem(error));
     this.error = error;
   }
 }
@@ -65,15 +60,8 @@ export function fail(error: IngestError): never {
 }
 
 /** The problem document and extra headers for a domain error. */
-export function toProblem(e: IngestError): { problem: Problem; headers: Record<string, string> } {
+export function toProblem(e: IngestError): ProblemAnswer {
   switch (e.reason) {
-    case "unauthenticated":
-      return {
-        problem: buildProblem(401, e.reason, "Unauthorized", e.detail),
-        headers: { "WWW-Authenticate": 'Bearer realm="bouts"' },
-      };
-    case "forbidden":
-      return { problem: buildProblem(403, e.reason, "Forbidden", e.detail), headers: {} };
     case "not-found":
       return {
         problem: buildProblem(404, e.reason, "Not found", `No such ${e.resource}.`),
@@ -218,8 +206,6 @@ export function isStoredUnderIdempotencyKey(e: IngestError): boolean {
     case "unsupported-media-type":
     case "archive-refused":
       return true;
-    case "unauthenticated":
-    case "forbidden":
     case "not-found":
     case "weight-rule":
     case "conflict":
@@ -234,18 +220,4 @@ export function isStoredUnderIdempotencyKey(e: IngestError): boolean {
     case "unavailable":
       return false;
   }
-}
-
-/** Renders a problem document as a response. */
-export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, ...headers },
-  });
-}
-
-/** Renders a domain error as a response. */
-export function errorResponse(e: IngestError): Response {
-  const { problem, headers } = toProblem(e);
-  return problemResponse(problem, headers);
 }

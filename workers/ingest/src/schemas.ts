@@ -178,6 +178,24 @@ export const ChallengeSchema = z
   })
   .openapi("Challenge");
 
+/**
+ * Documentation of the bundle upload body: the raw .tar.gz bytes (read by hand, so that the
+ * size is checked before anything is parsed).
+ */
+export const BUNDLE_BODY_DOC: {
+  type: "string";
+  format: "binary";
+  contentMediaType: string;
+  description: string;
+} = {
+  type: "string",
+  format: "binary",
+  contentMediaType: "application/gzip",
+  description:
+    "The bundle: a .tar.gz (gzip signature 1f 8b) with challenge.json at its root " +
+    "(docs/challenge-bundle.md); anything else is 415, a refused archive or manifest 422.",
+};
+
 export const ChallengeListSchema = z
   .object({ challenges: z.array(ChallengeSchema) })
   .openapi("ChallengeList");

@@ -1,12 +1,10 @@
 /**
  * @module ingest/types
- * Hono typing for the ingest app: the Worker's generated `Env` and the per-request caller.
+ * Hono typing for the ingest routes: the Worker's generated `Env`. The caller
+ * (`c.var.principal`) comes from each route's access middleware (@bouts/auth).
  */
 
-import type { KeyOwner } from "@bouts/db";
-
-/** Who is calling, resolved from the API key. */
-export type Principal = KeyOwner;
+export type { Principal } from "@bouts/auth";
 
 /** The Hono environment of every ingest route. */
-export type IngestEnv = { Bindings: Env; Variables: { principal: Principal } };
+export type IngestEnv = { Bindings: Env };

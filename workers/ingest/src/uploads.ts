@@ -3,10 +3,11 @@
  * Cheap edge checks on uploads before anything is stored: declared and actual size, media
  * type and the telemetry trace's format (archives are checked by @bouts/archive).
  * Invariant: a body is never read past its limit, so an oversized upload costs at most
- * `limit` bytes of memory; a refused trace is answered before anything is written.
+ * `limit` bytes of memory; a refused trace is answered before anything is written. Refusals
+ * are values (`Result`), for the caller to map.
  */
 import { formatTraceError, parseTrace } from "@bouts/telemetry";
-import { fail } from "./errors.ts";
+import { ok, refuse, type Result } from "./result.ts";
 
 /** The archive formats accepted for submissions and bundles. */
 export type { ArchiveFormat as ArchiveType } from "@bouts/archive";
@@ -20,16 +21,19 @@ export async function readBodyLimited(
   request: Request,
   limit: number,
   what: string,
-): Promise<Uint8Array> {
+): Promise<Result<Uint8Array>> {
   const declared = request.headers.get("Content-Length");
   if (declared !== null) {
     const n = Number(declared);
     if (!Number.isSafeInteger(n) || n < 0) {
-      fail({ reason: "unsupported-media-type", detail: "Content-Length is not a byte count." });
+      return refuse({
+        reason: "unsupported-media-type",
+        detail: "Content-Length is not a byte count.",
+      });
     }
-    if (n > limit) fail({ reason: "payload-too-large", what, limit });
+    if (n > limit) return refuse({ reason: "payload-too-large", what, limit });
   }
-  if (!request.body) return new Uint8Array(0);
+  if (!request.body) return ok(new Uint8Array(0));
   const reader = request.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -39,11 +43,11 @@ export async function readBodyLimited(
     total += value.byteLength;
     if (total > limit) {
       await reader.cancel();
-      fail({ reason: "payload-too-large", what, limit });
+      return refuse({ reason: "payload-too-large", what, limit });
     }
     chunks.push(value);
   }
-  return concatBytes(chunks, total);
+  return ok(concatBytes(chunks, total));
 }
 
 /** Joins chunks of `total` bytes; a single chunk (the usual small body) is not copied. */
@@ -68,18 +72,18 @@ export function archiveContentType(type: ArchiveType): string {
  * scorer's own parser, so every stored trace can be scored: 413 past `maxBytes`, 422 with
  * `formatTraceError`'s detail (the JSONL line or OTel span, and what is wrong) otherwise.
  */
-export function checkTrace(bytes: Uint8Array, maxBytes: number): void {
+export function checkTrace(bytes: Uint8Array, maxBytes: number): Result<void> {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    fail({ reason: "unprocessable", detail: "Invalid trace: it is not UTF-8 text." });
+    return refuse({ reason: "unprocessable", detail: "Invalid trace: it is not UTF-8 text." });
   }
   const parsed = parseTrace(text, { limits: { maxBytes } });
-  if (parsed.ok) return;
+  if (parsed.ok) return ok(undefined);
   if (parsed.error.reason === "too-large")
-    fail({ reason: "payload-too-large", what: "trace", limit: maxBytes });
-  fail({
+    return refuse({ reason: "payload-too-large", what: "trace", limit: maxBytes });
+  return refuse({
     reason: "unprocessable",
     detail: `Invalid trace: ${formatTraceError(parsed.error)}`,
     errors: [{ path: "trace", message: formatTraceError(parsed.error) }],

@@ -1,29 +1,29 @@
 /**
  * @module leaderboard/errors
  * Domain errors of the public leaderboard API and their one mapping to HTTP
- * (`application/problem+json`). Invariant: `toProblem` is an exhaustive switch with no
- * default, so a new reason fails to compile until it is mapped; wire messages never carry
- * internals (the rich reason goes to logs).
+ * (`application/problem+json`, rendered by the edge kit's `onError`; the pages render the same
+ * mapping as HTML). Invariant: `toProblem` is an exhaustive switch with no default, so a new
+ * reason fails to compile until it is mapped; wire messages never carry internals (the rich
+ * reason goes to logs). Keys and roles are @bouts/auth's.
  */
-import { buildProblem, PROBLEM_CONTENT_TYPE, type Problem } from "@bouts/contracts";
+import { buildProblem, type Problem } from "@bouts/contracts";
+import { HttpError, type ProblemAnswer } from "@bouts/edge";
 
 /** Every expected failure of the leaderboard API, tagged by `reason`. */
 export type LeaderboardError =
   | { reason: "not-found"; resource: string }
   | { reason: "invalid"; problem: Problem }
   | { reason: "bad-cursor"; detail: string }
-  | { reason: "unauthenticated"; detail: string }
-  | { reason: "forbidden"; detail: string }
   | { reason: "upgrade-required" }
   | { reason: "rate-limited"; retryAfter: number }
   | { reason: "unavailable"; service: string; retryAfter: number };
 
-/** Thrown to abort a request with a domain error; `app.onError` renders it. */
-export class LeaderboardHttpError extends Error {
+/** Thrown to abort a request with a domain error; the app's `onError` renders it. */
+export class LeaderboardHttpError extends HttpError {
   override readonly name = "LeaderboardHttpError";
   readonly error: LeaderboardError;
   constructor(error: LeaderboardError) {
-    super(error.reason);
+    super(toProblem(error));
     this.error = error;
   }
 }
@@ -34,10 +34,7 @@ export function fail(error: LeaderboardError): never {
 }
 
 /** The problem document and extra headers for a domain error. */
-export function toProblem(e: LeaderboardError): {
-  problem: Problem;
-  headers: Record<string, string>;
-} {
+export function toProblem(e: LeaderboardError): ProblemAnswer {
   switch (e.reason) {
     case "not-found":
       return {
@@ -57,13 +54,6 @@ export function toProblem(e: LeaderboardError): {
         ),
         headers: {},
       };
-    case "unauthenticated":
-      return {
-        problem: buildProblem(401, e.reason, "Unauthorized", e.detail),
-        headers: { "WWW-Authenticate": 'Bearer realm="bouts"' },
-      };
-    case "forbidden":
-      return { problem: buildProblem(403, e.reason, "Forbidden", e.detail), headers: {} };
     case "upgrade-required":
       return {
         problem: buildProblem(
@@ -90,18 +80,4 @@ export function toProblem(e: LeaderboardError): {
         headers: { "Retry-After": String(e.retryAfter) },
       };
   }
-}
-
-/** Renders a problem document as a response. */
-export function problemResponse(problem: Problem, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, ...headers },
-  });
-}
-
-/** Renders a domain error as a response. */
-export function errorResponse(e: LeaderboardError): Response {
-  const { problem, headers } = toProblem(e);
-  return problemResponse(problem, headers);
 }

@@ -1,11 +1,11 @@
 /**
  * @module leaderboard/schemas
  * Wire schemas of the public leaderboard API (params, queries, responses), registered in the
- * OpenAPI document under names that do not collide with the ingest API's when the two are
- * merged. Invariant: no schema here has a field for a bundle, a hidden test or a key.
+ * platform's one OpenAPI document under names that do not collide with the ingest API's.
+ * Invariant: no schema here has a field for a bundle, a hidden test or a key.
  */
 import { z } from "@hono/zod-openapi";
-import { ProblemSchema } from "@bouts/contracts";
+import { BreakdownViewSchema } from "@bouts/contracts";
 import { RANKING_MODES } from "@bouts/ranking";
 import { BAND_KEYS, TRAJECTORY_CLASSES } from "@bouts/scoring";
 
@@ -33,18 +33,29 @@ export const SubmissionParamSchema = z.object({
     .openapi({ param: { name: "id", in: "path" } }),
 });
 
-/** `limit` is an integer clamped to 1..100; `cursor` is opaque. */
+/** Most entries a page holds; a larger `limit` is served as this. */
+export const MAX_PAGE_LIMIT = 100;
+
+/**
+ * `limit` is an integer ≥ 1 (digits only; anything else, the empty string included, is 400),
+ * served as at most 100; `cursor` is opaque.
+ */
 export const PageQuerySchema = z.object({
   limit: z
     .string()
+    .regex(/^[0-9]+$/, "must be an integer ≥ 1")
+    .refine((s) => Number(s) >= 1, "must be an integer ≥ 1")
+    .transform((s) => Math.min(MAX_PAGE_LIMIT, Number(s)))
     .optional()
     .openapi({
       param: { name: "limit", in: "query" },
+      type: "integer",
+      minimum: 1,
+      pattern: undefined,
       description:
-        "Entries per page, an integer clamped to 1..100 (default 50); not an integer is 400.",
-      // Documents clampLimit's check (reads.ts), which answers 400 for anything else.
-      pattern: "^-?[0-9]{1,12}$",
-      example: "50",
+        "Entries per page (default 50); an integer ≥ 1, and above 100 the page holds 100. " +
+        "Anything else, an empty value included, is 400.",
+      example: 50,
     }),
   cursor: z
     .string()
@@ -68,9 +79,6 @@ export const ChallengeListQuerySchema = z.object({
 const Timestamp = z.iso.datetime().openapi({ example: "2026-11-30T08:00:00.000Z" });
 const Band = z.enum(BAND_KEYS);
 const TrajectoryClass = z.enum(TRAJECTORY_CLASSES);
-
-/** The error document every failure returns. */
-export const ProblemDocSchema = ProblemSchema.openapi("Problem");
 
 /** A challenge's public fields. */
 export const PublicChallengeSchema = z
@@ -167,7 +175,7 @@ export const PublicBreakdownSchema = z
     profileVersion: z.int(),
     final: z.object({ unrounded: z.string(), rounded: z.int() }),
     scoredAt: Timestamp,
-    breakdown: z.record(z.string(), z.unknown()).openapi({
+    breakdown: BreakdownViewSchema.openapi({
       description:
         "The engine's breakdown (schema bouts.breakdown/v1): every component's weight, score and " +
         "contribution, every adjustment. The public view omits locations in the agent's code and " +

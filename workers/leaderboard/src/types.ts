@@ -1,8 +1,10 @@
 /**
  * @module leaderboard/types
- * Hono typing of the leaderboard app. `Env` is generated from the root wrangler.toml, which
- * declares every binding the app reads (`DB`, the `LEADERBOARD` Durable Object, the rate limits).
+ * Hono typing of the leaderboard routes. `Env` is generated from the root wrangler.toml.
+ * Invariant: every public read sets `cache` and `caller` (anonymous unless the route reads
+ * an optional key), so a handler can rely on both.
  */
+import type { Caller } from "@bouts/auth";
 import type { CacheOptions } from "./cache.ts";
 
 /** The bindings the leaderboard app reads. */
@@ -11,5 +13,5 @@ export type LeaderboardBindings = Env;
 /** The Hono environment of every leaderboard route. */
 export type LeaderboardEnv = {
   Bindings: LeaderboardBindings;
-  Variables: { cache: CacheOptions };
+  Variables: { cache: CacheOptions; caller: Caller };
 };

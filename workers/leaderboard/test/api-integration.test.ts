@@ -2,13 +2,14 @@
  * The public read API end to end: challenge reads, leaderboard pages and standings with their
  * ETags, 304s, Cache-Control and the versioned edge cache, CORS, problem+json errors, the
  * per-IP rate limit and the WebSocket route. Most calls go through the Worker's fetch
- * (`exports.default`, the deployed app); change-visibility tests use an app whose version
- * cache is off, so they need not wait out its TTL.
+ * (`exports.default`, the platform app); change-visibility tests mount this role's routes in
+ * an app whose version cache is off, so they need not wait out its TTL.
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { createLeaderboardApp } from "../src/index.ts";
+import { createApp } from "@bouts/edge";
+import { createLeaderboardRoutes, type LeaderboardEnv } from "../src/index.ts";
 import { expectProblem, result, seedChallenge } from "./helpers.ts";
 
 const ORIGIN = "https://leaderboard.test";
@@ -17,7 +18,10 @@ function get(path: string, headers: Record<string, string> = {}) {
   return exports.default.fetch(new Request(`${ORIGIN}${path}`, { headers }));
 }
 
-const uncachedApp = createLeaderboardApp({ cache: { versionTtlSeconds: 0 } });
+const uncachedApp = createApp<LeaderboardEnv>().route(
+  "/",
+  createLeaderboardRoutes({ cache: { versionTtlSeconds: 0 } }),
+);
 async function getUncached(path: string, headers: Record<string, string> = {}) {
   const ctx = createExecutionContext();
   const res = await uncachedApp.fetch(new Request(`${ORIGIN}${path}`, { headers }), env, ctx);
@@ -130,7 +134,7 @@ describe("leaderboard pages", () => {
     expect((await fresh.json<Page>()).total).toBe(2);
   });
 
-  it("pages with a cursor, clamps limit, and refuses a garbage cursor with 400", async () => {
+  it("pages with a cursor, serves at most 100, and refuses a garbage cursor with 400", async () => {
     const scores = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`a${i}`, 40 + i]));
     const { challengeId } = await boardWith(scores);
     const base = `/v1/challenges/${challengeId}/leaderboard`;
@@ -140,11 +144,38 @@ describe("leaderboard pages", () => {
       await get(`${base}?limit=5&cursor=${encodeURIComponent(first.next!)}`)
     ).json<Page>();
     expect(second.entries.map((e) => e.rank)).toEqual([6, 7, 8, 9, 10]);
-    expect((await (await get(`${base}?limit=0`)).json<Page>()).entries).toHaveLength(1);
     expect((await (await get(`${base}?limit=100000`)).json<Page>()).entries).toHaveLength(12);
     await expectProblem(await get(`${base}?limit=ten`), 400);
     const bad = await expectProblem(await get(`${base}?cursor=not-a-cursor`), 400);
     expect(bad.type).toBe("urn:bouts:problem:bad-cursor");
+  });
+});
+
+describe("the limit of a page", () => {
+  it.each(["", "0", "-5", "1.5", "1e2", " 5"])(
+    "refuses limit=%j with a 400 problem naming limit",
+    async (limit) => {
+      const { challengeId } = await boardWith({ a: 1 });
+      const res = await get(
+        `/v1/challenges/${challengeId}/leaderboard?limit=${encodeURIComponent(limit)}`,
+      );
+      const problem = await expectProblem(res, 400);
+      expect(problem.type).toBe("urn:bouts:problem:validation");
+      expect(JSON.stringify(problem)).toContain('"path":"limit"');
+    },
+  );
+
+  it("documents limit as an integer of at least 1", async () => {
+    const doc = await (
+      await get("/openapi.json")
+    ).json<{
+      paths: Record<string, { get: { parameters: { name: string; schema: unknown }[] } }>;
+    }>();
+    const limit = doc.paths["/v1/challenges/{id}/leaderboard"]!.get.parameters.find(
+      (p) => p.name === "limit",
+    );
+    expect(limit?.schema).toMatchObject({ type: "integer", minimum: 1 });
+    expect(limit?.schema).not.toHaveProperty("pattern");
   });
 });
 

@@ -1,35 +1,28 @@
 /**
  * @module platform
- * The platform's one Worker (root wrangler.toml): composes the roles. `fetch` routes public
- * leaderboard reads to the leaderboard app, /v1/webhooks to the webhook role and everything
- * else to the ingest API; `queue` dispatches by queue name (the score role consumes
- * submissions, the webhook role webhook events and deliveries, each with its dead letters);
- * `scheduled` runs the ingest sweep and the scoring reconciler (stranded queued, waiting,
- * running, unpublished submissions) and prunes the webhook delivery log. It exports the ChallengeLeaderboard
- * Durable Object and, for production, the runner's Container class. Each role owns its
- * code; this file only wires them, so a split into separate Workers is a config change.
- * The public HTML pages (docs/pages.md) go to the leaderboard app too; their stylesheet and
- * script are static assets (public/, [assets]) served before this Worker runs.
+ * The platform's one Worker (root wrangler.toml): composes the roles. `fetch` is the one Hono
+ * app (`app.ts`: every role's routes, each with its own access); `queue` dispatches by queue
+ * name (the score role consumes submissions, the webhook role webhook events and deliveries,
+ * each with its dead letters); `scheduled` runs the ingest sweep and the scoring reconciler
+ * (stranded queued, waiting, running, unpublished submissions) and prunes the webhook
+ * delivery log. It exports the ChallengeLeaderboard Durable Object and, for production, the
+ * runner's Container class. Each role owns its code; this Worker only wires them.
  */
-import { ingestApp, sweepIngest } from "@bouts/ingest";
-import { isLeaderboardRequest, isPageRequest, leaderboardApp } from "@bouts/leaderboard";
+import { sweepIngest } from "@bouts/ingest";
 import { reconcileScoring } from "@bouts/score";
-import { isWebhooksRequest, sweepWebhooks, webhooksApp } from "@bouts/webhooks-worker";
-import { buildOpenApiDocument } from "./openapi.ts";
+import { sweepWebhooks } from "@bouts/webhooks-worker";
+import { createPlatformApp } from "./app.ts";
 import { resolveQueueConsumer } from "./queues.ts";
 
 export { ChallengeLeaderboard } from "@bouts/leaderboard";
 export { RunnerContainer } from "./runner-container.ts";
 
+export { createPlatformApp, type PlatformAppOptions } from "./app.ts";
+
+const app = createPlatformApp();
+
 export default {
-  fetch(request, env, ctx) {
-    if (new URL(request.url).pathname === "/openapi.json" && request.method === "GET")
-      return Response.json(buildOpenApiDocument());
-    if (isWebhooksRequest(request)) return webhooksApp.fetch(request, env, ctx);
-    return isLeaderboardRequest(request) || isPageRequest(request)
-      ? leaderboardApp.fetch(request, env, ctx)
-      : ingestApp.fetch(request, env, ctx);
-  },
+  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
   async queue(batch, env, ctx) {
     const consume = resolveQueueConsumer(batch.queue);
     if (!consume) {

@@ -1,11 +1,12 @@
 /**
  * @module webhooks-worker/errors
- * Domain errors of the webhook routes and their one mapping to `application/problem+json`.
- * Invariants: `toProblem` is an exhaustive switch with no default; another agent's endpoint
- * and a missing one produce the same 404; a refusal that ends by itself (a pending delivery,
- * a spent test quota) carries `Retry-After`.
+ * Domain errors of the webhook routes and their one mapping to `application/problem+json`
+ * (rendered by the edge kit's `onError`). Invariants: `toProblem` is an exhaustive switch
+ * with no default; another agent's endpoint and a missing one produce the same 404; a refusal
+ * that ends by itself (a pending delivery, a spent test quota) carries `Retry-After`.
  */
-import { buildProblem, PROBLEM_CONTENT_TYPE, type Problem } from "@bouts/contracts";
+import { buildProblem, type Problem } from "@bouts/contracts";
+import { HttpError, type ProblemAnswer } from "@bouts/edge";
 import type { TargetUrlRule } from "@bouts/webhooks";
 
 /** Every expected failure of the webhook routes, tagged by `reason`. */
@@ -23,12 +24,12 @@ export type WebhooksError =
       retryAfterSeconds: number;
     };
 
-/** Thrown to abort a request with a domain error; `app.onError` renders it. */
-export class WebhooksHttpError extends Error {
+/** Thrown to abort a request with a domain error; the app's `onError` renders it. */
+export class WebhooksHttpError extends HttpError {
   override readonly name = "WebhooksHttpError";
   readonly error: WebhooksError;
   constructor(error: WebhooksError) {
-    super(error.reason);
+    super(toHttpAnswer(error));
     this.error = error;
   }
 }
@@ -36,6 +37,15 @@ export class WebhooksHttpError extends Error {
 /** Aborts the current request with `error`. */
 export function fail(error: WebhooksError): never {
   throw new WebhooksHttpError(error);
+}
+
+/** The problem document and headers for a domain error (`Retry-After` when it will pass). */
+export function toHttpAnswer(e: WebhooksError): ProblemAnswer {
+  const retryAfter = resolveRetryAfter(e);
+  return {
+    problem: toProblem(e),
+    headers: retryAfter === null ? {} : { "Retry-After": String(Math.max(1, retryAfter)) },
+  };
 }
 
 /** The problem document for a domain error. */
@@ -83,11 +93,4 @@ export function resolveRetryAfter(e: WebhooksError): number | null {
     case "endpoint-limit":
       return null;
   }
-}
-
-/** Renders a problem document as a response, with `Retry-After` when given. */
-export function problemResponse(problem: Problem, retryAfterSeconds?: number | null): Response {
-  const headers: Record<string, string> = { "Content-Type": PROBLEM_CONTENT_TYPE };
-  if (retryAfterSeconds != null) headers["Retry-After"] = String(Math.max(1, retryAfterSeconds));
-  return new Response(JSON.stringify(problem), { status: problem.status, headers });
 }

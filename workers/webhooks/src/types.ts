@@ -1,9 +1,8 @@
 /**
  * @module webhooks-worker/types
- * Hono typing of the webhook routes: the ingest environment, because the routes sit behind
- * the same API-key authentication (`c.var.principal`).
+ * Hono typing of the webhook routes: the Worker's generated `Env`. The caller
+ * (`c.var.principal`) comes from each route's access middleware (@bouts/auth `agentOnly`).
  */
-import type { IngestEnv } from "@bouts/ingest";
 
 /** The Hono environment of every webhook route. */
-export type WebhooksEnv = IngestEnv;
+export type WebhooksEnv = { Bindings: Env };

@@ -18,10 +18,11 @@ import {
   type ApiKeyRow,
   mintApiKey,
 } from "@bouts/db";
-import { operatorIdOf, requireOperator } from "../auth.ts";
+import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
+import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
-import { BEARER, createRouter, json, problems } from "../openapi.ts";
+import type { IngestEnv } from "../types.ts";
 import {
   AgentSchema,
   CreateAgentBodySchema,
@@ -34,7 +35,9 @@ import {
 } from "../schemas.ts";
 import { agentToWire, keyToWire } from "../views.ts";
 
-export const agentRoutes = createRouter();
+export const agentRoutes = createRouter<IngestEnv>();
+
+const OPERATOR = ACCESS_PROBLEMS.operator;
 
 const tags = ["operators"];
 
@@ -59,12 +62,12 @@ agentRoutes.openapi(
     path: "/agents",
     tags,
     summary: "Register an agent and issue its first key",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { body: { ...json(CreateAgentBodySchema), required: true } },
     responses: {
       201: json(CreatedAgentSchema, "The agent and its key (shown once)"),
-      ...problems(403),
+      ...problems(...OPERATOR, 400, 415),
     },
   }),
   async (c) => {
@@ -87,11 +90,11 @@ agentRoutes.openapi(
     path: "/agents",
     tags,
     summary: "List the agents this operator registered",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     responses: {
       200: json(z.object({ agents: z.array(AgentSchema) }), "The agents"),
-      ...problems(403),
+      ...problems(...OPERATOR),
     },
   }),
   async (c) => {
@@ -112,12 +115,12 @@ agentRoutes.openapi(
     path: "/agents/{id}/keys",
     tags,
     summary: "List an agent's keys (never their secrets)",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { params: IdParamSchema },
     responses: {
       200: json(z.object({ keys: z.array(KeyInfoSchema) }), "The keys"),
-      ...problems(403, 404),
+      ...problems(...OPERATOR, 400, 404),
     },
   }),
   async (c) => {
@@ -134,10 +137,13 @@ agentRoutes.openapi(
     path: "/agents/{id}/usage",
     tags,
     summary: "An agent's runner time over the usage window, by challenge, against its ceiling",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { params: IdParamSchema },
-    responses: { 200: json(RunnerUsageSchema, "The agent's runner time"), ...problems(403, 404) },
+    responses: {
+      200: json(RunnerUsageSchema, "The agent's runner time"),
+      ...problems(...OPERATOR, 400, 404),
+    },
   }),
   async (c) => {
     const db = createDb(c.env.DB);
@@ -171,10 +177,13 @@ agentRoutes.openapi(
     path: "/agents/{id}/keys",
     tags,
     summary: "Issue a new key for an agent",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { params: IdParamSchema, body: { ...json(IssueKeyBodySchema), required: false } },
-    responses: { 201: json(IssuedKeySchema, "The key (shown once)"), ...problems(403, 404) },
+    responses: {
+      201: json(IssuedKeySchema, "The key (shown once)"),
+      ...problems(...OPERATOR, 400, 404, 415),
+    },
   }),
   async (c) => {
     const db = createDb(c.env.DB);
@@ -191,8 +200,8 @@ agentRoutes.openapi(
     path: "/keys/{id}",
     tags,
     summary: "Revoke a key of one of this operator's agents (or one of its own keys)",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: {
       params: z.object({
         id: z
@@ -201,7 +210,10 @@ agentRoutes.openapi(
           .openapi({ param: { name: "id", in: "path" } }),
       }),
     },
-    responses: { 200: json(KeyInfoSchema, "The revoked key"), ...problems(403, 404, 409) },
+    responses: {
+      200: json(KeyInfoSchema, "The revoked key"),
+      ...problems(...OPERATOR, 400, 404, 409),
+    },
   }),
   async (c) => {
     const db = createDb(c.env.DB);

@@ -1,56 +1,49 @@
 /**
  * @module ingest/routes/challenges
- * Challenges: operators create, update, upload the bundle, publish (after the runner's QA
- * passes) and close them; agents list and read published ones and enter them. Invariants:
- * scoring configuration changes only while a challenge is a draft; a draft or closed
- * challenge is invisible to agents (404); agent views never include the hidden tests; a
- * bundle's row is written before its object, and reverted if the object cannot be stored.
+ * Challenges: operators create, update, upload the bundle (`bundle-upload.ts`), publish
+ * (after the runner's QA passes) and close them; agents enter them. The list and one
+ * challenge are read through `challenge-reads.ts` (the platform serves them, with or
+ * without a key). Invariants: scoring configuration changes only while a challenge is a
+ * draft; a draft is invisible to agents (404); a closed challenge takes no entries (409).
  */
 import { createRoute } from "@hono/zod-openapi";
+import { ACCESS_PROBLEMS, agentIdOf, agentOnly, operatorIdOf, operatorOnly } from "@bouts/auth";
 import {
   closeChallenge,
   createDb,
   enterChallenge,
   findChallenge,
   insertChallenge,
-  listChallenges,
   publishChallenge,
-  revertDraftBundle,
   updateDraftChallenge,
   type ChallengePatch,
   type ChallengeRow,
-  sha256Hex,
 } from "@bouts/db";
-import { canSeeChallenge, ownedChallenge, ownsChallenge, visibleChallenge } from "../access.ts";
-import { agentIdOf, operatorIdOf, requireAgent, requireOperator } from "../auth.ts";
-import { readBundleManifest } from "../bundle.ts";
+import { createRouter, json, problems, SECURITY } from "@bouts/edge";
+import { ownedChallenge, visibleChallenge } from "../access.ts";
+import { notDraftError, storeBundle } from "../bundle-upload.ts";
 import { checkCustomWeights } from "../challenge-config.ts";
 import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
-import { BEARER, createRouter, json, problems } from "../openapi.ts";
 import { runChallengeQa } from "../runner-client.ts";
 import {
-  ChallengeListSchema,
+  BUNDLE_BODY_DOC,
   ChallengeSchema,
   CreateChallengeBodySchema,
   EntrySchema,
   IdParamSchema,
   UpdateChallengeBodySchema,
 } from "../schemas.ts";
-import { ensureObject, releaseObjectQuietly } from "../storage.ts";
-import { readBodyLimited } from "../uploads.ts";
-import { detectArchiveFormat } from "@bouts/archive";
+import type { IngestEnv } from "../types.ts";
 import { challengeToWire, entryToWire } from "../views.ts";
 
-export const challengeRoutes = createRouter();
+export const challengeRoutes = createRouter<IngestEnv>();
 
 const tags = ["challenges"];
+const OPERATOR = ACCESS_PROBLEMS.operator;
 
 function notDraft(ch: ChallengeRow): never {
-  fail({
-    reason: "conflict",
-    detail: `The challenge is ${ch.status}; only drafts can change. Create a new challenge instead.`,
-  });
+  fail(notDraftError(ch.status));
 }
 
 challengeRoutes.openapi(
@@ -59,10 +52,13 @@ challengeRoutes.openapi(
     path: "/challenges",
     tags,
     summary: "Create a draft challenge",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { body: { ...json(CreateChallengeBodySchema), required: true } },
-    responses: { 201: json(ChallengeSchema, "The draft"), ...problems(403, 409, 422) },
+    responses: {
+      201: json(ChallengeSchema, "The draft"),
+      ...problems(...OPERATOR, 400, 409, 415, 422),
+    },
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -111,62 +107,20 @@ challengeRoutes.openapi(
 
 challengeRoutes.openapi(
   createRoute({
-    method: "get",
-    path: "/challenges",
-    tags,
-    summary: "List challenges: published and closed ones, plus the caller's own drafts",
-    security: BEARER,
-    responses: { 200: json(ChallengeListSchema, "The challenges"), ...problems() },
-  }),
-  async (c) => {
-    const p = c.var.principal;
-    const operator = p.role === "operator";
-    const rows = await listChallenges(
-      createDb(c.env.DB),
-      operator ? ["draft", "published", "closed"] : ["published", "closed"],
-    );
-    const max = readConfig(c.env).maxArchiveBytes;
-    const visible = rows.filter((r) => canSeeChallenge(p, r));
-    return c.json(
-      { challenges: visible.map((r) => challengeToWire(r, ownsChallenge(p, r), max)) },
-      200,
-    );
-  },
-);
-
-challengeRoutes.openapi(
-  createRoute({
-    method: "get",
-    path: "/challenges/{id}",
-    tags,
-    summary: "Read a challenge by id or slug",
-    security: BEARER,
-    request: { params: IdParamSchema },
-    responses: { 200: json(ChallengeSchema, "The challenge"), ...problems(404) },
-  }),
-  async (c) => {
-    const p = c.var.principal;
-    const ch = await visibleChallenge(createDb(c.env.DB), p, c.req.valid("param").id);
-    return c.json(
-      challengeToWire(ch, ownsChallenge(p, ch), readConfig(c.env).maxArchiveBytes),
-      200,
-    );
-  },
-);
-
-challengeRoutes.openapi(
-  createRoute({
     method: "patch",
     path: "/challenges/{id}",
     tags,
     summary: "Update a draft challenge",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: {
       params: IdParamSchema,
       body: { ...json(UpdateChallengeBodySchema), required: true },
     },
-    responses: { 200: json(ChallengeSchema, "The updated draft"), ...problems(403, 404, 409, 422) },
+    responses: {
+      200: json(ChallengeSchema, "The updated draft"),
+      ...problems(...OPERATOR, 400, 404, 409, 415, 422),
+    },
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -203,103 +157,31 @@ challengeRoutes.openapi(
     description:
       "The manifest is validated against the bundle contract (docs/challenge-bundle.md) and " +
       "its id must equal the challenge's slug. A new bundle resets the QA verdict.",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: {
       params: IdParamSchema,
       body: {
         required: true,
-        content: { "application/gzip": { schema: { type: "string", format: "binary" } } },
+        content: { "application/gzip": { schema: BUNDLE_BODY_DOC } },
       },
     },
     responses: {
       200: json(ChallengeSchema, "The draft with its bundle"),
-      ...problems(403, 404, 409, 411, 413, 415, 422, 503),
+      ...problems(...OPERATOR, 400, 404, 409, 413, 415, 422, 503),
     },
   }),
   async (c) => {
     const cfg = readConfig(c.env);
     const db = createDb(c.env.DB);
-    const ch = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
-    if (ch.status !== "draft") notDraft(ch);
-    const type = (c.req.header("Content-Type") ?? "").split(";")[0]?.trim();
-    if (type !== "application/gzip" && type !== "application/x-gzip") {
-      fail({ reason: "unsupported-media-type", detail: "Send the bundle as application/gzip." });
-    }
-    const bytes = await readBodyLimited(c.req.raw, cfg.maxBundleBytes, "bundle");
-    if (detectArchiveFormat(bytes) !== "tar.gz") {
-      fail({ reason: "unsupported-media-type", detail: "The bundle is not gzip data (.tar.gz)." });
-    }
-    const manifest = await readBundleManifest(bytes, cfg.maxBundleBytes);
-    if (!manifest.ok) {
-      const e = manifest.error;
-      if (e.reason === "archive")
-        fail({ reason: "archive-refused", what: "bundle", refusal: e.refusal });
-      fail({
-        reason: "unprocessable",
-        detail: e.detail,
-        ...(e.errors ? { errors: e.errors } : {}),
-      });
-    }
-    if (manifest.value.id !== ch.slug) {
-      fail({
-        reason: "unprocessable",
-        detail: `The manifest's id (${manifest.value.id}) differs from the challenge's slug (${ch.slug}).`,
-      });
-    }
-    const sha256 = await sha256Hex(bytes);
-    const object = { key: `bundles/${sha256}`, bytes, contentType: "application/gzip" };
-    // Write order, as for submissions (docs/storage-schema.md): the row first, then the object
-    // it names, so that a concurrent undo of the same bytes can never leave the row without
-    // its object; if the object cannot be stored, the row goes back to its previous bundle.
-    let updated: boolean;
-    try {
-      updated = await updateDraftChallenge(
-        db,
-        ch.id,
-        {
-          bundleKey: object.key,
-          bundleSha256: sha256,
-          bundleManifest: JSON.stringify(manifest.value),
-          qaReport: null,
-          qaPassed: null,
-        },
-        Date.now(),
-      );
-    } catch (err) {
-      console.error("D1 bundle update failed", err);
-      fail({ reason: "unavailable", service: "database", retryAfter: 30 });
-    }
-    if (!updated) notDraft({ ...ch, status: "published" });
-    try {
-      await ensureObject(c.env.ARTIFACTS, object);
-    } catch (err) {
-      console.error("R2 put of a bundle failed", err);
-      const previous = {
-        bundleKey: ch.bundleKey,
-        bundleSha256: ch.bundleSha256,
-        bundleManifest: ch.bundleManifest,
-        qaReport: ch.qaReport,
-        qaPassed: ch.qaPassed,
-      };
-      await revertDraftBundle(db, ch.id, object.key, previous, Date.now()).catch((e: unknown) =>
-        console.error("could not revert the bundle fields", e),
-      );
-      await releaseObjectQuietly(c.env.ARTIFACTS, db, object);
-      fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
-    }
-    if (ch.bundleKey && ch.bundleKey !== object.key) {
-      const old = await c.env.ARTIFACTS.get(ch.bundleKey);
-      if (old) {
-        const oldObject = {
-          key: ch.bundleKey,
-          bytes: new Uint8Array(await old.arrayBuffer()),
-          contentType: "application/gzip",
-        };
-        await releaseObjectQuietly(c.env.ARTIFACTS, db, oldObject);
-      }
-    }
-    const fresh = await ownedChallenge(db, c.var.principal, ch.id);
+    const challenge = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
+    const stored = await storeBundle(c.env, db, cfg, {
+      challenge,
+      contentType: c.req.header("Content-Type"),
+      request: c.req.raw,
+    });
+    if (!stored.ok) fail(stored.error);
+    const fresh = await ownedChallenge(db, c.var.principal, challenge.id);
     return c.json(challengeToWire(fresh, true, cfg.maxArchiveBytes), 200);
   },
 );
@@ -310,12 +192,12 @@ challengeRoutes.openapi(
     path: "/challenges/{id}/publish",
     tags,
     summary: "Run the runner's challenge QA on the bundle and publish if it passes",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { params: IdParamSchema },
     responses: {
       200: json(ChallengeSchema, "The published challenge"),
-      ...problems(403, 404, 409, 422, 503),
+      ...problems(...OPERATOR, 400, 404, 409, 422, 503),
     },
   }),
   async (c) => {
@@ -367,10 +249,13 @@ challengeRoutes.openapi(
     path: "/challenges/{id}/close",
     tags,
     summary: "Close a published challenge to new entries and submissions",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { params: IdParamSchema },
-    responses: { 200: json(ChallengeSchema, "The closed challenge"), ...problems(403, 404, 409) },
+    responses: {
+      200: json(ChallengeSchema, "The closed challenge"),
+      ...problems(...OPERATOR, 400, 404, 409),
+    },
   }),
   async (c) => {
     const db = createDb(c.env.DB);
@@ -392,13 +277,13 @@ challengeRoutes.openapi(
     path: "/challenges/{id}/entries",
     tags,
     summary: "Enter a published challenge; starts the agent's clock (idempotent)",
-    security: BEARER,
-    middleware: [requireAgent] as const,
+    security: SECURITY.agent,
+    middleware: [agentOnly] as const,
     request: { params: IdParamSchema },
     responses: {
       200: json(EntrySchema, "Already entered: the original entry"),
       201: json(EntrySchema, "Entered now"),
-      ...problems(403, 404),
+      ...problems(...ACCESS_PROBLEMS.agent, 400, 404, 409),
     },
   }),
   async (c) => {

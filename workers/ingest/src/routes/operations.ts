@@ -9,15 +9,16 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createDb, findChallenge, findSubmission, rejudgeSubmission } from "@bouts/db";
+import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
+import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { ownsChallenge } from "../access.ts";
-import { operatorIdOf, requireOperator } from "../auth.ts";
 import { fail } from "../errors.ts";
 import type { SubmissionMessage } from "../messages.ts";
-import { BEARER, createRouter, json, problems } from "../openapi.ts";
+import type { IngestEnv } from "../types.ts";
 import { IdParamSchema, SubmissionSchema } from "../schemas.ts";
 import { submissionToWire } from "../views.ts";
 
-export const operationRoutes = createRouter();
+export const operationRoutes = createRouter<IngestEnv>();
 
 const RejudgeBodySchema = z
   .object({
@@ -50,13 +51,16 @@ operationRoutes.openapi(
     summary: "Re-queue a submission that failed on the platform's side (operator; audited)",
     description:
       "Only for `failureCode: infrastructure`, and only by the operator that owns the challenge. The submission goes back to `queued`; who, when and why is recorded.",
-    security: BEARER,
-    middleware: [requireOperator] as const,
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: {
       params: IdParamSchema,
       body: { required: true, content: { "application/json": { schema: RejudgeBodySchema } } },
     },
-    responses: { 202: json(RejudgeSchema, "Re-queued"), ...problems(400, 403, 404, 409) },
+    responses: {
+      202: json(RejudgeSchema, "Re-queued"),
+      ...problems(...ACCESS_PROBLEMS.operator, 400, 404, 409, 415),
+    },
   }),
   async (c) => {
     const db = createDb(c.env.DB);

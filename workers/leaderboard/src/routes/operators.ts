@@ -2,18 +2,21 @@
  * @module leaderboard/routes/operators
  * The operator's rebuild: reads a challenge's whole result history from D1 (the score
  * worker's `scores` table joined with submissions and entries) and replaces the Durable
- * Object's board with it. Invariants: operator keys only; while `scores` does not exist the
+ * Object's board with it. Invariants: operator keys only (`operatorOnly`), and only the
+ * operator that owns the challenge (another's is 404); while `scores` does not exist the
  * route answers 503 and the board is untouched.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
 import { createDb, findChallenge } from "@bouts/db";
-import { resolveCaller } from "../caller.ts";
+import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { fail } from "../errors.ts";
-import { createRouter, json, problems } from "../openapi.ts";
 import { ChallengeParamSchema } from "../schemas.ts";
 import { readResultHistory } from "../store.ts";
+import type { LeaderboardEnv } from "../types.ts";
 
-export const operatorRoutes = createRouter();
+/** The rebuild route, to mount at /v1. */
+export const operatorRoutes = createRouter<LeaderboardEnv>();
 
 const RebuildResultSchema = z
   .object({
@@ -30,24 +33,18 @@ operatorRoutes.openapi(
     path: "/challenges/{id}/leaderboard/rebuild",
     tags: ["leaderboard"],
     summary: "Rebuild a challenge's leaderboard from the stored scores (operators)",
-    security: [{ bearerAuth: [] }],
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
     request: { params: ChallengeParamSchema },
     responses: {
       200: json(RebuildResultSchema, "The rebuilt board"),
-      ...problems(401, 403, 404, 503),
+      ...problems(...ACCESS_PROBLEMS.operator, 400, 404, 503),
     },
   }),
   async (c) => {
-    const caller = await resolveCaller(c.env.DB, c.req.header("Authorization"));
-    if (!caller.ok) fail(caller.error);
-    if (caller.value.role === "anonymous") {
-      fail({ reason: "unauthenticated", detail: "Send an operator key: Authorization: Bearer." });
-    }
-    if (caller.value.role !== "operator") {
-      fail({ reason: "forbidden", detail: "This route needs an operator key." });
-    }
+    const operatorId = operatorIdOf(c.var.principal);
     const ch = await findChallenge(createDb(c.env.DB), c.req.valid("param").id);
-    if (!ch || ch.createdBy !== caller.value.operatorId) {
+    if (!ch || ch.createdBy !== operatorId) {
       fail({ reason: "not-found", resource: "challenge" });
     }
     const history = await readResultHistory(c.env.DB, ch.id);

@@ -7,8 +7,8 @@
  * requests without bound: a message is redelivered only once its round has settled (one
  * round at a time), and test events have a quota per endpoint and per agent.
  */
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import { PROBLEM_CONTENT_TYPE, ProblemSchema, problemFromZodError } from "@bouts/contracts";
+import { createRoute, z } from "@hono/zod-openapi";
+import { ACCESS_PROBLEMS, agentIdOf, agentOnly } from "@bouts/auth";
 import {
   countWebhookTests,
   createDb,
@@ -26,7 +26,7 @@ import {
   type StoredWebhookSecret,
   type WebhookEndpointRow,
 } from "@bouts/db";
-import { agentIdOf, requireAgent } from "@bouts/ingest";
+import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import {
   buildWebhookTestEvent,
   createSecret,
@@ -39,7 +39,7 @@ import {
 } from "@bouts/webhooks";
 import { resolveTargetOptions } from "../config.ts";
 import { enqueueMessages } from "../consumer.ts";
-import { fail, problemResponse } from "../errors.ts";
+import { fail } from "../errors.ts";
 import { deliveryMessage } from "../messages.ts";
 import type { WebhooksEnv } from "../types.ts";
 
@@ -67,7 +67,6 @@ export const SUBSCRIBABLE_EVENT_TYPES = [
 
 // ─── Schemas ───
 
-const ProblemDoc = ProblemSchema.openapi("WebhookProblem");
 const EndpointId = z
   .string()
   .regex(/^wh_[A-Za-z0-9_-]{1,64}$/)
@@ -77,13 +76,36 @@ const MessageId = z
   .regex(/^msg_[A-Za-z0-9_-]{1,64}$/)
   .openapi({ param: { name: "messageId", in: "path" }, example: "msg_3q2Yp" });
 
+/**
+ * The production target rule as a pattern, for the document: https, a public DNS name (labels
+ * of letters, digits and hyphens, a letter TLD), port 443 if any, no credentials, no
+ * whitespace or backslash. The route checks the whole rule set itself (`validateTargetUrl`,
+ * which also admits public IP literals, and loopback in local development only): a URL that
+ * breaks a rule is 422 `invalid-target` naming it, whatever this pattern says.
+ */
+export const TARGET_URL_PATTERN =
+  "^https://(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}(?::443)?(?:[/?#][!-\\[\\]-~]*)?$";
+
 const RegisterBody = z
   .strictObject({
-    url: z.string().min(1).max(MAX_TARGET_URL_LENGTH),
+    url: z
+      .string()
+      .min(1)
+      .max(MAX_TARGET_URL_LENGTH)
+      .openapi({
+        format: "uri",
+        pattern: TARGET_URL_PATTERN,
+        example: "https://hooks.example.org/bouts",
+        description:
+          "Where events are POSTed: https on port 443, a public DNS name or address, no " +
+          "credentials, at most 2048 characters (docs/webhooks.md). Private, loopback, " +
+          "link-local, metadata and special-use targets are refused with 422 `invalid-target`.",
+      }),
     eventTypes: z
       .array(z.enum(SUBSCRIBABLE_EVENT_TYPES))
       .min(1)
-      .refine((t) => new Set(t).size === t.length, "event types must be unique"),
+      .refine((t) => new Set(t).size === t.length, "event types must be unique")
+      .openapi({ uniqueItems: true }),
   })
   .openapi("RegisterWebhookBody");
 
@@ -154,19 +176,9 @@ function endpointToWire(row: WebhookEndpointRow, now: number): z.infer<typeof En
 
 // ─── Helpers ───
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
-const problems = (...statuses: number[]) =>
-  Object.fromEntries(
-    [401, 429, ...statuses].map((s) => [
-      s,
-      { description: "Problem", content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemDoc } } },
-    ]),
-  );
-const security = [{ bearerAuth: [] }];
+const security = SECURITY.agent;
 const tags = ["webhooks"];
+const AGENT = ACCESS_PROBLEMS.agent;
 
 async function ownEndpoint(db: Db, agentId: string, id: string): Promise<WebhookEndpointRow> {
   const row = await findAgentWebhookEndpoint(db, agentId, id);
@@ -228,12 +240,8 @@ function createEndpointId(): string {
 
 // ─── Routes ───
 
-/** The webhook routes, mounted at /v1 behind the API-key middleware. */
-export const endpointRoutes = new OpenAPIHono<WebhooksEnv>({
-  defaultHook: (result) => {
-    if (!result.success) return problemResponse(problemFromZodError(result.error, result.target));
-  },
-});
+/** The webhook routes, to mount at /v1; every one needs an agent key (`agentOnly`). */
+export const endpointRoutes = createRouter<WebhooksEnv>();
 
 endpointRoutes.openapi(
   createRoute({
@@ -242,11 +250,22 @@ endpointRoutes.openapi(
     tags,
     summary: "Register a webhook endpoint (the secret is shown once)",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     request: { body: { ...json(RegisterBody, ""), required: true } },
     responses: {
       201: json(Endpoint.extend({ secret: z.string() }), "The endpoint and its whsec_ secret"),
-      ...problems(400, 403, 409, 422),
+      ...problems(
+        ...AGENT,
+        400,
+        [409, "The agent already has the most endpoints it may register (`endpoint-limit`)"],
+        415,
+        [
+          422,
+          "The URL breaks a target rule (`invalid-target`); `rule` names it: scheme, port, " +
+            "credentials, private, loopback, link-local, metadata, cgnat, numeric-host-form, " +
+            "special-use-name, single-label-host, invalid-hostname, blocked-host, …",
+        ],
+      ),
     },
   }),
   async (c) => {
@@ -287,10 +306,10 @@ endpointRoutes.openapi(
     tags,
     summary: "List your webhook endpoints",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     responses: {
       200: json(z.object({ endpoints: z.array(Endpoint) }), "Your endpoints"),
-      ...problems(403),
+      ...problems(...AGENT),
     },
   }),
   async (c) => {
@@ -307,9 +326,9 @@ endpointRoutes.openapi(
     tags,
     summary: "Delete a webhook endpoint with its delivery log",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     request: { params: z.object({ id: EndpointId }) },
-    responses: { 204: { description: "Deleted" }, ...problems(403, 404) },
+    responses: { 204: { description: "Deleted" }, ...problems(...AGENT, 400, 404) },
   }),
   async (c) => {
     const db = createDb(c.env.DB);
@@ -326,14 +345,14 @@ endpointRoutes.openapi(
     tags,
     summary: "Rotate the secret (the new one is shown once; the old one signs for 24 h more)",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     request: { params: z.object({ id: EndpointId }) },
     responses: {
       200: json(
         z.object({ secret: z.string(), previousSecretExpiresAt: z.iso.datetime() }),
         "The new secret",
       ),
-      ...problems(403, 404),
+      ...problems(...AGENT, 400, 404),
     },
   }),
   async (c) => {
@@ -361,11 +380,11 @@ endpointRoutes.openapi(
     tags,
     summary: "Send a webhook.test event to the endpoint",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     request: { params: z.object({ id: EndpointId }) },
     responses: {
       202: json(z.object({ messageId: z.string(), eventId: z.string() }), "Queued"),
-      ...problems(403, 404, 409, 429),
+      ...problems(...AGENT, 400, 404, 409),
     },
   }),
   async (c) => {
@@ -398,14 +417,14 @@ endpointRoutes.openapi(
     tags,
     summary: "The endpoint's delivery log (newest first)",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     request: {
       params: z.object({ id: EndpointId }),
       query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) }),
     },
     responses: {
       200: json(z.object({ deliveries: z.array(Delivery) }), "Messages and their attempts"),
-      ...problems(400, 403, 404),
+      ...problems(...AGENT, 400, 404),
     },
   }),
   async (c) => {
@@ -444,11 +463,11 @@ endpointRoutes.openapi(
     tags,
     summary: "Deliver a settled message again, with the same webhook-id (409 while pending)",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     request: { params: z.object({ id: EndpointId, messageId: MessageId }) },
     responses: {
       202: json(z.object({ messageId: z.string() }), "Queued"),
-      ...problems(403, 404, 409),
+      ...problems(...AGENT, 400, 404, 409),
     },
   }),
   async (c) => {
@@ -483,9 +502,9 @@ endpointRoutes.openapi(
     tags,
     summary: "Re-enable a disabled endpoint (its failure streak is kept)",
     security,
-    middleware: [requireAgent] as const,
+    middleware: [agentOnly] as const,
     request: { params: z.object({ id: EndpointId }) },
-    responses: { 200: json(Endpoint, "The endpoint"), ...problems(403, 404) },
+    responses: { 200: json(Endpoint, "The endpoint"), ...problems(...AGENT, 400, 404) },
   }),
   async (c) => {
     const db = createDb(c.env.DB);

@@ -1,0 +1,29 @@
+/**
+ * @module edge
+ * The HTTP edge every role of the platform Worker shares: `HttpError` and problem+json
+ * responses (RFC 9457), the OpenAPI helpers (the `Problem` component, problem responses,
+ * JSON bodies, the API-key security schemes and requirements), the validation hook, the one
+ * `onError` and the 404/405 answer. Roles keep only their own domain-error → problem mapping.
+ */
+export {
+  answerInvalid,
+  answerUnmatched,
+  createApp,
+  createRouter,
+  handleError,
+  resolveAllowedMethods,
+} from "./app.ts";
+export { HttpError, problemResponse, type ProblemAnswer } from "./http-error.ts";
+export {
+  AGENT_KEY_SCHEME,
+  json,
+  OPERATOR_KEY_SCHEME,
+  PROBLEM_STATUS_TEXT,
+  ProblemDocSchema,
+  problems,
+  registerSecuritySchemes,
+  SECURITY,
+  SECURITY_SCHEMES,
+  type ProblemSpec,
+  type ProblemStatus,
+} from "./openapi.ts";

@@ -1,0 +1,645 @@
+/**
+ * @module ingest/accept-submission
+ * The submit saga (`POST /v1/challenges/{id}/submissions`) once the key, the agent's role, the
+ * `Idempotency-Key` format and the submit rate limit have passed: the challenge's state and
+ * quota, runner time and submissions in flight, the body and its parts, then the write order
+ * (D1 batch, the R2 objects, the queue, D1; docs/storage-schema.md). Invariants: cheap checks
+ * run before anything is stored; each step undoes every earlier one when it fails; under an
+ * `Idempotency-Key`, the first final answer (the 202, or a verdict on the content:
+ * `isStoredUnderIdempotencyKey`) is stored and every retry gets its exact bytes without the
+ * checks running again. Expected failures are values: `acceptSubmission` returns the answer
+ * to send (fresh or replayed) or the tagged error, for the route to map.
+ */
+import type { z } from "@hono/zod-openapi";
+import {
+  checkAdmission,
+  createAdmissionSink,
+  DEFAULT_ARCHIVE_LIMITS,
+  detectArchiveFormat,
+  readArchive,
+} from "@bouts/archive";
+import { problemFromZodError } from "@bouts/contracts";
+import {
+  countSubmissionsInFlight,
+  countSubmissionsInFlightBefore,
+  deleteReceivedSubmission,
+  findIdempotencyRecord,
+  findRunnerRetryAt,
+  findSubmission,
+  findSubmitContext,
+  insertSubmission,
+  markSubmissionQueued,
+  recordIdempotentAnswer,
+  releaseIdempotencyKey,
+  sha256Hex,
+  type Db,
+  type NewSubmission,
+  type SubmitChallenge,
+  type SubmitContext,
+} from "@bouts/db";
+import { parseStoredLimits } from "./challenge-config.ts";
+import type { IngestConfig } from "./config.ts";
+import { isStoredUnderIdempotencyKey, toProblem, type IngestError } from "./errors.ts";
+import type { SubmissionMessage } from "./messages.ts";
+import { ok, refuse, type Result } from "./result.ts";
+import { ClaimsSchema, type ChallengeLimitsBody, type SubmissionSchema } from "./schemas.ts";
+import { putObject, releaseObjectQuietly, type StoredObject } from "./storage.ts";
+import { archiveContentType, checkTrace, readBodyLimited, type ArchiveType } from "./uploads.ts";
+import { submissionToWire } from "./views.ts";
+
+const MULTIPART_OVERHEAD = 64 * 1024;
+const IDEMPOTENCY_LEASE_MS = 60_000;
+const PARTS = new Set(["archive", "claims", "trace"]);
+// A submission settles in seconds to minutes; the agent cannot know which one ends first.
+const IN_FLIGHT_RETRY_AFTER_SECONDS = 30;
+
+/** What a submit brings to the saga, once its key, role and rate limit have passed. */
+export interface SubmitRequest {
+  agentId: string;
+  /** The API key's id, to read the context again after a guard failed under concurrency. */
+  keyId: string;
+  /** The first read: the challenge, the agent's standing there, its idempotency record. */
+  context: SubmitContext;
+  /** The request's `Idempotency-Key`, already checked for format; null without one. */
+  idempotencyKey: string | null;
+  /** The request, whose multipart body is read here. */
+  request: Request;
+  /** The origin of the submission's URL. */
+  origin: string;
+}
+
+/**
+ * An answer as the exact bytes to send: a 202 with the submission, or a refusal of the content
+ * recorded under the request's key; `replayed` when it is the answer of an earlier request.
+ */
+export interface SubmitAnswer {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+/** The bindings the saga writes to. */
+export type SubmitBindings = Pick<Env, "ARTIFACTS" | "SUBMISSIONS">;
+
+/** The parts of a multipart submission as sent, not yet checked. */
+type RawParts = {
+  archive: File;
+  /** SHA-256 of the archive part's bytes. */
+  archiveSha: string;
+  archiveBytes: Uint8Array;
+  claimsText: string | null;
+  trace: { bytes: Uint8Array; sha256: string; size: number } | null;
+};
+
+/** The parsed, checked parts of a submission, not yet stored. */
+type SubmissionParts = {
+  archive: StoredObject & { sha256: string; type: ArchiveType };
+  trace: (StoredObject & { sha256: string }) | null;
+  claimsJson: string | null;
+};
+
+/** A challenge an agent may see (not a draft), with its stored limits parsed once. */
+type OpenChallenge = SubmitChallenge & { parsedLimits: ChallengeLimitsBody };
+
+type SubmissionView = z.infer<typeof SubmissionSchema>;
+
+// ─── The saga ───
+
+/**
+ * Accepts a submission: checks, stores and queues it, and answers 202 with it; or replays the
+ * answer an earlier request with the same `Idempotency-Key` left; or refuses it (the error,
+ * or, for a verdict on the content under a key, that verdict as a recorded answer).
+ */
+export async function acceptSubmission(
+  env: SubmitBindings,
+  db: Db,
+  cfg: IngestConfig,
+  req: SubmitRequest,
+): Promise<Result<SubmitAnswer>> {
+  const { agentId, context, idempotencyKey: idemKey, origin } = req;
+  const ch = openChallengeOf(context);
+  if (!ch.ok) return ch;
+  const now = Date.now();
+  // A retry of an earlier request (its key is on record) goes on to the idempotency check,
+  // which replays, refuses a different body (422) or waits for the first (409), even once
+  // the first used the last of the quota, started the cooldown or is itself in flight.
+  if (!context.idempotencyKeyKnown) {
+    const allowed = checkCanSubmit(context, ch.value, now);
+    if (!allowed.ok) return allowed;
+    const runner = await checkRunnerTime(db, agentId, context.runnerMs, cfg, now);
+    if (!runner.ok) return runner;
+    const inFlight = await checkInFlight(db, agentId, cfg);
+    if (!inFlight.ok) return inFlight;
+  }
+  const raw = await readSubmissionParts(req.request, cfg, ch.value);
+  if (!raw.ok) return raw;
+  const requestHash = idemKey === null ? null : await requestHashOf(ch.value.id, raw.value);
+  const key = idemKey === null || requestHash === null ? null : { idemKey, requestHash };
+  if (key && context.idempotencyKeyKnown) {
+    // Before the content is judged again: a stored verdict is replayed, not re-derived.
+    const earlier = await answerFromRecord(db, agentId, key, now, origin);
+    if (!earlier.ok) return earlier;
+    if (earlier.value) return ok(earlier.value);
+  }
+  const parts = await checkSubmissionParts(raw.value, cfg, ch.value);
+  if (!parts.ok) {
+    if (!key || !isStoredUnderIdempotencyKey(parts.error)) return parts;
+    return recordRefusal(db, agentId, key, parts.error, cfg, now, origin);
+  }
+  return storeSubmission(env, db, cfg, req, ch.value, parts.value, key, now);
+}
+
+/**
+ * A verdict on the content under a key: the key keeps it, and every retry gets these bytes;
+ * if a concurrent request with the key got there first, its answer is the key's.
+ */
+async function recordRefusal(
+  db: Db,
+  agentId: string,
+  key: { idemKey: string; requestHash: string },
+  error: IngestError,
+  cfg: IngestConfig,
+  now: number,
+  origin: string,
+): Promise<Result<SubmitAnswer>> {
+  const { problem } = toProblem(error);
+  const body = JSON.stringify(problem);
+  const heldByAnother = await recordIdempotentAnswer(db, {
+    agentId,
+    key: key.idemKey,
+    requestHash: key.requestHash,
+    status: problem.status,
+    body,
+    now,
+    expiresAt: now + cfg.idempotencyTtlMs,
+  }).then(
+    (recorded) => !recorded,
+    (err: unknown) => {
+      // Unrecorded, a retry judges the same content again, to the same verdict.
+      console.error("could not record the refusal under its key", err);
+      return false;
+    },
+  );
+  if (heldByAnother) {
+    const earlier = await answerFromRecord(db, agentId, key, now, origin);
+    if (!earlier.ok) return earlier;
+    if (earlier.value) return ok(earlier.value);
+  }
+  return ok({ status: problem.status, body, replayed: false });
+}
+
+/** The write order of an accepted submission: D1, R2, the queue, D1 (each undone on failure). */
+async function storeSubmission(
+  env: SubmitBindings,
+  db: Db,
+  cfg: IngestConfig,
+  req: SubmitRequest,
+  ch: OpenChallenge,
+  parts: SubmissionParts,
+  key: { idemKey: string; requestHash: string } | null,
+  now: number,
+): Promise<Result<SubmitAnswer>> {
+  const { agentId, origin } = req;
+  const row: NewSubmission = {
+    id: crypto.randomUUID(),
+    agentId,
+    challengeId: ch.id,
+    artifactSha256: parts.archive.sha256,
+    artifactKey: parts.archive.key,
+    artifactSize: parts.archive.bytes.byteLength,
+    artifactType: parts.archive.type,
+    claims: parts.claimsJson,
+    traceKey: parts.trace?.key ?? null,
+    traceSha256: parts.trace?.sha256 ?? null,
+    receivedAt: now,
+  };
+  const claim = key && {
+    agentId,
+    key: key.idemKey,
+    requestHash: key.requestHash,
+    leaseUntil: now + IDEMPOTENCY_LEASE_MS,
+    expiresAt: now + cfg.idempotencyTtlMs,
+  };
+  const objects = parts.trace ? [parts.archive, parts.trace] : [parts.archive];
+  /** Undo of steps 1 and 2: the row, our claim, then the objects no row references. */
+  const undo = async () => {
+    await deleteReceivedSubmission(db, row.id).catch(logUndo);
+    if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
+    for (const o of objects) await releaseObjectQuietly(env.ARTIFACTS, db, o);
+  };
+
+  // ─── 1. D1 batch (one transaction): the idempotency claim, the row and its iteration ───
+  // Nothing acts on the row before the queue message (step 3), and the objects are stored
+  // after the commit (step 2), so a concurrent undo of identical bytes can never leave the
+  // row without its object; a refused or duplicate request stores nothing at all.
+  const { cooldownSeconds } = ch.parsedLimits;
+  let written: Awaited<ReturnType<typeof insertSubmission>>;
+  try {
+    written = await insertSubmission(
+      db,
+      row,
+      {
+        maxIterations: ch.maxIterations,
+        cooldownSince: cooldownSeconds > 0 ? now - cooldownSeconds * 1000 + 1 : null,
+      },
+      claim,
+    );
+  } catch (err) {
+    console.error("D1 submission insert failed", err);
+    return refuse({ reason: "unavailable", service: "database", retryAfter: 30 });
+  }
+  if (written.kind === "duplicate" && key) {
+    const earlier = await answerFromRecord(db, agentId, key, now, origin);
+    if (!earlier.ok) return earlier;
+    if (earlier.value) return ok(earlier.value);
+    // The record went away or died between our claim and this read: let the client retry.
+    return refuse({ reason: "idempotency-in-flight", retryAfter: 1 });
+  }
+  if (written.kind !== "inserted") {
+    // A guard failed under concurrency: say which.
+    const fresh = await findSubmitContext(db, req.keyId, ch.id, null, now);
+    if (fresh) {
+      const open = openChallengeOf(fresh);
+      if (!open.ok) return open;
+      const allowed = checkCanSubmit(fresh, open.value, now);
+      if (!allowed.ok) return allowed;
+    }
+    return refuse(quotaExhausted(ch));
+  }
+  // The exact in-flight cap: the check above raced with this agent's other requests. Of
+  // those, the rows committed first keep their place; a row that finds the cap already
+  // filled ahead of it is undone before anything acts on it (no object, no message yet).
+  const ahead = await countSubmissionsInFlightBefore(db, agentId, row.id);
+  if (ahead >= cfg.maxSubmissionsInFlight) {
+    await deleteReceivedSubmission(db, row.id).catch(logUndo);
+    if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
+    return refuse(inFlightExhausted(ahead, cfg));
+  }
+
+  // ─── 2. R2: the objects, once the row that references them is committed ───
+  try {
+    await Promise.all(objects.map((o) => putObject(env.ARTIFACTS, o)));
+  } catch (err) {
+    console.error("R2 put failed", err);
+    await undo();
+    return refuse({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
+  }
+
+  // ─── 3. Queue: ids only, once the objects are there ───
+  try {
+    const message: SubmissionMessage = {
+      v: 1,
+      submissionId: row.id,
+      challengeId: ch.id,
+      agentId,
+    };
+    await env.SUBMISSIONS.send(message, { contentType: "json" });
+  } catch (err) {
+    console.error("enqueue failed", err);
+    await undo();
+    return refuse({ reason: "unavailable", service: "submission queue", retryAfter: 30 });
+  }
+
+  // ─── 4. D1: queued, and the idempotent answer ───
+  const queuedAt = Date.now();
+  const view = submissionToWire(
+    {
+      ...row,
+      iteration: written.iteration,
+      status: "queued",
+      failureReason: null,
+      failureCode: null,
+      queuedAt,
+      runningAt: null,
+      scoredAt: null,
+      failedAt: null,
+    },
+    origin,
+  );
+  // One serialization: the bytes recorded for the key are the bytes sent now.
+  const body = JSON.stringify(view);
+  try {
+    await markSubmissionQueued(
+      db,
+      row.id,
+      queuedAt,
+      claim ? { agentId, key: claim.key, status: 202, body } : null,
+    );
+  } catch (err) {
+    // The message is out: the consumer accepts a row still marked received, and a retry
+    // with the same key finds the linked submission once the lease ends.
+    console.error("could not mark submission queued", err);
+  }
+  return ok({ status: 202, body, replayed: false });
+}
+
+function logUndo(err: unknown) {
+  console.error("undo step failed", err);
+}
+
+// ─── Checks before anything is read from the body ───
+
+/** The challenge of a submit context; a draft (or missing) challenge is a 404 to agents. */
+function openChallengeOf(ctx: SubmitContext): Result<OpenChallenge> {
+  const ch = ctx.challenge;
+  if (!ch || ch.status === "draft") return refuse({ reason: "not-found", resource: "challenge" });
+  return ok({ ...ch, parsedLimits: parseStoredLimits(ch.limits) });
+}
+
+/** Refuses the submission early when the challenge's state or quota already forbids it. */
+function checkCanSubmit(ctx: SubmitContext, ch: OpenChallenge, now: number): Result<void> {
+  if (ch.status !== "published") {
+    return refuse({ reason: "conflict", detail: "The challenge is closed to new submissions." });
+  }
+  if (!ctx.entered) {
+    return refuse({ reason: "conflict", detail: "Enter the challenge before submitting to it." });
+  }
+  if (ctx.submissions >= ch.maxIterations) return refuse(quotaExhausted(ch));
+  const { cooldownSeconds } = ch.parsedLimits;
+  if (cooldownSeconds > 0 && ctx.lastSubmittedAt !== null) {
+    const wait = ctx.lastSubmittedAt + cooldownSeconds * 1000 - now;
+    if (wait > 0) {
+      return refuse({
+        reason: "rate-limited",
+        retryAfter: Math.ceil(wait / 1000),
+        detail: `This challenge allows one submission every ${cooldownSeconds} s.`,
+      });
+    }
+  }
+  return ok(undefined);
+}
+
+/**
+ * Refuses a submission once the agent spent its runner time over the window (all challenges):
+ * one agent cannot hold the runner fleet, however many submissions its quotas allow.
+ */
+async function checkRunnerTime(
+  db: Db,
+  agentId: string,
+  usedMs: number,
+  cfg: IngestConfig,
+  now: number,
+): Promise<Result<void>> {
+  if (usedMs < cfg.runnerCeilingMs) return ok(undefined);
+  const retryAt = await findRunnerRetryAt(
+    db,
+    agentId,
+    now,
+    cfg.runnerWindowMs,
+    cfg.runnerCeilingMs,
+  );
+  if (retryAt === null) return ok(undefined);
+  const seconds = (ms: number) => Math.ceil(ms / 1000);
+  return refuse({
+    reason: "runner-time-exhausted",
+    retryAfter: Math.max(1, seconds(retryAt - now)),
+    detail:
+      `Your submissions used ${seconds(usedMs)} s of runner time in the last ` +
+      `${seconds(cfg.runnerWindowMs)} s; each agent may use ${seconds(cfg.runnerCeilingMs)} s ` +
+      "across all challenges in that window.",
+  });
+}
+
+/**
+ * Refuses a submission while the agent already has the most it may have in flight (received,
+ * queued or running, all challenges, whichever of its keys sent them).
+ */
+async function checkInFlight(db: Db, agentId: string, cfg: IngestConfig): Promise<Result<void>> {
+  const inFlight = await countSubmissionsInFlight(db, agentId);
+  if (inFlight >= cfg.maxSubmissionsInFlight) return refuse(inFlightExhausted(inFlight, cfg));
+  return ok(undefined);
+}
+
+function inFlightExhausted(inFlight: number, cfg: IngestConfig): IngestError {
+  return {
+    reason: "submissions-in-flight",
+    retryAfter: IN_FLIGHT_RETRY_AFTER_SECONDS,
+    inFlight,
+    limit: cfg.maxSubmissionsInFlight,
+  };
+}
+
+function quotaExhausted(ch: SubmitChallenge): IngestError {
+  return {
+    reason: "quota-exhausted",
+    // The quota does not reset while the challenge runs: a day is an honest upper bound.
+    retryAfter: 86_400,
+    detail: `This challenge allows ${ch.maxIterations} submissions per agent; all are used.`,
+  };
+}
+
+// ─── The body and its parts ───
+
+/** The archive's size limit on this challenge: the challenge's, within the platform's. */
+function archiveLimitOf(cfg: IngestConfig, ch: OpenChallenge): number {
+  return Math.min(ch.parsedLimits.maxArchiveBytes ?? cfg.maxArchiveBytes, cfg.maxArchiveBytes);
+}
+
+/**
+ * Reads the multipart body and splits it into its parts, refusing a body that has no such
+ * parts (415, 413 for the whole body, 400); nothing is judged on the parts' content yet.
+ */
+async function readSubmissionParts(
+  request: Request,
+  cfg: IngestConfig,
+  ch: OpenChallenge,
+): Promise<Result<RawParts>> {
+  const contentType = request.headers.get("Content-Type") ?? "";
+  if (!/^multipart\/form-data;/i.test(contentType)) {
+    return refuse({
+      reason: "unsupported-media-type",
+      detail: "Send the submission as multipart/form-data with an `archive` file part.",
+    });
+  }
+  const bodyLimit =
+    archiveLimitOf(cfg, ch) + cfg.maxTraceBytes + cfg.maxClaimsBytes + MULTIPART_OVERHEAD;
+  const body = await readBodyLimited(request, bodyLimit, "submission body");
+  if (!body.ok) return body;
+  let form: FormData;
+  try {
+    form = await new Response(body.value, {
+      headers: { "Content-Type": contentType },
+    }).formData();
+  } catch {
+    return refuse(invalid("body", "the multipart body could not be parsed"));
+  }
+  for (const name of new Set(form.keys())) {
+    if (!PARTS.has(name))
+      return refuse(invalid(name, "unknown part: only archive, claims and trace are accepted"));
+    if (form.getAll(name).length > 1)
+      return refuse(invalid(name, "the part appears more than once"));
+  }
+  const archive = form.get("archive");
+  if (!(archive instanceof File))
+    return refuse(invalid("archive", "a file part named archive is required"));
+  const traceFile = form.get("trace");
+  if (traceFile !== null && !(traceFile instanceof File)) {
+    return refuse(invalid("trace", "the trace must be a file part"));
+  }
+  const claims = form.get("claims");
+  const archiveBytes = new Uint8Array(await archive.arrayBuffer());
+  const traceBytes = traceFile ? new Uint8Array(await traceFile.arrayBuffer()) : null;
+  return ok({
+    archive,
+    archiveBytes,
+    archiveSha: await sha256Hex(archiveBytes),
+    claimsText: claims === null ? null : typeof claims === "string" ? claims : await claims.text(),
+    trace: traceBytes && {
+      bytes: traceBytes,
+      sha256: await sha256Hex(traceBytes),
+      size: traceBytes.byteLength,
+    },
+  });
+}
+
+/**
+ * Judges the parts' content (sizes, the archive's signature and the runner's own validator,
+ * the claims schema, the trace format); nothing is stored yet. The same parts always get the
+ * same verdict on a challenge, which is what lets a refusal be replayed under its key.
+ */
+async function checkSubmissionParts(
+  raw: RawParts,
+  cfg: IngestConfig,
+  ch: OpenChallenge,
+): Promise<Result<SubmissionParts>> {
+  const archiveLimit = archiveLimitOf(cfg, ch);
+  if (raw.archive.size > archiveLimit) {
+    return refuse({ reason: "payload-too-large", what: "archive", limit: archiveLimit });
+  }
+  const archiveBytes = raw.archiveBytes;
+  const type = detectArchiveFormat(archiveBytes);
+  if (!type) {
+    return refuse({
+      reason: "unsupported-media-type",
+      detail: "The archive is neither .tar.gz (gzip) nor .zip by its signature.",
+    });
+  }
+  // The runner's own validator and admission rules, in full, before anything is stored: an
+  // archive it would refuse never reaches R2 or the queue.
+  const admission = createAdmissionSink();
+  const checked = await readArchive(
+    archiveBytes,
+    { ...DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes: archiveLimit },
+    admission.sink,
+  );
+  if (!checked.ok)
+    return refuse({ reason: "archive-refused", what: "archive", refusal: checked.error });
+  const admitted = checkAdmission(
+    {
+      files: checked.value.files.map((f) => f.path),
+      dirs: admission.dirs,
+      samples: admission.samples,
+    },
+    { module: ch.interfaceModule },
+  );
+  if (!admitted.ok)
+    return refuse({ reason: "archive-refused", what: "archive", refusal: admitted.error });
+
+  let claimsJson: string | null = null;
+  const text = raw.claimsText;
+  if (text !== null) {
+    if (new TextEncoder().encode(text).byteLength > cfg.maxClaimsBytes) {
+      return refuse({
+        reason: "payload-too-large",
+        what: "claims part",
+        limit: cfg.maxClaimsBytes,
+      });
+    }
+    let parsedJson: unknown;
+    try {
+      parsedJson = JSON.parse(text);
+    } catch {
+      return refuse(invalid("claims", "the claims part is not valid JSON"));
+    }
+    const parsed = ClaimsSchema.safeParse(parsedJson);
+    if (!parsed.success) {
+      return refuse({ reason: "invalid", problem: problemFromZodError(parsed.error, "claims") });
+    }
+    claimsJson = JSON.stringify(parsed.data);
+  }
+
+  let trace: SubmissionParts["trace"] = null;
+  if (raw.trace !== null) {
+    if (raw.trace.size > cfg.maxTraceBytes) {
+      return refuse({ reason: "payload-too-large", what: "trace", limit: cfg.maxTraceBytes });
+    }
+    if (raw.trace.size === 0) return refuse(invalid("trace", "the trace is empty"));
+    const traced = checkTrace(raw.trace.bytes, cfg.maxTraceBytes);
+    if (!traced.ok) return traced;
+    trace = {
+      key: `traces/${raw.trace.sha256}`,
+      bytes: raw.trace.bytes,
+      sha256: raw.trace.sha256,
+      contentType: "application/octet-stream",
+    };
+  }
+  return ok({
+    archive: {
+      key: `artifacts/${raw.archiveSha}`,
+      bytes: archiveBytes,
+      sha256: raw.archiveSha,
+      type,
+      contentType: archiveContentType(type),
+    },
+    trace,
+    claimsJson,
+  });
+}
+
+/** A 400 naming one part (or header) of the submission and what is wrong with it. */
+export function invalid(path: string, message: string): IngestError {
+  return {
+    reason: "invalid",
+    problem: {
+      type: "urn:bouts:problem:validation",
+      title: "Invalid request",
+      status: 400,
+      detail: `Invalid submission: ${path}: ${message}`,
+      errors: [{ path, message }],
+    },
+  };
+}
+
+// ─── Idempotency ───
+
+/**
+ * What makes two submit requests "the same body": the challenge and the parts as sent (the
+ * archive's and the trace's bytes, the claims' text), known before any of them is judged.
+ */
+function requestHashOf(challengeId: string, raw: RawParts): Promise<string> {
+  return sha256Hex(
+    JSON.stringify([challengeId, raw.archiveSha, raw.trace?.sha256 ?? null, raw.claimsText]),
+  );
+}
+
+/**
+ * The answer an earlier request with this key left for a retry with `requestHash`: its stored
+ * answer, or its submission once its lease ran out without one; 422 for another body, 409
+ * while it is still in flight. Null when there is no live record, or only a dead claim (no
+ * submission, lease over) that this request's own claim takes over.
+ */
+async function answerFromRecord(
+  db: Db,
+  agentId: string,
+  key: { idemKey: string; requestHash: string },
+  now: number,
+  origin: string,
+): Promise<Result<SubmitAnswer | null>> {
+  const record = await findIdempotencyRecord(db, agentId, key.idemKey);
+  if (!record || record.expiresAt < now) return ok(null);
+  if (record.requestHash !== key.requestHash) return refuse({ reason: "idempotency-mismatch" });
+  if (record.state === "done" && record.responseStatus !== null && record.responseBody !== null) {
+    return ok({ status: record.responseStatus, body: record.responseBody, replayed: true });
+  }
+  if (record.leaseUntil < now) {
+    // The request died before recording its answer: answer with its submission, if it left one.
+    const linked = record.submissionId ? await findSubmission(db, record.submissionId) : undefined;
+    if (!linked) return ok(null);
+    const view: SubmissionView = submissionToWire(linked, origin);
+    return ok({ status: 202, body: JSON.stringify(view), replayed: true });
+  }
+  return refuse({
+    reason: "idempotency-in-flight",
+    retryAfter: Math.max(1, Math.ceil((record.leaseUntil - now) / 1000)),
+  });
+}
