@@ -20,7 +20,7 @@ const score = async (...args: string[]) => {
 };
 
 describe("npm run score", () => {
-  it("prints the engineering seed's example as 82.075 rounded to 82", async () => {
+  it("prints the engineering spec's example as 82.075 rounded to 82", async () => {
     const r = await score("--example", "seed-engineering");
     expect(r.code).toBe(0);
     expect(r.out).toContain("= 82.075");

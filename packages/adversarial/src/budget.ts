@@ -1,11 +1,11 @@
 /**
  * @module adversarial/budget
- * The seed's adversarial composition (pre-built vs generated per submission, by weight: the
- * numbers are `@bouts/scoring`'s ADVERSARIAL_COMPOSITION, stated nowhere else) turned into a
+ * The engineering spec's adversarial composition (pre-built vs generated per submission, by weight:
+ * the numbers are `@bouts/scoring`'s ADVERSARIAL_COMPOSITION, stated nowhere else) turned into a
  * weight budget, and the seeded selection that fills it. Pure. Invariants: the budget is the
- * generated weight that brings the generated share closest to the table's generated share
- * (ties go to the larger budget); selection is a function of (candidates, budget, seed): the
- * same submission always gets the same tests, another submission a different draw.
+ * generated weight that brings the generated share closest to the table's generated share (ties go
+ * to the larger budget); selection is a function of (candidates, budget, seed): the same submission
+ * always gets the same tests, another submission a different draw.
  */
 import type { Severity } from "@bouts/contracts";
 import { ADVERSARIAL_COMPOSITION, ADVERSARIAL_WEIGHT_HALVES } from "@bouts/scoring";
@@ -21,8 +21,8 @@ export function weightHalves(severity: Severity): number {
 /**
  * The generated weight G (in halves) that makes G / (P + G) closest to the generated share of
  * ADVERSARIAL_COMPOSITION, given the pre-built weight P. Exact: G = P × generated / prebuilt
- * (1.5 P for the seed's 40/60); when that is not a whole number of halves the larger neighbour
- * is taken.
+ * (1.5 P for the engineering spec's 40/60); when that is not a whole number of halves the larger
+ * neighbour is taken.
  * @example computeGeneratedBudget(28) // 42 (28 / 70 = 40 %, 42 / 70 = 60 %)
  */
 export function computeGeneratedBudget(prebuiltHalves: number): number {

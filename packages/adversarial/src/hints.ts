@@ -1,9 +1,9 @@
 /**
  * @module adversarial/hints
- * Reading the submitted code for what the seed's generator looks for — unvalidated inputs,
- * non-atomic state updates, missing null checks, weak type assumptions, unguarded recursion,
- * injectable query text — and turning each finding into a priority for the tests that probe
- * it. Heuristic and honest about it: a hint only reorders which declared-interface tests are
+ * Reading the submitted code for what the engineering spec's generator looks for — unvalidated
+ * inputs, non-atomic state updates, missing null checks, weak type assumptions, unguarded
+ * recursion, injectable query text — and turning each finding into a priority for the tests that
+ * probe it. Heuristic and honest about it: a hint only reorders which declared-interface tests are
  * drawn for this submission; it never decides a verdict. Pure: text in, hints out.
  */
 import type { SourceFile } from "@bouts/contracts";

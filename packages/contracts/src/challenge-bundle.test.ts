@@ -12,7 +12,7 @@ const base = {
 };
 
 describe("challenge manifest", () => {
-  it("fills limits with the seed's 10-second test timeout", () => {
+  it("fills limits with the engineering spec's 10-second test timeout", () => {
     const m = ChallengeManifestSchema.parse(base);
     expect(m.limits.testTimeoutMs).toBe(10_000);
     expect(m.dependencies.lockfile).toBeNull();

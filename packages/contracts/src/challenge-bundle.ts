@@ -18,7 +18,7 @@ export type Runtime = z.infer<typeof RuntimeSchema>;
 export const TEST_FRAMEWORKS = ["node:test", "pytest"] as const;
 export const TestFrameworkSchema = z.enum(TEST_FRAMEWORKS);
 
-/** The seed's static-suite categories (50 / 30 / 20 of the static suite). */
+/** The engineering spec's static-suite categories (50 / 30 / 20 of the static suite). */
 export const STATIC_CATEGORIES = ["functionality", "edge", "integration"] as const;
 export const StaticCategorySchema = z.enum(STATIC_CATEGORIES);
 export type StaticCategory = z.infer<typeof StaticCategorySchema>;

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-/** The seed's four severity buckets, worst first. */
+/** The engineering spec's four severity buckets, worst first. */
 export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
 export const SeveritySchema = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof SeveritySchema>;

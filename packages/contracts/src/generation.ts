@@ -1,12 +1,12 @@
 /**
  * @module contracts/generation
- * Generated adversarial tests (the seed's 60 % of adversarial weight "dynamically generated
- * from reading the submitted code"): the interface a challenge declares to drive the
+ * Generated adversarial tests (the engineering spec's 60 % of adversarial weight "dynamically
+ * generated from reading the submitted code"): the interface a challenge declares to drive the
  * deterministic generator, the suite any generator produces, and what a run reports about
  * generation. Invariants: generated test ids start with `gen-` so they can never collide with a
- * manifest id; generated files live under `tests/generated/` of the workspace, written by the
- * host after the pristine tests are laid down, so a submission cannot plant or alter them.
- * Pure: zod only.
+ * manifest id; generated files live under `tests/generated/` of the workspace, written by the host
+ * after the pristine tests are laid down, so a submission cannot plant or alter them. Pure: zod
+ * only.
  */
 import { z } from "zod";
 import { SeveritySchema } from "./findings.ts";
@@ -220,7 +220,7 @@ export const GeneratorReportSchema = z.strictObject({
 });
 export type GeneratorReport = z.infer<typeof GeneratorReportSchema>;
 
-/** The adversarial suite's make-up: the seed's 40 / 60 target and what the run achieved. */
+/** The adversarial suite's make-up: the engineering spec's 40 / 60 target and what the run achieved. */
 export const GenerationReportSchema = z.strictObject({
   target: z.strictObject({ prebuilt: z.literal(40), generated: z.literal(60) }),
   weightHalves: z

@@ -68,7 +68,7 @@ export const AdversarialTestResultSchema = z.strictObject({
 });
 export type AdversarialTestResult = z.infer<typeof AdversarialTestResultSchema>;
 
-/** The seed's stability buckets: clean 100, warnings 50, crashed 0. */
+/** The engineering spec's stability buckets: clean 100, warnings 50, crashed 0. */
 export const STABILITY_VERDICTS = ["clean", "warnings", "crashed"] as const;
 export const StabilitySchema = z.strictObject({
   verdict: z.enum(STABILITY_VERDICTS),

@@ -1,6 +1,6 @@
 /**
  * @module judges/task
- * What a judge is asked to grade, and the seed's rubrics in words. Pure data and types.
+ * What a judge is asked to grade, and the engineering spec's rubrics in words. Pure data and types.
  */
 import type { CodeQualityDimension, DeliverableDimension } from "@bouts/scoring";
 

@@ -20,7 +20,7 @@ const at = (
 };
 
 describe("leaderboard order", () => {
-  it("breaks the seed's tie on iterations: 85 / 1 / 22:14 beats 85 / 4 / 41:07", () => {
+  it("breaks the engineering spec's tie on iterations: 85 / 1 / 22:14 beats 85 / 4 / 41:07", () => {
     const a = at("agent-a", 85, 1, "22:14");
     const b = at("agent-b", 85, 4, "41:07");
     expect([b, a].sort(compareStandings).map((s) => s.agentId)).toEqual(["agent-a", "agent-b"]);

@@ -35,7 +35,7 @@ function allPages(index: RankingIndex, limit: number): RankedStanding[] {
 }
 
 describe("createRankingIndex", () => {
-  it("ranks the seed's example: 85 in 1 iteration at 22:14 beats 85 in 4 at 41:07", () => {
+  it("ranks the engineering spec's example: 85 in 1 iteration at 22:14 beats 85 in 4 at 41:07", () => {
     const index = createRankingIndex();
     index.upsert(
       buildStanding({

@@ -11,7 +11,7 @@ const BASE = buildStanding({
 });
 
 describe("compareStandings", () => {
-  it("ranks the seed's one-shot 85 (22:14) above the four-iteration 85 (41:07)", () => {
+  it("ranks the engineering spec's one-shot 85 (22:14) above the four-iteration 85 (41:07)", () => {
     const a = buildStanding({
       agentId: "agent-a",
       score: 85,

@@ -23,7 +23,7 @@ export function buildStanding(overrides: Partial<Standing> & { agentId: string }
   };
 }
 
-/** Minutes:seconds as milliseconds, as the seed writes times. */
+/** Minutes:seconds as milliseconds, as the engineering spec writes times. */
 export function minutesSeconds(text: string): number {
   const [m, s] = text.split(":").map(Number) as [number, number];
   return (m * 60 + s) * 1000;

@@ -52,7 +52,7 @@ import { resolveFamilyWeights, validateCustomWeights } from "./weights.ts";
 
 type Checked<T> = Result<T, ScoringError>;
 
-/** A judged component (process, strategy, recovery): 0–100 per judge, the seed's aggregation. */
+/** A judged component (process, strategy, recovery): 0–100 per judge, the engineering spec's aggregation. */
 function computeJudged(field: string, input: unknown): Checked<ComponentScore<JudgedDetails>> {
   const rec = checkRecord(field, input);
   if (!rec.ok) return rec;

@@ -1,7 +1,8 @@
 /**
  * @module scoring/aggregate
- * The seed's three-judge aggregation (docs/design.md §2), generalized only where the seed is
- * silent (panels of other sizes). Pure; the result never depends on the judges' order.
+ * The engineering spec's three-judge aggregation (docs/design.md §2), generalized only where the
+ * engineering spec is silent (panels of other sizes). Pure; the result never depends on the judges'
+ * order.
  */
 import { Exact } from "./exact.ts";
 import { JUDGE_AGREEMENT_SPREAD, JUDGE_AMBIGUITY_PENALTY, JUDGE_PANEL_SIZE } from "./tables.ts";
@@ -47,7 +48,8 @@ const median = (sorted: readonly Exact[]): Exact => {
  * Aggregates a panel: spread ≤ 15 → median; exactly one judge more than 15 from every other
  * → mean of the rest; otherwise → mean − 10 (clamped at 0) with a human-review flag. A panel
  * smaller than three is degraded and flagged for review. Requires at least one score.
- * @example aggregatePanel([72, 68, 76].map((s, i) => ({ judge: `j${i}`, score: Exact.of(s) }))).score // 72
+ * @example aggregatePanel([72, 68, 76].map((s, i) => ({ judge: `j${i}`, score: Exact.of(s)
+ * }))).score // 72
  */
 export function aggregatePanel(scores: readonly PanelScore[]): PanelResult {
   if (scores.length === 0) throw new RangeError("aggregatePanel needs at least one score");

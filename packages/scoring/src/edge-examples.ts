@@ -123,7 +123,7 @@ const ENGINEERING_REPEATING: EngineeringInput = {
   stability: { verdict: "warnings", evidence: ["unhandled rejection logged", "slow shutdown"] },
 };
 
-/** The seed with two critical findings: capped at 75, with locations cited and a partial scan. */
+/** The engineering spec's worked example with two critical findings: capped at 75, with locations cited and a partial scan. */
 const ENGINEERING_CRITICAL_CAP: EngineeringInput = {
   ...SEED_ENGINEERING_EXAMPLE,
   security: {
@@ -154,7 +154,7 @@ const ENGINEERING_DEGRADED_PANELS: EngineeringInput = {
   stability: { verdict: "warnings", evidence: ["deprecation warning on stderr"] },
 };
 
-/** The seed agent run without a token count: token burn is "not measured". */
+/** The agent-run example without a token count: token burn is "not measured". */
 const AGENT_TOKENS_NOT_MEASURED: AgentInput = {
   ...SEED_AGENT_EXAMPLE,
   efficiency: {

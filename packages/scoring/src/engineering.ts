@@ -295,7 +295,7 @@ export function judgeRubricPanel<D extends string>(
   return ok({ scores, result: aggregatePanel(scores), perJudge });
 }
 
-/** Code quality: each judge's four dimensions at 25 each, then the seed's aggregation. */
+/** Code quality: each judge's four dimensions at 25 each, then the engineering spec's aggregation. */
 export function computeCodeQuality(
   input: EngineeringInput["codeQuality"],
 ): Checked<ComponentScore<CodeQualityDetails>> {
@@ -492,7 +492,8 @@ const LABELS: Record<EngineeringComponent, string> = {
 /**
  * Computes the engineering composite and its breakdown, or names the field that makes the
  * input unscorable.
- * @example computeEngineering(SEED_ENGINEERING_EXAMPLE) // final.unrounded.text "82.075", rounded 82
+ * @example computeEngineering(SEED_ENGINEERING_EXAMPLE) // final.unrounded.text "82.075", rounded
+ * 82
  */
 export function computeEngineering(
   input: EngineeringInput,

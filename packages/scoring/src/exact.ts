@@ -1,7 +1,7 @@
 /**
  * @module scoring/exact
  * Exact rational arithmetic on bigints, so that every published number is reproducible to
- * the last digit (docs/design.md §1: the seed's example is 82.075, not 82.07499999).
+ * the last digit (docs/design.md §1: the engineering spec's example is 82.075, not 82.07499999).
  * Pure: no I/O. Values are immutable and always kept in lowest terms with a positive
  * denominator.
  */

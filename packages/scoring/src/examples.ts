@@ -1,6 +1,6 @@
 /**
  * @module scoring/examples
- * Worked examples: the engineering seed's own example, and an agent-run example of ours.
+ * Worked examples: the engineering spec's own example, and an agent-run example of ours.
  * Used by `npm run score -- --example …`, the tests and the docs. Pure data.
  */
 import type { AgentInput, EngineeringInput } from "./input.ts";
@@ -16,7 +16,7 @@ const rca = (name: string) => ({
 });
 
 /**
- * The seed's "Score Calculation Example": static 18/20; adversarial 8/10 tests passed,
+ * The engineering spec's "Score Calculation Example": static 18/20; adversarial 8/10 tests passed,
  * 14/20 weighted points; judges [72, 68, 76]; deliverable 80/75/70/65 → 74.5; one medium
  * finding; clean. Prints 82.075 and rounds to 82.
  */
@@ -73,8 +73,8 @@ export const SEED_ENGINEERING_EXAMPLE: EngineeringInput = {
 };
 
 /**
- * An agent-run example: the seed's engineering submission as Objective, in the Blacksite
- * Debug family, with telemetry, one disclosed known failure, blocked network attempts and
+ * An agent-run example: the engineering spec's engineering submission as Objective, in the
+ * Blacksite Debug family, with telemetry, one disclosed known failure, blocked network attempts and
  * two confidence claims.
  */
 export const SEED_AGENT_EXAMPLE: AgentInput = {

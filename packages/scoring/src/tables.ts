@@ -1,7 +1,8 @@
 /**
  * @module scoring/tables
- * Every number of both specifications, in one place, exactly as the seeds table them, plus
- * the project's own published tables (docs/design.md decisions). Pure constants.
+ * Every number of both specifications, in one place, exactly as the specifications table them
+ * (docs/specs/), plus the project's own published tables (docs/design.md decisions). Pure
+ * constants.
  */
 
 // ─── Engineering composite (scoring-engine-design, "The Composite Score") ───
@@ -71,10 +72,9 @@ export const SECURITY_DEDUCTIONS: Record<Severity, number> = {
 export const CRITICAL_FINDING_CAP = 75;
 
 /**
- * CWE → severity (docs/design.md §4). The seed's table, plus the classes it scans for without
- * placing them: command injection critical, weak password hashing high. Findings without a
- * CWE (security headers, production logging, dependency advisories) keep the scanner's
- * severity.
+ * CWE → severity (docs/design.md §4). The engineering spec's table, plus the classes it scans for
+ * without placing them: command injection critical, weak password hashing high. Findings without a
+ * CWE (security headers, production logging, dependency advisories) keep the scanner's severity.
  */
 export const CWE_SEVERITY: Readonly<Record<string, Severity>> = {
   "CWE-89": "critical", // SQL injection
@@ -112,7 +112,7 @@ export const AGENT_COMPONENTS = [
 export type AgentComponent = (typeof AGENT_COMPONENTS)[number];
 export type AgentWeights = Record<AgentComponent, number>;
 
-/** Challenge families, and their weights exactly as the seed tables them (docs/design.md §6). */
+/** Challenge families, and their weights exactly as the agent-run spec tables them (docs/design.md §6). */
 export const FAMILY_WEIGHTS = {
   default: { objective: 45, process: 15, strategy: 15, recovery: 10, efficiency: 10 },
   "blacksite-debug": { objective: 45, process: 20, strategy: 10, recovery: 20, efficiency: 5 },
@@ -127,7 +127,7 @@ export const FAMILY_WEIGHTS = {
 export type Family = keyof typeof FAMILY_WEIGHTS;
 export const FAMILIES = Object.keys(FAMILY_WEIGHTS) as Family[];
 
-/** The seed's family labels and rationales, for breakdowns and docs. */
+/** The agent-run spec's family labels and rationales, for breakdowns and docs. */
 export const FAMILY_LABELS: Record<Family, { label: string; rationale: string }> = {
   default: { label: "Default", rationale: "Balanced evaluation" },
   "blacksite-debug": { label: "Blacksite Debug", rationale: "Debugging + recovery dominate" },

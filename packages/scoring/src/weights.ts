@@ -12,7 +12,7 @@ import {
   type Family,
 } from "./tables.ts";
 
-/** The weights a family uses, exactly as the seed tables them. */
+/** The weights a family uses, exactly as the agent-run spec tables them. */
 export const resolveFamilyWeights = (family: Family): AgentWeights => ({
   ...FAMILY_WEIGHTS[family],
 });
@@ -21,7 +21,8 @@ export const resolveFamilyWeights = (family: Family): AgentWeights => ({
  * Checks a custom override against every rule and names the first one broken: whole
  * percents; every component ≥ 5; Objective ≥ 30 and ≥ every other component; Efficiency ≥ 5;
  * sum within 90–100.
- * @example validateCustomWeights({ objective: 25, process: 20, strategy: 20, recovery: 20, efficiency: 10 })
+ * @example validateCustomWeights({ objective: 25, process: 20, strategy: 20, recovery: 20,
+ * efficiency: 10 })
  *   // { ok: false, error: { reason: "weight-rule", rule: "objective-minimum", … } }
  */
 export function validateCustomWeights(weights: unknown): Result<AgentWeights, ScoringError> {

@@ -183,7 +183,7 @@ describe("calibration", () => {
     if (!r.ok) throw new Error(JSON.stringify(r.error));
     return r.value.points.value;
   };
-  it("follows the seed's table", () => {
+  it("follows the agent-run spec's table", () => {
     expect(cal({ confidence: 0.9, correct: true })).toBe(3);
     expect(cal({ confidence: 0.9, correct: false })).toBe(-3);
     expect(cal({ confidence: "uncertain", correct: false })).toBe(2);

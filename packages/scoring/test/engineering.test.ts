@@ -19,7 +19,7 @@ const failure = (input: unknown): ScoringError => {
   return r.error;
 };
 
-describe("the engineering seed's worked example", () => {
+describe("the engineering spec's worked example", () => {
   const b = score(seedEngineering());
   it("prints 82.075 and rounds to 82", () => {
     expect(b.final.unrounded.text).toBe("82.075");

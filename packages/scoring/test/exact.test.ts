@@ -9,7 +9,7 @@ describe("exact arithmetic", () => {
     expect(Exact.fromNumber(Number.NaN)).toBeNull();
     expect(Exact.fromNumber(Infinity)).toBeNull();
   });
-  it("adds the seed's contributions to exactly 82.075", () => {
+  it("adds the engineering spec's contributions to exactly 82.075", () => {
     const parts = [31.5, 10.5, 14.4, 11.175, 9.5, 5].map((n) => Exact.fromNumber(n)!);
     expect(Exact.sum(parts).toText()).toBe("82.075");
     expect(74.5 * 0.15).not.toBe(11.175); // why we do not use doubles

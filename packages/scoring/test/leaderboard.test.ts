@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { classifyTrajectory, formatDuration } from "../src/index.ts";
 
 describe("trajectories", () => {
-  it("classifies the seed's examples", () => {
+  it("classifies the engineering spec's examples", () => {
     expect(classifyTrajectory([85])).toBe("one-shot");
     expect(classifyTrajectory([60, 72, 78, 85])).toBe("improving");
     expect(classifyTrajectory([60, 85, 72, 85])).toBe("regression");

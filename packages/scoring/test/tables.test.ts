@@ -12,7 +12,7 @@ import {
   resolveBand,
 } from "../src/index.ts";
 
-describe("the seeds' tables", () => {
+describe("the specifications' tables", () => {
   it("weighs the engineering composite 35/15/20/15/10/5", () => {
     expect(ENGINEERING_WEIGHTS).toEqual({
       static: 35,
@@ -62,7 +62,7 @@ describe("the seeds' tables", () => {
   it("scores stability 100/50/0", () => {
     expect(STABILITY_SCORES).toEqual({ clean: 100, warnings: 50, crashed: 0 });
   });
-  it("tables every family exactly as the seed does", () => {
+  it("tables every family exactly as the agent-run spec does", () => {
     const rows = Object.entries(FAMILY_WEIGHTS).map(([f, w]) => [
       f,
       w.objective,

@@ -1,10 +1,10 @@
 /**
  * @module telemetry/efficiency
- * Deterministic extraction of the seed's efficiency signals (docs/design.md §11) from a trace:
- * waste (unproductive actions), retry churn, tool misuse and token burn, each with the
- * actions (event `seq`s) that produced it. Invariants: the result depends only on the
- * trace's events in `seq` order; every count is at most `totalActions`; an action is listed
- * at most once per signal. Definitions with worked examples: docs/telemetry.md. Pure.
+ * Deterministic extraction of the agent-run spec's efficiency signals (docs/design.md §11) from a
+ * trace: waste (unproductive actions), retry churn, tool misuse and token burn, each with the
+ * actions (event `seq`s) that produced it. Invariants: the result depends only on the trace's
+ * events in `seq` order; every count is at most `totalActions`; an action is listed at most once
+ * per signal. Definitions with worked examples: docs/telemetry.md. Pure.
  */
 import type { EfficiencyInput } from "@bouts/scoring";
 import { clip, normalizePath } from "./text.ts";

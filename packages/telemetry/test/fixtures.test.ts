@@ -1,7 +1,7 @@
 /**
  * The fixture traces end to end: an efficient honest agent, a wasteful one, a tamperer
  * (JSONL) and an OTel GenAI export. Their extracted signals order sensibly, and through the
- * engine (the seed agent example's other fields) honest > wasteful > tamperer.
+ * engine (the agent-run example's other fields) honest > wasteful > tamperer.
  */
 import { computeAgent, computeEfficiency, SEED_AGENT_EXAMPLE } from "@bouts/scoring";
 import { describe, expect, it } from "vitest";
@@ -26,7 +26,7 @@ const CHALLENGE = {
   hiddenTestPaths: ["hidden/**"],
 };
 
-/** Outcomes consistent with the seed's static 18/20. */
+/** Outcomes consistent with the engineering spec's static 18/20. */
 const OUTCOMES: TestOutcomes = {
   static: [
     { id: "auth-expiry", status: "passed" },

@@ -32,7 +32,7 @@ async function fullBoard(board: Board) {
 }
 
 describe("ordering", () => {
-  it("ranks 85 | 1 iteration | 22:14 above 85 | 4 | 41:07 (the seed's example)", async () => {
+  it("ranks 85 | 1 iteration | 22:14 above 85 | 4 | 41:07 (the engineering spec's example)", async () => {
     const { challengeId, board } = freshBoard();
     for (let i = 1; i <= 4; i++) {
       const submittedAt = i === 4 ? T0 + mmss("41:07") : T0 + i * 60_000;

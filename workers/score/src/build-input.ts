@@ -125,8 +125,8 @@ export function buildEngineeringInput(
         })),
       },
       codeQuality: { judges: e.codeQuality },
-      // A challenge without required deliverables still has the component: the seed weighs it
-      // at 15 %, so the absence of the (required) write-up is scored as missing.
+      // A challenge without required deliverables still has the component: the engineering
+      // spec weighs it at 15 %, so the absence of the (required) write-up is scored as missing.
       deliverables: {
         items:
           deliverableItems.length > 0

@@ -1,12 +1,12 @@
 /**
  * @module runner/challenge/qa
- * Challenge QA, the seed's flaky detection: run the reference solution several times; a test
- * that fails on it even once is reported ("failing" if it never passed, "flaky" otherwise) and
- * removed from the cleaned manifest. Every candidate of the deterministic adversarial generator
- * is run too: one that fails on the reference is listed for `generation.exclude` (the declared
- * interface promised something the reference does not do). A challenge is publishable only
- * when every run completed, every test and candidate passed every time, and the reference ran
- * with clean stability. The report's shape is the `QaReport` contract (@bouts/contracts).
+ * Challenge QA, the engineering spec's flaky detection: run the reference solution several times; a
+ * test that fails on it even once is reported ("failing" if it never passed, "flaky" otherwise) and
+ * removed from the cleaned manifest. Every candidate of the deterministic adversarial generator is
+ * run too: one that fails on the reference is listed for `generation.exclude` (the declared
+ * interface promised something the reference does not do). A challenge is publishable only when
+ * every run completed, every test and candidate passed every time, and the reference ran with clean
+ * stability. The report's shape is the `QaReport` contract (@bouts/contracts).
  */
 import { randomUUID } from "node:crypto";
 import type { ChallengeManifest, QaReport, QaTest } from "@bouts/contracts";

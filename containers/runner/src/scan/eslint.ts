@@ -3,8 +3,8 @@
  * ESLint with eslint-plugin-security and the TypeScript parser, driven through the Node API.
  * Invariants: the submission's ESLint configs and inline comments (eslint-disable, /* eslint *\/)
  * have no effect (no config lookup, inline config off); only the curated rules below run, each
- * mapped to a CWE in the seed's table; a file ESLint cannot parse is a skip with the reason; an
- * exception from ESLint makes the run "failed".
+ * mapped to a CWE in the engineering spec's table; a file ESLint cannot parse is a skip with the
+ * reason; an exception from ESLint makes the run "failed".
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -18,7 +18,7 @@ import type { ScanTarget } from "./targets.ts";
  * The eslint-plugin-security rules we run and the CWE each reports. Left out on purpose:
  * detect-object-injection and detect-non-literal-fs-filename (they flag most dynamic property
  * and path use, and a false high/critical finding would decide ranks), and rules whose class
- * the seed does not score (eval, ReDoS, timing attacks, Buffer APIs).
+ * the engineering spec does not score (eval, ReDoS, timing attacks, Buffer APIs).
  */
 export const ESLINT_RULE_CWE: Readonly<Record<string, string>> = {
   "security/detect-child-process": "CWE-78",

@@ -1,16 +1,15 @@
 /**
  * @module runner/scan
  * Security scanning of a submission folder: Semgrep with our rules and ESLint security rules,
- * normalized to the seed's severities. Invariants: the platform picks what is scanned (see
- * targets.ts), never the submission; every file not scanned is listed in `skipped`, and so is
- * every place code is run from a source the scan cannot see (dynamic-code.ts: eval of a
- * string, a module named at run time, a data file loaded as a module …); a scanner that
- * crashes or fails makes the scan "unavailable", never clean; a scan stopped by its own
- * deadline is "partial" with `deadline.exhausted`, the files it did not finish in `skipped` and
- * one critical finding (deadline.ts), never clean; the dependency check is "not measured" until
- * an advisory source exists.
- * Status: "complete" = every tool ran and nothing was skipped; "partial" = tools ran but some
- * files or some dynamically loaded code were not scanned, or the deadline stopped a tool;
+ * normalized to the engineering spec's severities. Invariants: the platform picks what is scanned
+ * (see targets.ts), never the submission; every file not scanned is listed in `skipped`, and so is
+ * every place code is run from a source the scan cannot see (dynamic-code.ts: eval of a string, a
+ * module named at run time, a data file loaded as a module …); a scanner that crashes or fails
+ * makes the scan "unavailable", never clean; a scan stopped by its own deadline is "partial" with
+ * `deadline.exhausted`, the files it did not finish in `skipped` and one critical finding
+ * (deadline.ts), never clean; the dependency check is "not measured" until an advisory source
+ * exists. Status: "complete" = every tool ran and nothing was skipped; "partial" = tools ran but
+ * some files or some dynamically loaded code were not scanned, or the deadline stopped a tool;
  * "unavailable" = a tool failed, or the caller's signal stopped the scan.
  */
 import { mkdtemp, rm } from "node:fs/promises";

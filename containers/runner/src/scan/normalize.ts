@@ -1,7 +1,7 @@
 /**
  * @module runner/scan/normalize
- * Turns the tools' raw findings into contract findings: original paths, the seed's severity,
- * one finding per file + line + CWE across tools, in a stable order. Pure: no I/O.
+ * Turns the tools' raw findings into contract findings: original paths, the engineering spec's
+ * severity, one finding per file + line + CWE across tools, in a stable order. Pure: no I/O.
  */
 import type { Finding } from "@bouts/contracts";
 import { SEVERITIES } from "@bouts/contracts";

@@ -1,6 +1,6 @@
 /**
  * @module runner/scan/severity
- * The seed's CWE → severity table (docs/design.md §4) and the security
+ * The engineering spec's CWE → severity table (docs/design.md §4) and the security
  * score it implies, from the scoring engine's own tables. Pure: no I/O.
  */
 import type { Finding, Severity } from "@bouts/contracts";
@@ -32,7 +32,7 @@ export interface SecurityScore {
   finalScoreCap: number | null;
 }
 
-/** Computes the seed's security score of a list of findings. */
+/** Computes the engineering spec's security score of a list of findings. */
 export function computeSecurityScore(
   findings: readonly Pick<Finding, "severity">[],
 ): SecurityScore {

@@ -1,7 +1,7 @@
 /**
  * Every Semgrep rule's own positive and negative cases (`semgrep --test` over scan-rules), every
- * vulnerability rule's CWE placed in the seed's severity table, and the dynamic-code rules
- * marked as unscanned code (no CWE: they are reported as not scanned, never as findings).
+ * vulnerability rule's CWE placed in the engineering spec's severity table, and the dynamic-code
+ * rules marked as unscanned code (no CWE: they are reported as not scanned, never as findings).
  */
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
@@ -48,7 +48,7 @@ describe("semgrep rules", () => {
     }
   });
 
-  it("covers every class the seed names in both languages", () => {
+  it("covers every class the engineering spec names in both languages", () => {
     const classes = (lang: string) =>
       readdirSync(path.join(SEMGREP_RULES_DIR, lang))
         .filter((f) => f.endsWith(".yaml"))

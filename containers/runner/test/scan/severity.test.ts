@@ -1,4 +1,4 @@
-/** The seed's security score formula and the critical cap. */
+/** The engineering spec's security score formula and the critical cap. */
 import { describe, expect, it } from "vitest";
 import { computeSecurityScore, resolveSeverity } from "../../src/scan/severity.ts";
 
@@ -31,7 +31,7 @@ describe("computeSecurityScore", () => {
 });
 
 describe("resolveSeverity", () => {
-  it("places the seed's CWEs and docs/design.md's additions", () => {
+  it("places the engineering spec's CWEs and docs/design.md's additions", () => {
     expect(resolveSeverity("CWE-89")).toBe("critical");
     expect(resolveSeverity("CWE-78")).toBe("critical");
     expect(resolveSeverity("CWE-916")).toBe("high");
