@@ -1,23 +1,8 @@
 /**
  * `tsx scripts/check-links.ts [--root <dir>] [file.md …]`: checks every relative link and
- * `#anchor` in the repository's markdown and exits 1 listing the broken ones.
- *
- * Which files: with no file arguments, every markdown file git knows of under the root
- * (`git ls-files --cached --others --exclude-standard '*.md'`: tracked files, and new files not
- * yet committed unless .gitignore excludes them), minus IGNORED_PREFIXES. With file arguments,
- * exactly those (paths relative to the root).
- *
- * What is checked, in each file outside fenced code, code spans and HTML comments:
- * - inline links and images `[text](target)`, reference definitions `[label]: target`, and
- *   `href` / `src` attributes of HTML tags;
- * - a relative target must exist (a leading `/` means the root); with the default file list it
- *   must also be a file git knows of (or a folder holding one), so a link to an ignored or
- *   deleted file is broken even if it exists on this machine;
- * - a `#fragment` into a markdown file (or into the same file) must name an anchor of that
- *   file: a heading's GitHub anchor (github-slugger rules: lower-cased, punctuation removed,
- *   spaces to `-`, `-1`, `-2` … for repeated headings) or an HTML `id` / `name`.
- * Not checked: URLs with a scheme (`https:`, `mailto:` …), fragments into non-markdown files
- * (`file.ts#L10`), reference-style uses (`[text][label]`) whose label is undefined.
+ * `#anchor` in the repository's markdown (every file git knows of, or the files named) and exits
+ * 1 listing the broken ones. Nothing inside fenced code, code spans or HTML comments is read as a
+ * link; URLs with a scheme are never checked.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
@@ -129,7 +114,11 @@ function readDestination(text: string, start: number): string | null {
   return j > i ? text.slice(i, j).replace(/\\(.)/g, "$1") : "";
 }
 
-/** Every link target of a markdown text, with its line. */
+/**
+ * Every link target of a markdown text, with its line: inline links and images `[text](target)`,
+ * reference definitions `[label]: target`, and `href` / `src` attributes of HTML tags. Uses of a
+ * reference (`[text][label]`) are not read, so an undefined label is not reported.
+ */
 export function extractLinks(markdown: string): MarkdownLink[] {
   const links: MarkdownLink[] = [];
   blankCode(markdown).forEach((raw, index) => {
@@ -260,6 +249,12 @@ function safeDecode(text: string): string {
   }
 }
 
+/**
+ * Why `target` (in `file`) is broken, or null. A relative path must be linkable (a leading `/`
+ * starts at the root); a `#fragment` into a markdown file (or this one) must name one of its
+ * anchors (extractAnchors). URLs with a scheme and fragments into other files (`file.ts#L10`)
+ * are not checked.
+ */
 function checkTarget(
   file: string,
   target: string,
@@ -300,7 +295,8 @@ function git(root: string, args: string[]): string[] {
 
 /**
  * Checks every markdown file git knows of under `root` (tracked, or new and not ignored),
- * except IGNORED_PREFIXES; a link may only point at such a file or a folder holding one.
+ * except IGNORED_PREFIXES; a link may only point at a file git knows of or a folder holding one,
+ * so a link to an ignored or deleted file is broken even if it exists on this machine.
  */
 export function checkRepository(root: string): BrokenLink[] {
   const known = git(root, ["ls-files", "--cached", "--others", "--exclude-standard"]).filter((f) =>
@@ -322,6 +318,7 @@ export function formatBrokenLink(b: BrokenLink): string {
   return `${b.file}:${b.line}: ${b.target} — ${b.reason}`;
 }
 
+/** With file arguments (relative to the root), exactly those files; else checkRepository. */
 function main(args: string[]): number {
   let root = path.resolve(import.meta.dirname, "..");
   const files: string[] = [];

@@ -1,14 +1,9 @@
 /**
- * `npm start`: the whole platform on this machine, with no account and no network. Runs
- * setup, applies the D1 migrations, starts the runner (loopback) and the platform Worker
- * (`wrangler dev`, loopback), seeds a demo operator, a demo agent and the example challenges
- * (published when the runner's QA passes), writes the demo credentials to
- * .dev/credentials.json (git-ignored) and stays in the foreground until Ctrl-C, then stops
- * every child it started. Re-running reuses the local state and the saved credentials.
- * A second instance beside it (the browser tests) sets BOUTS_PORT, RUNNER_PORT,
- * BOUTS_STATE_DIR (the wrangler state, default .wrangler/state) and BOUTS_CREDENTIALS (default
- * .dev/credentials.json); RUNNER_* variables (RUNNER_UID_BASE, RUNNER_WORK_DIR) reach the runner.
- * BOUTS_SEED (comma-separated slugs, e.g. "deep-merge") seeds only those example challenges.
+ * `npm start`: the whole platform on this machine, with no account and no network: setup, the D1
+ * migrations, the runner and the platform Worker (both on loopback), a demo operator, a demo agent
+ * and the example challenges (published when the runner's QA passes), the demo credentials in
+ * .dev/credentials.json (git-ignored); it stays in the foreground until Ctrl-C, then stops every
+ * child it started. Re-running reuses the local state and the saved credentials.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import {
@@ -34,6 +29,9 @@ import {
   waitForHealth,
 } from "./lib/local-platform.ts";
 
+// A second instance beside this one (the browser tests) sets BOUTS_PORT, RUNNER_PORT,
+// BOUTS_STATE_DIR (the wrangler state) and BOUTS_CREDENTIALS; RUNNER_* variables
+// (RUNNER_UID_BASE, RUNNER_WORK_DIR) reach the runner through its environment.
 const PORT = Number(process.env.BOUTS_PORT ?? 8787);
 const RUNNER_PORT = Number(process.env.RUNNER_PORT ?? 8080);
 const PERSIST = path.resolve(ROOT, process.env.BOUTS_STATE_DIR ?? ".wrangler/state");

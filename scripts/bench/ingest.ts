@@ -1,35 +1,9 @@
 /**
- * `npm run bench -- ingest`: accepted submissions per second through the locally running
- * platform Worker (`wrangler dev` on loopback, its own port and a throw-away state directory),
- * and in the same run the request rate of a trivial route (`GET /healthz`) of the same
- * runtime, with the ratio. Bounded: at most --submissions submissions (300) and four times as
- * many trivial requests (half before, half after the submissions), each phase at most
- * PHASE_SECONDS. Every submission is a distinct small .tar.gz (two files, ~200 bytes) sent as
- * multipart with an Idempotency-Key, as an agent would; each agent submits at most PER_AGENT
- * times, under the per-key submit limit (30 a minute). Options: --submissions N
- * --concurrency N (8), --with-consumers, --state-on-disk.
- *
- * Fairness: both routes run at the same concurrency over kept-alive connections (Node's fetch
- * pools them), both are warmed up before measuring, and each measured phase starts once the
- * Worker is idle (its process group uses under IDLE_CPU_SHARE of a core), so that neither
- * phase pays for work left over from the one before. The aim is about the edge path ("check,
- * store and enqueue"), so by default the Worker runs from a copy of wrangler.toml without the
- * queue consumers: messages are sent and stay queued, and the score role — which in production
- * runs in its own invocations, not on the agent's request path — does not share the isolate with
- * the requests being timed. `--with-consumers` measures the one-process local shape instead
- * (the score role then fails every bench message, which has no bundle, in the same isolate).
- * On Linux the run also prints the Worker's CPU per request of each route
- * (its whole process group: workerd and wrangler), a figure the machine's load disturbs far
- * less than a rate, and how many times wrangler rebuilt the Worker during the run (it watches
- * the sources, so an edit elsewhere in the tree reloads it; a figure with reloads is suspect).
- *
- * Local state: the emulated D1, R2, queue and rate limiter keep their data in SQLite files
- * under the state directory and sync each commit to disk (four or five commits a submission),
- * on the thread that runs the Worker. In production those are network services, not this
- * machine's disk, and the trivial route writes nothing; so by default the throw-away state
- * directory is on a RAM-backed file system (/dev/shm) when there is one, and the run prints
- * which (`bench_state_filesystem`). `--state-on-disk` puts it under the system temp directory
- * instead, to see what the local disk's syncs add. docs/api.md lists figures of both.
+ * `npm run bench -- ingest`: accepted submissions per second through a local `wrangler dev` of
+ * the platform Worker against a trivial route of the same Worker (`GET /healthz`), their ratio
+ * and the Worker's CPU per request. Options, settings and figures: docs/benchmarks.md, "ingest".
+ * Invariants: bounded (each phase stops at its count or PHASE_SECONDS); both routes run at the
+ * same concurrency, warmed up, and each measured phase starts once the Worker is idle.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -52,6 +26,7 @@ const BENCH_CONFIG = ".bench-wrangler.toml";
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
 const API = `http://127.0.0.1:${PORT}`;
+/** Submissions per agent key: under the per-key submit limit (30 a minute). */
 const PER_AGENT = 25;
 const PHASE_SECONDS = 30;
 const WARM_UP_SUBMISSIONS = 10;
@@ -61,7 +36,10 @@ const IDLE_TIMEOUT_MS = 30_000;
 /** statfs(2)'s f_type of tmpfs (linux/magic.h). */
 const TMPFS_MAGIC = 0x01021994;
 
-/** Where the run's throw-away state goes: RAM-backed unless `onDisk` (see the header). */
+/**
+ * Where the run's throw-away state goes: RAM-backed (/dev/shm) unless `onDisk`, because locally
+ * D1, R2, the queue and the rate limiter sync every commit to disk (docs/benchmarks.md, "ingest").
+ */
 function stateRoot(onDisk: boolean): { root: string; filesystem: string } {
   const root = !onDisk && existsSync("/dev/shm") ? "/dev/shm" : tmpdir();
   let filesystem = "unknown";
@@ -106,8 +84,9 @@ function tarGz(files: Record<string, string>): Uint8Array {
 }
 
 /**
- * CPU time (ms) used so far by the live processes of process group `pgid`, from /proc; null
- * where /proc is not available.
+ * CPU time (ms) used so far by the live processes of process group `pgid` (the Worker: workerd
+ * and wrangler), from /proc; null where /proc is not available. The machine's load disturbs this
+ * figure far less than a rate.
  */
 function groupCpuMs(pgid: number): number | null {
   let names: string[];
@@ -133,7 +112,10 @@ function groupCpuMs(pgid: number): number | null {
   return ticks * 10; // USER_HZ is 100 on Linux
 }
 
-/** Waits until the process group uses less than IDLE_CPU_SHARE of a core over a second. */
+/**
+ * Waits until the process group uses less than IDLE_CPU_SHARE of a core over a second, so that a
+ * measured phase does not pay for work left over from the one before.
+ */
 async function waitForIdle(pgid: number): Promise<void> {
   const deadline = Date.now() + IDLE_TIMEOUT_MS;
   let last = groupCpuMs(pgid);
@@ -145,7 +127,10 @@ async function waitForIdle(pgid: number): Promise<void> {
   }
 }
 
-/** Runs `total` tasks with `concurrency` workers, stopping early at `deadline`. */
+/**
+ * Runs `total` tasks with `concurrency` workers, stopping early at `deadline`. Every phase of both
+ * routes runs through here over kept-alive connections (Node's fetch pools them).
+ */
 async function drive(
   total: number,
   concurrency: number,
@@ -198,6 +183,8 @@ export default async function bench(args: string[]): Promise<void> {
          'default', 'latest', 1000000, '{"cooldownSeconds":0}', ${sqlText(operator.id)},
          ${now}, ${now}, ${now});`,
     );
+    // Without the queue consumers by default: the aim is the edge path (check, store, enqueue).
+    // With them, the score role fails every bench message (it has no bundle) in the same isolate.
     worker.child = startWorker({
       port: PORT,
       persistTo,
@@ -205,6 +192,7 @@ export default async function bench(args: string[]): Promise<void> {
       quiet: true,
       ...(withConsumers ? {} : { config: writeConfigWithoutConsumers(BENCH_CONFIG) }),
     });
+    // wrangler watches the sources, so an edit elsewhere in the tree reloads the Worker.
     let reloads = 0;
     const countReloads = (chunk: Buffer) => {
       reloads += chunk.toString().split("Reloading local server").length - 1;

@@ -1,13 +1,9 @@
 /**
- * `npm run bench -- leaderboard [--sizes 10000,100000,1000000] [--seed 1]`
- *
- * Compares the leaderboard's in-memory ranking index (@bouts/ranking) with a plain SQLite board
- * (node:sqlite, in memory, the same ordering columns indexed) at each board size: updates, rank
- * look-ups and top-100 reads per second and per operation, their ratios, the index's memory and
- * its rebuild-on-wake time. Prints one `name: value` per line. Deterministic data (seeded PRNG),
- * bounded time: every measurement stops at an operation count or a time budget, whichever comes
- * first, and prints how many operations it sampled (`*_ops`). Agent ids are 36-character
- * UUID-shaped strings, the pessimistic case for memory.
+ * `npm run bench -- leaderboard [--sizes 10000,100000,1000000] [--seed 1]`: the leaderboard's
+ * in-memory ranking index (@bouts/ranking) against a plain in-memory SQLite board at each size:
+ * updates, rank look-ups, top-100 reads, memory and rebuild-on-wake time (docs/benchmarks.md,
+ * "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
+ * operation count or a time budget, and prints how many operations it sampled (`*_ops`).
  */
 import { DatabaseSync } from "node:sqlite";
 import { performance } from "node:perf_hooks";
@@ -96,7 +92,10 @@ function createRandom(seed: number): () => number {
 
 const HEX_DIGITS = "0123456789abcdef";
 
-/** A UUID-shaped id built as one flat string (as SQLite hands them out), not a rope of parts. */
+/**
+ * A UUID-shaped id (36 characters, the pessimistic case for memory) built as one flat string (as
+ * SQLite hands them out), not a rope of parts.
+ */
 function buildAgentId(random: () => number): string {
   const codes = new Array<number>(36);
   for (let i = 0; i < 36; i++) {

@@ -1,19 +1,9 @@
 /**
- * `npm run bench -- runner [iterations]`: the cost of the sandbox and of whole suites.
- * Prints, one per line as `name: value`:
- *  - the median wall time of a bare interpreter spawn (absolute path, cleared environment) and of
- *    the same command through the full sandbox launch path (per-uid cgroups, the uid's launcher,
- *    rlimits, uid drop, bwrap), their ratio and the median per-round difference, for Node 22 and
- *    Python 3.11 (plus the ratio of the fastest runs, which is the least disturbed by other load
- *    on a shared machine);
- *  - each example challenge's test phase (`suite_ms_<challenge>`: one subject, one trusted test
- *    process per test file) and whole run with the scan, against its reference solution;
- *  - the whole run of hostile submissions (`hostile_<kind>_run_ms_<node|python>`): the
- *    reference of deep-merge (Node) and bill-split-py (Python) with a fork bomb or a busy loop
- *    added at import time, next to the honest run of the same challenge and their ratio (the
- *    aim is at most 3×: docs/runner.md, "Run budget").
- * The sandbox path is the one runs use; the only code run is `-e 0` / `-c 0`, the challenges'
- * own reference solutions and the hostile variants written here, all sandboxed.
+ * `npm run bench -- runner [iterations]`: the cost of the sandbox and of whole suites: bare against
+ * sandboxed interpreter spawns (Node 22, Python 3.11), each example challenge's suite and run
+ * against its reference, and hostile variants (fork bomb, busy loop) against the honest run.
+ * Figures and aims: docs/benchmarks.md, "runner". Invariants: the sandbox path is the one runs
+ * use; only `-e 0` / `-c 0` runs bare, and the references and hostile variants run sandboxed.
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";

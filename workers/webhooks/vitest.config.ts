@@ -2,11 +2,7 @@
  * Vitest project "webhooks-worker": the webhook routes and queue consumers in workerd through
  * the Cloudflare plugin, against the root wrangler.toml and the platform entry, with the D1
  * migrations applied in a setup file. Every outbound `fetch` (the deliveries) reaches a
- * Node-side scriptable receiver (test/receiver.ts) through `outboundService`. Loopback
- * targets are allowed here, as in local development. The WEBHOOKS producer writes to a queue
- * nobody consumes, so tests drive the consumer themselves with createMessageBatch. The
- * WEBHOOKS_DLQ producer is the real `bouts-webhooks-dlq`, delivered promptly to the platform's
- * dead-letter consumer, so a test sees a dead letter arrive in the delivery log.
+ * Node-side scriptable receiver (test/receiver.ts) through `outboundService`.
  */
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
@@ -21,8 +17,12 @@ export default defineProject({
     cloudflareTest({
       wrangler: { configPath: path.join(root, "wrangler.toml") },
       miniflare: {
+        // Loopback targets are allowed here, as in local development.
         bindings: { TEST_MIGRATIONS: migrations, WEBHOOKS_ALLOW_LOOPBACK: "true" },
+        // A queue nobody consumes: tests drive the consumer themselves with createMessageBatch.
         queueProducers: { WEBHOOKS: { queueName: "bouts-webhooks-test-sink" } },
+        // WEBHOOKS_DLQ is the real `bouts-webhooks-dlq`, delivered promptly to the platform's
+        // dead-letter consumer, so a test sees a dead letter arrive in the delivery log.
         queueConsumers: { "bouts-webhooks-dlq": { maxBatchTimeout: 0.05, maxRetries: 3 } },
         outboundService: handleReceiver,
       },

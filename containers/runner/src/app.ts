@@ -1,22 +1,30 @@
 /**
  * @module runner/app
- * The runner's HTTP surface (Hono). Outcomes follow one rule: a submission that fails is a
- * successful run (200 with a RunReport); a request that cannot be run as sent is a 4xx
- * problem+json naming what is wrong; only a fault of the runner itself (the sandbox is
- * unavailable, an unexpected error) is a 5xx. Every error goes through `toHttpError`, an
- * exhaustive switch over the reasons.
+ * The runner's HTTP surface (Hono, on the edge kit's app shell: `@bouts/edge`). Outcomes
+ * follow one rule: a submission that fails is a successful run (200 with a RunReport); a
+ * request that cannot be run as sent is a 4xx problem+json naming what is wrong; only a fault
+ * of the runner itself (the sandbox is unavailable, an unexpected error) is a 5xx. Every
+ * expected error goes through `toProblem`, an exhaustive switch over the reasons; the edge kit
+ * answers the rest (no route: 404, or 405 with `Allow`; an unexpected throw: a generic 500).
+ * Problem `type`s are the platform's `urn:bouts:problem:<code>`.
  */
 import { randomUUID } from "node:crypto";
-import { Hono, type Context } from "hono";
+import type { Context, Hono } from "hono";
+import type { BlankEnv } from "hono/types";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { z } from "zod";
 import {
+  buildProblem,
   RunGeneratedRequestSchema,
   RunJobRequestSchema,
+  type ProblemFieldError,
   type RunJobRequest,
+  type RunnerProblem,
   type RunReport,
 } from "@bouts/contracts";
+import { createApp, problemResponse } from "@bouts/edge";
+import { err, ok, type Result } from "@bouts/result";
 import {
   describeBundleError,
   computeSha256,
@@ -41,130 +49,123 @@ export type ServiceError =
   | { reason: "run-fault"; detail: string }
   | { reason: "artifact-integrity"; expected: string; actual: string };
 
-interface Problem {
-  status: number;
-  type: string;
-  title: string;
-  detail: string;
-  extra?: Record<string, unknown>;
+/** An `invalid-job` issue (`path: message`) as a field error; one without a path is the job's. */
+function toFieldError(issue: string): ProblemFieldError {
+  const at = issue.indexOf(": ");
+  return at > 0
+    ? { path: issue.slice(0, at), message: issue.slice(at + 2) }
+    : { path: "job", message: issue };
 }
 
-/** Maps a service error to an RFC 9457 problem. Exhaustive: a new reason fails to compile. */
-export function toHttpError(e: ServiceError): Problem {
+/**
+ * Maps a service error to an RFC 9457 problem (`type` `urn:bouts:problem:<code>`), with the
+ * platform's members: `errors` for an invalid job, `rule` (and `entry`) for a refused
+ * archive, and the runner's own `report` for a run the sandbox could not start. Exhaustive: a
+ * new reason fails to compile.
+ */
+export function toProblem(e: ServiceError): RunnerProblem {
   switch (e.reason) {
     case "missing-part":
-      return {
-        status: 400,
-        type: "missing-part",
-        title: "Missing multipart part",
-        detail: `the request has no '${e.part}' part`,
-      };
+      return buildProblem(
+        400,
+        "missing-part",
+        "Missing multipart part",
+        `the request has no '${e.part}' part`,
+      );
     case "invalid-job":
-      return {
-        status: 400,
-        type: "invalid-job",
-        title: "Invalid job",
-        detail: e.issues.join("; "),
-        extra: { issues: e.issues },
-      };
+      return buildProblem(400, "invalid-job", "Invalid job", e.issues.join("; "), {
+        errors: e.issues.map(toFieldError),
+      });
     case "request-too-large":
-      return {
-        status: 413,
-        type: "request-too-large",
-        title: "Request too large",
-        detail: `requests are limited to ${e.limit} bytes`,
-      };
+      return buildProblem(
+        413,
+        "request-too-large",
+        "Request too large",
+        `requests are limited to ${e.limit} bytes`,
+      );
     case "bundle":
-      return {
-        status: 422,
-        type: `bundle-${e.error.reason}`,
-        title: "Challenge bundle refused",
-        detail: describeBundleError(e.error),
-      };
+      return buildProblem(
+        422,
+        `bundle-${e.error.reason}`,
+        "Challenge bundle refused",
+        describeBundleError(e.error),
+      );
     case "sandbox-unavailable":
       return {
-        status: 503,
-        type: "sandbox-unavailable",
-        title: "Sandbox unavailable",
-        detail: e.report.infrastructure?.message ?? "",
-        extra: { report: e.report },
+        ...buildProblem(
+          503,
+          "sandbox-unavailable",
+          "Sandbox unavailable",
+          e.report.infrastructure?.message ?? "",
+        ),
+        report: e.report,
       };
     case "artifact-integrity":
-      return {
-        status: 422,
-        type: "artifact-integrity",
-        title: "Archive is not the one uploaded",
-        detail: `the submission's sha256 is ${e.actual}, not the ${e.expected} recorded at upload; it was not run`,
-      };
+      return buildProblem(
+        422,
+        "artifact-integrity",
+        "Archive is not the one uploaded",
+        `the submission's sha256 is ${e.actual}, not the ${e.expected} recorded at upload; it was not run`,
+      );
     case "run-fault":
-      return {
-        status: 500,
-        type: "internal",
-        title: "Internal error",
-        detail: `the run failed on the runner's side and was stopped (${e.detail}); other runs are unaffected`,
-      };
+      return buildProblem(
+        500,
+        "internal",
+        "Internal error",
+        `the run failed on the runner's side and was stopped (${e.detail}); other runs are unaffected`,
+      );
     case "job":
       switch (e.error.reason) {
-        case "submission-rejected":
-          return {
-            status: 422,
-            type: "submission-rejected",
-            title: "Submission archive refused",
-            detail: e.error.message,
-            extra: { entryReason: e.error.error.reason },
-          };
+        case "submission-rejected": {
+          const refusal = e.error.error;
+          return buildProblem(
+            422,
+            "submission-rejected",
+            "Submission archive refused",
+            e.error.message,
+            {
+              rule: refusal.reason,
+              ...(refusal.entry !== undefined ? { entry: refusal.entry } : {}),
+            },
+          );
+        }
         case "limit-above-ceiling":
-          return {
-            status: 422,
-            type: "limit-above-ceiling",
-            title: "Limit above the runner's ceiling",
-            detail: `${e.error.key}: requested ${e.error.requested}, ceiling ${e.error.ceiling}`,
-          };
+          return buildProblem(
+            422,
+            "limit-above-ceiling",
+            "Limit above the runner's ceiling",
+            `${e.error.key}: requested ${e.error.requested}, ceiling ${e.error.ceiling}`,
+          );
         case "invalid-state":
-          return {
-            status: 500,
-            type: "internal",
-            title: "Internal error",
-            detail: "job state machine misuse",
-          };
+          return buildProblem(500, "internal", "Internal error", "job state machine misuse");
       }
   }
 }
 
-function problem(c: Context, e: ServiceError): Response {
-  const p = toHttpError(e);
-  if (p.status >= 500) console.error(`runner: ${p.type}: ${p.detail}`);
-  return c.body(
-    JSON.stringify({
-      type: `https://bouts.dev/problems/${p.type}`,
-      title: p.title,
-      status: p.status,
-      detail: p.detail,
-      ...p.extra,
-    }),
-    p.status as 400,
-    {
-      "content-type": "application/problem+json",
-    },
-  );
+/** The problem+json answer to a service error; a 5xx is logged. */
+function answerProblem(e: ServiceError): Response {
+  const problem = toProblem(e);
+  if (problem.status >= 500) console.error(`runner: ${problem.type}: ${problem.detail}`);
+  return problemResponse(problem);
 }
 
-async function readParts(
-  c: Context,
-  names: string[],
-): Promise<
-  { ok: true; files: Record<string, Uint8Array>; job: unknown } | { ok: false; error: ServiceError }
-> {
+/** The multipart parts of a request: each named file, and the `job` part parsed as JSON. */
+interface RequestParts {
+  files: Record<string, Uint8Array>;
+  job: unknown;
+}
+
+async function readParts(c: Context, names: string[]): Promise<Result<RequestParts, ServiceError>> {
   let form: FormData;
   try {
     form = await c.req.formData();
   } catch {
-    return { ok: false, error: { reason: "missing-part", part: names[0] ?? "body" } };
+    return err({ reason: "missing-part", part: names[0] ?? "body" });
   }
   const files: Record<string, Uint8Array> = {};
   for (const name of names) {
     const v = form.get(name);
-    if (!(v instanceof Blob)) return { ok: false, error: { reason: "missing-part", part: name } };
+    if (!(v instanceof Blob)) return err({ reason: "missing-part", part: name });
     files[name] = new Uint8Array(await v.arrayBuffer());
   }
   const jobPart = form.get("job");
@@ -173,10 +174,17 @@ async function readParts(
     try {
       job = JSON.parse(typeof jobPart === "string" ? jobPart : await jobPart.text());
     } catch {
-      return { ok: false, error: { reason: "invalid-job", issues: ["job is not JSON"] } };
+      return err({ reason: "invalid-job", issues: ["job is not JSON"] });
     }
   }
-  return { ok: true, files, job };
+  return ok({ files, job });
+}
+
+/** A run request as read: the job validated by its schema, the submission, the prepared bundle. */
+interface RunRequest<T> {
+  job: T;
+  submission: Uint8Array;
+  challenge: PreparedChallenge;
 }
 
 /** Creates the app for one runner environment. */
@@ -185,7 +193,7 @@ export function createRunnerApp(
   selfTest: SelfTestReport | null,
 ): Hono {
   const { config } = environment;
-  const app = new Hono();
+  const app = createApp<BlankEnv>();
   const maxBody = config.MAX_ARCHIVE_BYTES * 2 + 1024 * 1024;
   let active = 0;
   const prepareOptions = {
@@ -208,37 +216,29 @@ export function createRunnerApp(
 
   const limitBody = bodyLimit({
     maxSize: maxBody,
-    onError: (c) => problem(c, { reason: "request-too-large", limit: maxBody }),
+    onError: () => answerProblem({ reason: "request-too-large", limit: maxBody }),
   });
 
   /** Reads a run request: both archives, the job validated by `schema`, the prepared bundle. */
   async function readRunRequest<T>(
     c: Context,
     schema: { safeParse(v: unknown): z.ZodSafeParseResult<T> },
-  ): Promise<
-    | { ok: true; job: T; submission: Uint8Array; challenge: PreparedChallenge }
-    | { ok: false; response: Response }
-  > {
+  ): Promise<Result<RunRequest<T>, ServiceError>> {
     const parts = await readParts(c, ["submission", "bundle"]);
-    if (!parts.ok) return { ok: false, response: problem(c, parts.error) };
-    const parsed = schema.safeParse(parts.job);
+    if (!parts.ok) return parts;
+    const parsed = schema.safeParse(parts.value.job);
     if (!parsed.success)
-      return {
-        ok: false,
-        response: problem(c, {
-          reason: "invalid-job",
-          issues: parsed.error.issues.map((i) => `${i.path.join(".") || "job"}: ${i.message}`),
-        }),
-      };
-    const challenge = await prepareChallenge(parts.files.bundle!, prepareOptions);
-    if (!challenge.ok)
-      return { ok: false, response: problem(c, { reason: "bundle", error: challenge.error }) };
-    return {
-      ok: true,
+      return err({
+        reason: "invalid-job",
+        issues: parsed.error.issues.map((i) => `${i.path.join(".") || "job"}: ${i.message}`),
+      });
+    const challenge = await prepareChallenge(parts.value.files.bundle!, prepareOptions);
+    if (!challenge.ok) return err({ reason: "bundle", error: challenge.error });
+    return ok({
       job: parsed.data,
-      submission: parts.files.submission!,
+      submission: parts.value.files.submission!,
       challenge: challenge.value,
-    };
+    });
   }
 
   // Every route that runs something is guarded: a fault its own code could not catch ends
@@ -247,7 +247,7 @@ export function createRunnerApp(
     active += 1;
     try {
       const r = await guardRun(`${c.req.method} ${c.req.path}`, () => next());
-      if (!r.ok) c.res = problem(c, { reason: "run-fault", detail: r.error.detail });
+      if (!r.ok) c.res = answerProblem({ reason: "run-fault", detail: r.error.detail });
     } finally {
       active -= 1;
     }
@@ -255,28 +255,28 @@ export function createRunnerApp(
 
   app.post("/v1/runs", limitBody, guarded, async (c) => {
     const req = await readRunRequest(c, RunJobRequestSchema);
-    if (!req.ok) return req.response;
-    const job: RunJobRequest = req.job;
-    const submission = req.submission;
+    if (!req.ok) return answerProblem(req.error);
+    const job: RunJobRequest = req.value.job;
+    const submission = req.value.submission;
     // The runner never trusts its caller: bytes other than those recorded at upload never run.
     const sha256 = computeSha256(submission);
     if (job.submissionSha256 !== undefined && job.submissionSha256 !== sha256)
-      return problem(c, {
+      return answerProblem({
         reason: "artifact-integrity",
         expected: job.submissionSha256,
         actual: sha256,
       });
     const r = await runJob({
       runId: job.runId ?? randomUUID(),
-      challenge: req.challenge,
+      challenge: req.value.challenge,
       submission,
       submissionSha256: sha256,
       requestedLimits: job.limits ?? {},
       environment,
     });
-    if (!r.ok) return problem(c, { reason: "job", error: r.error });
+    if (!r.ok) return answerProblem({ reason: "job", error: r.error });
     if (r.value.infrastructure?.reason === "sandbox-unavailable")
-      return problem(c, { reason: "sandbox-unavailable", report: r.value });
+      return answerProblem({ reason: "sandbox-unavailable", report: r.value });
     return c.json(r.value);
   });
 
@@ -284,46 +284,21 @@ export function createRunnerApp(
   // reference solution before it counts (generated-run.ts).
   app.post("/v1/runs/generated", limitBody, guarded, async (c) => {
     const req = await readRunRequest(c, RunGeneratedRequestSchema);
-    if (!req.ok) return req.response;
-    const r = await runGeneratedSuite(environment, req);
-    if (!r.ok) return problem(c, r.error);
+    if (!req.ok) return answerProblem(req.error);
+    const r = await runGeneratedSuite(environment, req.value);
+    if (!r.ok) return answerProblem(r.error);
     return c.json(r.value);
   });
 
   app.post("/v1/challenges/qa", limitBody, guarded, async (c) => {
     const parts = await readParts(c, ["bundle"]);
-    if (!parts.ok) return problem(c, parts.error);
-    const challenge = await prepareChallenge(parts.files.bundle!, prepareOptions);
-    if (!challenge.ok) return problem(c, { reason: "bundle", error: challenge.error });
+    if (!parts.ok) return answerProblem(parts.error);
+    const challenge = await prepareChallenge(parts.value.files.bundle!, prepareOptions);
+    if (!challenge.ok) return answerProblem({ reason: "bundle", error: challenge.error });
     const qa = await runChallengeQa(environment, challenge.value, config.QA_REPEATS);
-    if (!qa.ok) return problem(c, { reason: "job", error: qa.error });
+    if (!qa.ok) return answerProblem({ reason: "job", error: qa.error });
     return c.json(qa.value);
   });
 
-  app.notFound((c) =>
-    c.body(
-      JSON.stringify({
-        type: "https://bouts.dev/problems/not-found",
-        title: "Not found",
-        status: 404,
-        detail: `${c.req.method} ${c.req.path}`,
-      }),
-      404,
-      { "content-type": "application/problem+json" },
-    ),
-  );
-  app.onError((e, c) => {
-    console.error("runner: unexpected error", e);
-    return c.body(
-      JSON.stringify({
-        type: "https://bouts.dev/problems/internal",
-        title: "Internal error",
-        status: 500,
-        detail: "the runner failed; see its logs",
-      }),
-      500,
-      { "content-type": "application/problem+json" },
-    );
-  });
   return app;
 }

@@ -6,6 +6,7 @@
  */
 import path from "node:path";
 import { z } from "zod";
+import type { Err, Ok } from "@bouts/result";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 
@@ -78,7 +79,7 @@ export type ConfigError = { reason: "invalid-env"; issues: string[] };
  */
 export function parseRunnerConfig(
   env: Record<string, string | undefined>,
-): { ok: true; value: RunnerConfig; warnings: string[] } | { ok: false; error: ConfigError } {
+): (Ok<RunnerConfig> & { warnings: string[] }) | Err<ConfigError> {
   const raw: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (k.startsWith("RUNNER_") && v !== undefined && v !== "") raw[k.slice(7)] = v;

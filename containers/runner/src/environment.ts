@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import type { RunnerConfig } from "./config.ts";
 import type { RunnerEnvironment } from "./job.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 import { detectCgroups } from "./sandbox/cgroup.ts";
 import type { RuntimePaths } from "./sandbox/runtime.ts";
 import { runSelfTest, type SelfTestReport } from "./sandbox/self-test.ts";

@@ -18,7 +18,7 @@ import type {
 } from "@bouts/contracts";
 import { computeSha256, packDir, type PreparedChallenge } from "./challenge/bundle.ts";
 import { runJob, type JobError, type RunnerEnvironment } from "./job.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** Why a generated suite was not run to a result (each is also a `ServiceError` of app.ts). */
 export type GeneratedRunError =

@@ -8,7 +8,7 @@
  * outside any run is logged and the process stays up; a guarded run settles exactly once.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** Why a guarded run ended without its own answer. */
 export type RunFault = { reason: "run-fault"; label: string; detail: string };

@@ -1,16 +1,10 @@
 /**
  * @module runner/job
- * One run as an explicit state machine: ready → primed → executed, with cleanup() always called
- * from `finally`. prime() unpacks and lays out the workspace; execute() refuses to run unless
- * primed, then scans the submission and runs every manifest test in its own sandbox. Limits come
- * from the runner's config and may only be lowered: by the challenge (silently, to the lower
- * value) and by the request (a request asking for more than the ceiling is refused). The run's
- * wall budget (run/budget.ts) is fixed when the job is primed and covers the scan and the tests.
- * Which generated tests a run adds is decided by run/generator-selection.ts, and the report
- * is assembled by run/report.ts (pure); this module keeps the lifecycle, the workspace and the
- * sandboxes. Invariants: every manifest test appears in the report exactly once; a sandbox
- * that cannot start turns the whole run into an infrastructure error, and nothing runs
- * unsandboxed; no test starts after the budget is spent, and those left are `budget-exhausted`.
+ * One run as a state machine: ready → primed (workspace, budget) → executed (the scan, then every
+ * test in its own sandbox), cleanup() always in `finally`; generated tests are chosen by
+ * run/generator-selection.ts, the report built by run/report.ts. Invariants: limits are only ever
+ * lowered; every manifest test is in the report exactly once; a sandbox that cannot start makes
+ * the run an infrastructure error (nothing runs unsandboxed); no test starts after the budget.
  */
 import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -27,7 +21,7 @@ import type {
 import { describeUnpackError, type UnpackError, type UnpackLimits } from "./archive/unpack.ts";
 import type { PreparedChallenge } from "./challenge/bundle.ts";
 import type { RunnerConfig } from "./config.ts";
-import { err, ok, type Result } from "./result.ts";
+import { err, ok, type Result } from "@bouts/result";
 import type { TestJudgement } from "./run/analyze.ts";
 import { buildBridgeDescriptor, writeBridgeModule } from "./run/bridge-files.ts";
 import { FailFastRule, resolveRunBudget, resolveScanDeadline } from "./run/budget.ts";
@@ -92,8 +86,8 @@ export function resolveUnpackLimits(config: RunnerConfig): UnpackLimits {
 }
 
 /**
- * Resolves the limits of a run: config ceilings, lowered to the challenge's values, lowered
- * again by the request. A request above the effective ceiling is refused, never clamped up.
+ * Resolves the limits of a run: config ceilings, lowered (silently) to the challenge's values,
+ * lowered again by the request. A request above the effective ceiling is refused, never clamped up.
  * `runWallMs` here is the budget's ceiling; prime() settles the budget itself once it knows
  * how many tests the run has (resolveRunBudget).
  */
@@ -155,7 +149,10 @@ export class RunJob {
     return this.#state;
   }
 
-  /** Resolves limits and builds the workspace; ready → primed. */
+  /**
+   * Resolves limits, builds the workspace and fixes the run's wall budget (run/budget.ts), which
+   * covers the scan and the tests; ready → primed.
+   */
   async prime(): Promise<Result<RunLimits, JobError>> {
     if (this.#state !== "ready")
       return err({ reason: "invalid-state", state: this.#state, action: "prime" });

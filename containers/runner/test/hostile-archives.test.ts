@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Hono } from "hono";
+import { RunnerProblemSchema } from "@bouts/contracts";
 import { createRunnerApp } from "../src/app.ts";
 import { packChallengeDir } from "../src/challenge/bundle.ts";
 import { createTestEnvironment, FIXTURES, form } from "./helpers.ts";
@@ -30,12 +31,13 @@ describe("the runner service under hostile archives", () => {
         method: "POST",
         body: form({ job: '{"runId":"hostile"}', submission, bundle }),
       });
-      const body = (await res.json()) as { type: string; detail: string; entryReason?: string };
+      const body = RunnerProblemSchema.parse(await res.json());
       expect(res.status).toBe(422);
-      expect(body.type).toContain("submission-rejected");
-      expect(body.entryReason).toBe(c.refusal!.reason);
+      expect(body.type).toBe("urn:bouts:problem:submission-rejected");
+      expect(body.rule).toBe(c.refusal!.reason);
       if (c.refusal!.entry !== undefined) {
         expect(body.detail).toContain(JSON.stringify(c.refusal!.entry));
+        expect(body.entry).toBe(c.refusal!.entry);
       }
       const health = await app.request("/healthz");
       expect(health.status).toBe(200);
@@ -69,9 +71,10 @@ describe("valid archives with nothing the challenge can run", () => {
     ],
   ])("refuses a %s without the module the challenge loads, naming it", async (_f, build) => {
     const res = await post(build());
-    const body = (await res.json()) as { detail: string; entryReason?: string };
+    const body = RunnerProblemSchema.parse(await res.json());
     expect(res.status).toBe(422);
-    expect(body.entryReason).toBe("nothing-to-load");
+    expect(body.rule).toBe("nothing-to-load");
+    expect(body.entry).toBe("solution.mjs");
     expect(body.detail).toContain('"solution.mjs"');
   });
 
@@ -83,7 +86,9 @@ describe("valid archives with nothing the challenge can run", () => {
       ]),
     );
     expect(res.status).toBe(422);
-    expect(((await res.json()) as { entryReason?: string }).entryReason).toBe("unscannable-code");
+    const body = RunnerProblemSchema.parse(await res.json());
+    expect(body.rule).toBe("unscannable-code");
+    expect(body.entry).toBe("README.md");
   });
 });
 
@@ -105,7 +110,7 @@ describe("artifact integrity", () => {
     });
     expect(res.status).toBe(422);
     const body = (await res.json()) as { type: string; detail: string };
-    expect(body.type).toBe("https://bouts.dev/problems/artifact-integrity");
+    expect(body.type).toBe("urn:bouts:problem:artifact-integrity");
     expect(body.detail).toContain(recorded);
     expect(body.detail).toContain(sha256(submission));
   });

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RunReportSchema } from "@bouts/contracts";
+import { RunnerProblemSchema, RunReportSchema, type RunReport } from "@bouts/contracts";
 import type { Hono } from "hono";
-import { createRunnerApp } from "../src/app.ts";
+import { createRunnerApp, toProblem } from "../src/app.ts";
 import { packChallengeDir, packDir } from "../src/challenge/bundle.ts";
 import { createTestEnvironment, FIXTURES, form } from "./helpers.ts";
 
@@ -58,6 +58,55 @@ describe("runner service", () => {
       body: form({ job: '{"limits":{"memoryMb":"lots"}}', submission: good, bundle }),
     });
     expect(res.status).toBe(400);
+    const problem = RunnerProblemSchema.parse(await res.json());
+    expect(problem.type).toBe("urn:bouts:problem:invalid-job");
+    expect(problem.detail).toMatch(/^limits\.memoryMb: /);
+    expect(problem.errors?.map((e) => e.path)).toEqual(["limits.memoryMb"]);
+  });
+
+  it("answers a job part that is not JSON with 400 naming the job", async () => {
+    const res = await app.request("/v1/runs", {
+      method: "POST",
+      body: form({ job: "{", submission: good, bundle }),
+    });
+    expect(res.status).toBe(400);
+    const problem = RunnerProblemSchema.parse(await res.json());
+    expect(problem.detail).toBe("job is not JSON");
+    expect(problem.errors).toEqual([{ path: "job", message: "job is not JSON" }]);
+  });
+
+  it("answers an unknown route with the edge kit's 404, echoing nothing of the request", async () => {
+    const res = await app.request("/v1/nothing-here");
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toEqual({
+      type: "urn:bouts:problem:not-found",
+      title: "Not found",
+      status: 404,
+      detail: "No such route.",
+    });
+  });
+
+  it("answers another method on a route with 405 and Allow", async () => {
+    const res = await app.request("/v1/runs");
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(RunnerProblemSchema.parse(await res.json()).type).toBe(
+      "urn:bouts:problem:method-not-allowed",
+    );
+  });
+
+  it("maps a sandbox that could not start to 503 carrying the run's report", () => {
+    const report = {
+      infrastructure: { reason: "sandbox-unavailable", message: "no bwrap" },
+    } as unknown as RunReport;
+    const problem = toProblem({ reason: "sandbox-unavailable", report });
+    expect(problem).toMatchObject({
+      type: "urn:bouts:problem:sandbox-unavailable",
+      status: 503,
+      detail: "no bwrap",
+      report,
+    });
   });
 
   it("refuses a request that raises a limit with 422", async () => {

@@ -14,6 +14,7 @@ import {
   type KeyCredentials,
   type KeyOwner,
 } from "@bouts/db";
+import type { Result } from "@bouts/result";
 import { fail, type AuthError } from "./errors.ts";
 
 /** Who is calling, resolved from a verified API key. */
@@ -65,7 +66,7 @@ export async function resolvePrincipal(
 export async function resolveCaller(
   d1: D1Database,
   header: string | undefined,
-): Promise<{ ok: true; value: Caller } | { ok: false; error: AuthError }> {
+): Promise<Result<Caller, AuthError>> {
   if (header === undefined || header === "") return { ok: true, value: { role: "anonymous" } };
   const token = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
   const refuse = {

@@ -1,12 +1,13 @@
 /**
  * @module contracts/findings
  * Wire shape of a security finding, as produced by the runner's scanners and consumed by the
- * scoring engine. Pure: zod only.
+ * scoring engine. The severity buckets are the engine's own table (`@bouts/scoring`
+ * SEVERITIES), never restated here. Pure: zod and the pure engine only.
  */
+import { SEVERITIES } from "@bouts/scoring";
 import { z } from "zod";
 
-/** The engineering spec's four severity buckets, worst first. */
-export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+/** The engineering spec's four severity buckets, worst first (the engine's SEVERITIES). */
 export const SeveritySchema = z.enum(SEVERITIES);
 export type Severity = z.infer<typeof SeveritySchema>;
 

@@ -32,7 +32,12 @@ export const ProblemSchema = z.object({
 });
 export type Problem = z.infer<typeof ProblemSchema>;
 
-/** Builds a problem document; `type` defaults to a stable URN derived from `code`. */
+/** The `type` of the problem `code`: the stable URN `urn:bouts:problem:<code>`. */
+export function buildProblemType(code: string): string {
+  return `urn:bouts:problem:${code}`;
+}
+
+/** Builds a problem document; `type` is the stable URN of `code` ({@link buildProblemType}). */
 export function buildProblem(
   status: number,
   code: string,
@@ -40,7 +45,7 @@ export function buildProblem(
   detail: string,
   extra: Pick<Problem, "errors" | "rule" | "instance" | "entry"> = {},
 ): Problem {
-  return { type: `urn:bouts:problem:${code}`, title, status, detail, ...extra };
+  return { type: buildProblemType(code), title, status, detail, ...extra };
 }
 
 /** Turns zod issues into field errors, one per issue, with dotted paths. */

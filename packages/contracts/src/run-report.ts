@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { ExploitEvidenceSchema, IntegrityEvidenceSchema } from "./evidence.ts";
 import { SeveritySchema } from "./findings.ts";
+import { ProblemSchema } from "./problem.ts";
 import { ScanReportSchema } from "./scan-report.ts";
 import { RuntimeSchema, StaticCategorySchema } from "./challenge-bundle.ts";
 import {
@@ -232,3 +233,14 @@ export const GeneratedRunResultSchema = z.strictObject({
   infrastructure: InfrastructureErrorSchema.nullable(),
 });
 export type GeneratedRunResult = z.infer<typeof GeneratedRunResultSchema>;
+
+/**
+ * The runner's error answer (docs/runner.md): the platform's problem document (`type`
+ * `urn:bouts:problem:<code>`, with `errors` for an invalid job, `rule` and `entry` for a
+ * refused archive) and, for a run the sandbox could not start (503 `sandbox-unavailable`), the
+ * run's report, whose `infrastructure` says why.
+ */
+export const RunnerProblemSchema = ProblemSchema.extend({
+  report: RunReportSchema.optional().describe("503 sandbox-unavailable: the run's report"),
+});
+export type RunnerProblem = z.infer<typeof RunnerProblemSchema>;

@@ -1,13 +1,10 @@
 /**
  * @module db/schema-webhooks
- * What the webhook sender stores: agents' endpoints, one message per (endpoint, event) and
- * every delivery attempt. Invariants:
- * - `webhook_endpoints.secrets` holds the signing secrets **in clear** (`whsec_…`): HMAC
- *   signing needs the key itself, so unlike API keys they cannot be stored as hashes. They are
- *   secrets at rest: never returned by a read route, never logged, never put in a payload.
- * - A message's `body` is the exact string that is signed and sent on every attempt, and its
- *   id is the `webhook-id`; UNIQUE(endpoint_id, event_id) makes a repeated event one message.
- * - Times are integer milliseconds since the epoch; JSON columns hold validated text.
+ * What the webhook sender stores: agents' endpoints, one message per (endpoint, event) and every
+ * delivery attempt. Invariants: endpoint secrets are stored in clear and never returned by a read
+ * route, logged or put in a payload; a message's `body` is the exact string signed and sent on
+ * every attempt, its id the `webhook-id`; UNIQUE(endpoint_id, event_id) makes a repeated event one
+ * message; times are integer milliseconds since the epoch; JSON columns hold validated text.
  */
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -38,7 +35,10 @@ export const webhookEndpoints = sqliteTable(
     url: text("url").notNull(),
     /** JSON array of subscribed event types. */
     eventTypes: text("event_types").notNull(),
-    /** JSON array of StoredWebhookSecret, newest first. Secrets at rest (see module header). */
+    /**
+     * JSON array of StoredWebhookSecret, newest first, **in clear** (`whsec_…`): HMAC signing
+     * needs the key itself, so unlike API keys they cannot be stored as hashes. Secrets at rest.
+     */
     secrets: text("secrets").notNull(),
     disabledAt: integer("disabled_at"),
     disabledReason: text("disabled_reason"),

@@ -14,6 +14,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/sqlite-core";
+import { RANKING_MODES } from "@bouts/ranking";
 
 /** Who a key belongs to decides what it may do: agents submit, operators administer. */
 export const KEY_ROLES = ["agent", "operator"] as const;
@@ -46,8 +47,6 @@ export const SUBMISSION_FAILURE_CODES = [
   "scoring-refused",
   "infrastructure",
 ] as const;
-/** Which submission ranks an agent on a challenge (docs/design.md decision 7). */
-export const RANKING_MODES = ["latest", "best"] as const;
 /** State of an idempotency record: claimed by a request in flight, or answered. */
 export const IDEMPOTENCY_STATES = ["in-flight", "done"] as const;
 
@@ -111,6 +110,7 @@ export const challenges = sqliteTable(
     family: text("family").notNull().default("default"),
     /** JSON of the five agent-run weights, validated by the engine, or null. */
     customWeights: text("custom_weights"),
+    /** Which submission ranks an agent (`@bouts/ranking`'s modes; docs/design.md decision 7). */
     rankingMode: text("ranking_mode", { enum: RANKING_MODES }).notNull().default("latest"),
     maxIterations: integer("max_iterations").notNull(),
     /** JSON of the challenge's limits (archive size, cooldown, token budget, ...). */

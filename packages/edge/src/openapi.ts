@@ -6,11 +6,14 @@
  * operator key). Invariant: every problem response references the same `Problem` schema
  * under `application/problem+json`.
  */
+// Loaded for its effect: it gives zod schemas `.openapi()`. A schema built before that (as
+// ProblemSchema is when @bouts/contracts loads first, e.g. in the runner) has it only on a clone.
+import "@hono/zod-openapi";
 import type { z } from "@hono/zod-openapi";
 import { PROBLEM_CONTENT_TYPE, ProblemSchema } from "@bouts/contracts";
 
 /** The error document every failure returns, as the `Problem` component. */
-export const ProblemDocSchema = ProblemSchema.openapi("Problem");
+export const ProblemDocSchema = ProblemSchema.clone().openapi("Problem");
 
 /** What each problem status means, as the document describes it by default. */
 export const PROBLEM_STATUS_TEXT = {

@@ -42,6 +42,7 @@ import {
   checkArray,
   checkBoolean,
   checkInt,
+  checkJudgeEntry,
   checkNumber,
   checkOneOf,
   checkRecord,
@@ -63,16 +64,11 @@ function computeJudged(field: string, input: unknown): Checked<ComponentScore<Ju
   const seen = new Set<string>();
   for (const [i, raw] of list.value.entries()) {
     const f = `${field}.judges[${i}]`;
-    const j = checkRecord(f, raw);
+    const j = checkJudgeEntry(f, raw, seen);
     if (!j.ok) return j;
-    const judge = checkString(`${f}.judge`, j.value.judge, 200);
-    if (!judge.ok) return judge;
-    if (seen.has(judge.value))
-      return invalid(`${f}.judge`, `duplicate judge ${JSON.stringify(judge.value)}`);
-    seen.add(judge.value);
-    const score = checkScore(`${f}.score`, j.value.score);
+    const score = checkScore(`${f}.score`, j.value.entry.score);
     if (!score.ok) return score;
-    scores.push({ judge: judge.value, score: score.value });
+    scores.push({ judge: j.value.judge, score: score.value });
   }
   const r = aggregatePanel(scores);
   return ok({

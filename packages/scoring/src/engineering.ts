@@ -48,6 +48,7 @@ import {
   checkArray,
   checkBoolean,
   checkInt,
+  checkJudgeEntry,
   checkOneOf,
   checkRecord,
   checkScore,
@@ -266,14 +267,10 @@ export function judgeRubricPanel<D extends string>(
   const perJudge: RubricJudgement<D>[] = [];
   for (const [i, raw] of list.value.entries()) {
     const f = `${field}[${i}]`;
-    const j = checkRecord(f, raw);
+    const j = checkJudgeEntry(f, raw, seen);
     if (!j.ok) return j;
-    const judge = checkString(`${f}.judge`, j.value.judge, 200);
-    if (!judge.ok) return judge;
-    if (seen.has(judge.value))
-      return invalid(`${f}.judge`, `duplicate judge ${JSON.stringify(judge.value)}`);
-    seen.add(judge.value);
-    const dims = checkRecord(`${f}.dimensions`, j.value.dimensions);
+    const judge = j.value.judge;
+    const dims = checkRecord(`${f}.dimensions`, j.value.entry.dimensions);
     if (!dims.ok) return dims;
     const extra = Object.keys(dims.value).find((k) => !(k in rubric));
     if (extra)
@@ -287,10 +284,10 @@ export function judgeRubricPanel<D extends string>(
       if (!v.ok) return v;
       total = total.add(v.value.mul(Exact.of(weight)).div(Exact.HUNDRED));
     }
-    scores.push({ judge: judge.value, score: total });
+    scores.push({ judge, score: total });
     // Every rubric dimension was checked above, and no other key is present.
     const dimensions = dims.value as Record<D, number>;
-    perJudge.push({ judge: judge.value, dimensions, score: toExactValue(total) });
+    perJudge.push({ judge, dimensions, score: toExactValue(total) });
   }
   return ok({ scores, result: aggregatePanel(scores), perJudge });
 }

@@ -86,3 +86,22 @@ function describe(v: unknown): string {
   if (Array.isArray(v)) return "an array";
   return typeof v;
 }
+
+/**
+ * One entry of a judge panel: a record whose `judge` names a judge not yet in `seen` (which it
+ * joins). The entry's other fields are the caller's to check.
+ */
+export function checkJudgeEntry(
+  field: string,
+  raw: unknown,
+  seen: Set<string>,
+): Checked<{ judge: string; entry: Record<string, unknown> }> {
+  const j = checkRecord(field, raw);
+  if (!j.ok) return j;
+  const judge = checkString(`${field}.judge`, j.value.judge, 200);
+  if (!judge.ok) return judge;
+  if (seen.has(judge.value))
+    return invalid(`${field}.judge`, `duplicate judge ${JSON.stringify(judge.value)}`);
+  seen.add(judge.value);
+  return ok({ judge: judge.value, entry: j.value });
+}

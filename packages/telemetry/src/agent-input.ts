@@ -1,15 +1,10 @@
 /**
  * @module telemetry/agent-input
- * Maps an agent-profile submission onto the engine's `AgentInput`: the challenge's agent
- * configuration (family, custom weights, token budget), the stored trace (efficiency, trace
- * integrity and exploit evidence, facts for the offline trace judges), the calibration claims
- * (structured ones from the submission win over statements parsed from the deliverables and
- * the trace) and the judges' Process / Strategy / Recovery scores. Invariants: pure (no I/O,
- * no clock); Objective is the nested engineering input, so the engine computes it unrounded;
- * runner and trace evidence are merged one item per trigger; a submission that cannot be
- * scored fairly is a typed failure, never a guessed score. It lives here, not in the score
- * worker, because it is the trace's pure last mile; the worker keeps only the I/O (R2 reads,
- * the judges' calls) in agent-run.ts.
+ * Maps an agent-profile submission (agent configuration, stored trace, calibration claims, the
+ * judges' Process / Strategy / Recovery scores) onto the engine's `AgentInput`: the trace's pure
+ * last mile; the score worker keeps only the I/O (agent-run.ts). Invariants: pure (no I/O, no
+ * clock); Objective is the nested engineering input; runner and trace evidence merge one item per
+ * trigger; a submission that cannot be scored fairly is a typed failure, never a guessed score.
  */
 import {
   AgentWeightsSchema,
@@ -243,6 +238,8 @@ export function analyzeTrace(
       ),
     ...extractTraceClaims(trace, { testIds }),
   ];
+  // Structured claims from the submission win over statements parsed from the deliverables and
+  // the trace.
   const claims = resolveClaims(
     {
       structured: Array.isArray(structured) ? (structured as never[]) : [],
@@ -285,7 +282,7 @@ export function buildAgentInput(e: {
       profile: "agent",
       family: e.config.family,
       customWeights: e.config.customWeights,
-      objective: e.objective,
+      objective: e.objective, // nested, so the engine computes Objective unrounded
       process: { judges: e.judged.process },
       strategy: { judges: e.judged.strategy },
       recovery: { judges: e.judged.recovery },

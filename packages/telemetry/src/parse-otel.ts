@@ -1,13 +1,10 @@
 /**
  * @module telemetry/parse-otel
- * Maps an OTLP/JSON trace export whose spans follow the OpenTelemetry GenAI semantic
- * conventions onto `bouts.trace/v1` events. `execute_tool` spans become tool calls (or edits
- * and test runs when they carry `bouts.edit.*` / `bouts.test.*` attributes); `chat`,
- * `text_completion`, `generate_content` and `embeddings` spans become assistant messages;
- * every other span is counted in `ignoredSpans`. Invariants: all-or-nothing; a wrong
- * attribute type on a key we read refuses the trace naming the span (0-based, export order)
- * and the key; events are ordered by span start time, ties by export order, and numbered
- * 1…n. Never throws. Pure: zod only.
+ * Maps an OTLP/JSON trace export whose spans follow the OpenTelemetry GenAI semantic conventions
+ * onto `bouts.trace/v1` events (the mapping: docs/telemetry.md, "OpenTelemetry GenAI spans").
+ * Invariants: all-or-nothing; a wrong attribute type on a key we read refuses the trace naming the
+ * span (0-based, export order) and the key; events are ordered by span start time, ties by export
+ * order, and numbered 1…n; other spans only count in `ignoredSpans`. Never throws; pure (zod only).
  */
 import { err, ok, type Result } from "@bouts/result";
 import { z } from "zod";
@@ -75,7 +72,10 @@ export const OTEL_MODEL_OPERATIONS = [
   "embeddings",
 ] as const;
 
-/** The GenAI operation mapped to tool calls, edits and test runs. */
+/**
+ * The GenAI operation mapped to tool calls, or to edits and test runs when the span carries
+ * `bouts.edit.*` / `bouts.test.*` attributes.
+ */
 export const OTEL_TOOL_OPERATION = "execute_tool";
 
 // ─── Attribute access with type checks ───

@@ -1,15 +1,10 @@
 /**
  * @module webhooks/deliver
- * One delivery attempt: POST the signed body, classify the response. Never throws for
- * anything the receiver or the network does; every result is a {@link DeliveryOutcome}.
- *
- * Invariants:
- * - The target is re-validated before every attempt, so a stored URL that a rule now forbids
- *   is never fetched.
- * - Redirects are never followed (`redirect: "manual"`): a 3xx is a `failed` attempt.
- * - One deadline (`timeoutMs`) covers connecting, the response head and the bounded body read;
- *   at most `maxResponseBytes` of the body are read, then the stream is cancelled.
- * - `fetch` and the clock are injected; only web-standard APIs are used.
+ * One delivery attempt: POST the signed body, classify the response; never throws for anything the
+ * receiver or the network does. Invariants: the target is re-validated before every attempt; no
+ * redirect is followed (a 3xx is `failed`); one deadline (`timeoutMs`) covers connecting, the head
+ * and the body read, at most `maxResponseBytes` (then the stream is cancelled); `fetch` and the
+ * clock are injected, and only web-standard APIs are used.
  */
 import { parseRetryAfter } from "./retry-schedule.ts";
 import type { SignatureHeaders } from "./signing.ts";
@@ -88,6 +83,7 @@ export async function deliverWebhook(options: DeliverOptions): Promise<DeliveryO
   const now = options.now ?? Date.now;
   const started = now();
   const latency = () => Math.max(0, now() - started);
+  // Re-validated on every attempt, so a stored URL that a rule now forbids is never fetched.
   const target = validateTargetUrl(options.url, {
     allowLoopback: options.allowLoopback,
     loopbackPorts: options.loopbackPorts,

@@ -32,6 +32,8 @@ export {
 export {
   validateTargetUrl,
   MAX_TARGET_URL_LENGTH,
+  METADATA_HOSTS,
+  SPECIAL_USE_TLDS,
   type LoopbackPortRule,
   type TargetUrlError,
   type TargetUrlOptions,

@@ -1,15 +1,10 @@
 /**
  * @module webhooks/signing
  * Standard Webhooks signatures: HMAC-SHA256 over `${webhook-id}.${webhook-timestamp}.${body}`,
- * base64-encoded, sent as `webhook-signature: v1,<sig>` (one entry per active secret, space
- * separated, so receivers keep verifying across a secret rotation).
- *
- * Invariants:
- * - The body is a string and the signature covers its UTF-8 bytes; `fetch` sends a string body
- *   as exactly those UTF-8 bytes, so the bytes sent are the bytes signed. Never re-serialize the
- *   body between signing and sending.
- * - Web-standard APIs only (`crypto.subtle`, `crypto.getRandomValues`, `TextEncoder`): the same
- *   code runs on Workers and Node. No clock: timestamps are arguments.
+ * sent as `webhook-signature: v1,<base64>`, one entry per active secret (so receivers keep
+ * verifying across a rotation; docs/webhooks.md, "Headers and signature"). Invariants: the bytes
+ * sent are the bytes signed (the string body's UTF-8; never re-serialize it in between); only
+ * web-standard APIs, so the same code runs on Workers and Node; no clock: timestamps are arguments.
  */
 import { decodeBase64, encodeBase64 } from "./base64.ts";
 import { err, ok, type Result } from "@bouts/result";

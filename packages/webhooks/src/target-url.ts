@@ -1,17 +1,10 @@
 /**
  * @module webhooks/target-url
- * Validates the URL an agent registers as a webhook target (SSRF defence by syntax). Pure.
- *
- * Invariants:
- * - Parsing is WHATWG `URL`, the parser `fetch` itself uses, and the value returned is the
- *   serialized `href`: store and fetch exactly that string, so what was checked is what is
- *   fetched.
- * - Production rules: `https:`, port 443, no credentials, and a host that is a public DNS name
- *   or a canonical public IP literal. A name is checked as text only; what it resolves to is
- *   not (see docs/webhooks.md, "DNS rebinding").
- * - `allowLoopback` (local development only) additionally admits http(s) to 127.0.0.1, [::1]
- *   and localhost, on the ports `loopbackPorts` allows (any port without it); it never admits
- *   private or link-local targets.
+ * Validates the URL an agent registers as a webhook target (SSRF defence by syntax; the rules:
+ * docs/webhooks.md, "Target URL rules"). Pure. Invariants: parsing is WHATWG `URL`, as in `fetch`,
+ * and the value returned is its `href`: store and fetch exactly that string; only `https:` on 443
+ * to a public DNS name or canonical public IP literal passes, without credentials (a name is text
+ * only: "DNS rebinding"); `allowLoopback` admits loopback hosts, never private or link-local ones.
  */
 import {
   classifyIpv4,
@@ -27,11 +20,11 @@ export const MAX_TARGET_URL_LENGTH = 2048;
 
 /** Options of {@link validateTargetUrl}. */
 export interface TargetUrlOptions {
-  /** Local development only: also allow http(s)://127.0.0.1|[::1]|localhost. */
+  /** Local development only: also allow http(s)://127.0.0.1|[::1]|localhost, nothing else. */
   allowLoopback?: boolean;
   /**
    * With `allowLoopback`: the only loopback ports admitted (inclusive range), minus `blocked`
-   * (the platform's own services). A URL without a port means 80 or 443.
+   * (the platform's own services); without it, any port. A URL without a port means 80 or 443.
    */
   loopbackPorts?: LoopbackPortRule;
   /**
@@ -79,18 +72,11 @@ export interface TargetUrlError {
   message: string;
 }
 
-// Names that resolve to the platform's own metadata services.
-const METADATA_NAMES = new Set([
-  "metadata.google.internal",
-  "metadata.goog",
-  "metadata",
-  "instance-data",
-  "instance-data.ec2.internal",
-]);
-
-// TLDs that are never public: RFC 6761/6762/7686/8375 special-use names, ICANN's .internal,
-// and the common private-network suffixes.
-const SPECIAL_USE_TLDS = new Set([
+/**
+ * Top-level labels that are never public: RFC 6761/6762/7686/8375 special-use names, ICANN's
+ * .internal, and the common private-network suffixes (`localhost` is loopback, ruled apart).
+ */
+export const SPECIAL_USE_TLDS: readonly string[] = [
   "local",
   "localdomain",
   "internal",
@@ -105,7 +91,18 @@ const SPECIAL_USE_TLDS = new Set([
   "onion",
   "arpa",
   "alt",
-]);
+];
+const SPECIAL_USE = new Set(SPECIAL_USE_TLDS);
+
+/** Host names that resolve to a cloud platform's metadata service. */
+export const METADATA_HOSTS: readonly string[] = [
+  "metadata.google.internal",
+  "metadata.goog",
+  "metadata",
+  "instance-data",
+  "instance-data.ec2.internal",
+];
+const METADATA_NAMES = new Set(METADATA_HOSTS);
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -202,7 +199,7 @@ function classifyHost(host: string, rawHost: string): Result<AddressClass, Targe
   if (labels.length < 2) return fail("single-label-host", "use a fully qualified public DNS name");
   const tld = labels[labels.length - 1]!;
   if (/^\d+$/.test(tld)) return fail("numeric-host-form", "the top-level label is numeric");
-  if (SPECIAL_USE_TLDS.has(tld))
+  if (SPECIAL_USE.has(tld))
     return fail("special-use-name", `.${tld} names are not public; use a public DNS name`);
   return ok("public");
 }

@@ -1,14 +1,10 @@
 /**
  * @module ingest/accept-submission
  * The submit saga (`POST /v1/challenges/{id}/submissions`) once the key, the agent's role, the
- * `Idempotency-Key` format and the submit rate limit have passed: the challenge's state and
- * quota, runner time and submissions in flight, the body and its parts, then the write order
- * (D1 batch, the R2 objects, the queue, D1; docs/storage-schema.md). Invariants: cheap checks
- * run before anything is stored; each step undoes every earlier one when it fails; under an
- * `Idempotency-Key`, the first final answer (the 202, or a verdict on the content:
- * `isStoredUnderIdempotencyKey`) is stored and every retry gets its exact bytes without the
- * checks running again. Expected failures are values: `acceptSubmission` returns the answer
- * to send (fresh or replayed) or the tagged error, for the route to map.
+ * `Idempotency-Key` format and the submit rate limit have passed. Invariants: cheap checks run
+ * before anything is stored; each step undoes every earlier one when it fails; under an
+ * `Idempotency-Key`, the first final answer is stored and every retry gets its exact bytes without
+ * the checks running again; expected failures are values, for the route to map.
  */
 import type { z } from "@hono/zod-openapi";
 import {
@@ -106,9 +102,11 @@ type SubmissionView = z.infer<typeof SubmissionSchema>;
 // ─── The saga ───
 
 /**
- * Accepts a submission: checks, stores and queues it, and answers 202 with it; or replays the
- * answer an earlier request with the same `Idempotency-Key` left; or refuses it (the error,
- * or, for a verdict on the content under a key, that verdict as a recorded answer).
+ * Accepts a submission: checks (the challenge's state and quota, runner time and submissions in
+ * flight, then the body and its parts), stores and queues it (storeSubmission), and answers 202
+ * with it; or replays the answer an earlier request with the same `Idempotency-Key` left; or
+ * refuses it (the error, or, for a verdict on the content under a key, that verdict as a recorded
+ * answer: `isStoredUnderIdempotencyKey`).
  */
 export async function acceptSubmission(
   env: SubmitBindings,
@@ -188,7 +186,10 @@ async function recordRefusal(
   return ok({ status: problem.status, body, replayed: false });
 }
 
-/** The write order of an accepted submission: D1, R2, the queue, D1 (each undone on failure). */
+/**
+ * The write order of an accepted submission: D1 batch, R2, the queue, D1 (each undone on failure;
+ * docs/storage-schema.md, "Write order of a submission").
+ */
 async function storeSubmission(
   env: SubmitBindings,
   db: Db,

@@ -1,29 +1,27 @@
 /**
  * @module ingest/runner-client
  * The ingest role's client of the runner's challenge QA (`POST /v1/challenges/qa`, multipart
- * with a `bundle` part; see docs/runner.md). Transport: RUNNER_URL when set (wrangler dev with a local runner process,
+ * with a `bundle` part; see docs/runner.md), whose answer is parsed with the contract's
+ * `QaReportSchema`. Transport: RUNNER_URL when set (wrangler dev with a local runner process,
  * and tests), else the RUNNER Container binding (production). Invariant: a runner that is
  * missing, down or answers garbage is "unavailable" (503), never a passed QA; a bundle the
  * runner refuses (4xx) is a failed QA carrying the runner's detail.
  */
 import { getContainer } from "@cloudflare/containers";
+import { QaReportSchema, type QaReport } from "@bouts/contracts";
 import type { Err, Result } from "@bouts/result";
 import { z } from "zod";
-
-/**
- * The part of the runner's QA report (containers/runner/src/challenge/qa.ts `QaReport`) the
- * platform relies on; the rest (per-test verdicts, cleaned manifest) is stored verbatim.
- */
-const QaReportSchema = z.looseObject({
-  publishable: z.boolean(),
-  problems: z.array(z.string()).describe("what made QA fail"),
-});
 
 /** A problem document from the runner. */
 const RunnerProblemSchema = z.looseObject({ detail: z.string() });
 
 /** The QA verdict and the full report to store with the challenge. */
-export type QaResult = { passed: boolean; problems: string[]; report: unknown };
+export type QaResult = {
+  passed: boolean;
+  problems: string[];
+  /** The report, or the runner's problem document when it refused the bundle. */
+  report: QaReport | z.infer<typeof RunnerProblemSchema> | null;
+};
 
 /** Why QA could not be run at all. */
 export type QaError = { reason: "runner-unavailable"; detail: string };
@@ -62,13 +60,13 @@ export async function runChallengeQa(
     return unavailable("the runner's QA answer is not JSON");
   }
   const parsed = QaReportSchema.safeParse(body);
-  if (!parsed.success) return unavailable("the runner's QA answer has no verdict");
+  if (!parsed.success) return unavailable("the runner's QA answer is not a QA report");
   return {
     ok: true,
     value: {
       passed: parsed.data.publishable,
       problems: parsed.data.problems,
-      report: body,
+      report: parsed.data,
     },
   };
 }

@@ -1,14 +1,8 @@
 /**
  * The runner as the ingest tests see it: the Node-side handler of every outbound fetch of the
  * Worker under test (Miniflare `outboundService`), reached through RUNNER_URL exactly as in
- * `wrangler dev`. Requests are multipart with a `bundle` part, as the runner's app expects.
- *
- * - A bundle of one of the example challenges in challenges/ goes to the **real runner**: the
- *   `npm run runner` service, started on a free loopback port on first use (its isolation
- *   self-test included) and stopped when the test process exits.
- * - Synthetic test bundles get a stand-in that answers in the runner's QaReport shape
- *   (containers/runner/src/challenge/qa.ts): marker file QA_SHOULD_FAIL → not publishable;
- *   RUNNER_REFUSES → the runner refuses the bundle (422); RUNNER_CRASH → 500.
+ * `wrangler dev`. A bundle of an example challenge (challenges/) goes to the real runner; synthetic
+ * test bundles get a stand-in that answers in the runner's QaReport shape.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
@@ -26,7 +20,12 @@ const EXAMPLE_CHALLENGES = new Set(
     .map((d) => d.name),
 );
 
-/** Handles every outbound fetch of the Worker under test. */
+/**
+ * Handles every outbound fetch of the Worker under test: multipart with a `bundle` part, as the
+ * runner's app expects. A synthetic bundle's marker file decides the stand-in's answer
+ * (containers/runner/src/challenge/qa.ts's shape): QA_SHOULD_FAIL → not publishable;
+ * RUNNER_REFUSES → the runner refuses the bundle (422); RUNNER_CRASH → 500.
+ */
 export async function handleFakeRunner(request: Request): Promise<Response> {
   const url = new URL(request.url);
   if (url.origin !== FAKE_RUNNER_URL || url.pathname !== "/v1/challenges/qa") {
@@ -89,7 +88,10 @@ function readManifestId(tar: Buffer): string | null {
 let runner: Promise<string> | null = null;
 let child: ChildProcess | null = null;
 
-/** Starts the real runner service once, on a free loopback port; returns its base URL. */
+/**
+ * Starts the real runner service (`npm run runner`, its isolation self-test included) once, on a
+ * free loopback port, and stops it when the test process exits; returns its base URL.
+ */
 function realRunner(): Promise<string> {
   runner ??= (async () => {
     const port = await freePort();

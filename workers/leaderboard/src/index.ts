@@ -1,13 +1,9 @@
 /**
  * @module leaderboard
- * The public read API of the leaderboards (no key needed; rate-limited per client IP), the
- * public HTML pages built on it (`pages/`, docs/pages.md) and the `ChallengeLeaderboard`
- * Durable Object. `createLeaderboardRoutes` holds its routes (mounted at the root by the
- * platform Worker), each with its own access (`public-read.ts`, with `optionalKey` of
- * @bouts/auth for the breakdown; `operatorOnly` for the rebuild); the public views of the challenge list and one challenge
- * are `public-challenges.ts`, served by the platform's one operation for each. Invariants:
- * browser consumers get CORS without credentials; the WebSocket route is passed to the object
- * untouched (no header rewriting on a 101); every failure is a problem document (the pages:
+ * The public read API of the leaderboards (no key needed; rate-limited per client IP), the public
+ * HTML pages built on it (`pages/`, docs/pages.md) and the `ChallengeLeaderboard` Durable Object.
+ * Invariants: browser consumers get CORS without credentials; the WebSocket route is passed to the
+ * object untouched (no header rewriting on a 101); every failure is a problem document (the pages:
  * an HTML page with the same status).
  */
 import { createRouter } from "@bouts/edge";
@@ -37,6 +33,8 @@ export type { LeaderboardBindings } from "./types.ts";
 export { DEFAULT_CACHE_OPTIONS, type CacheOptions } from "./cache.ts";
 export { isPageRequest, PAGE_CSP } from "./pages/routes.ts";
 
+// The public views of the challenge list and of one challenge, served by the platform's one
+// operation for each.
 export {
   listPublicChallengeViews,
   PUBLIC_CHALLENGE_CACHE_CONTROL,
@@ -75,7 +73,8 @@ export function resolveCacheOptions(options: LeaderboardRoutesOptions = {}): Cac
  * The leaderboard role's routes, to mount at the root: the public API under /v1 (boards,
  * standings, the live feed, breakdowns, the operator's rebuild, CORS preflights) and the
  * HTML pages. `access` is the public-read middleware to share with the platform's challenge
- * reads; by default one is built from `options`.
+ * reads; by default one is built from `options`. Each route has its own access: public-read.ts
+ * (with @bouts/auth's `optionalKey` for the breakdown), `operatorOnly` for the rebuild.
  */
 export function createLeaderboardRoutes(
   options: LeaderboardRoutesOptions = {},

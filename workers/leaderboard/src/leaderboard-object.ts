@@ -1,18 +1,10 @@
 /**
  * @module leaderboard/leaderboard-object
- * `ChallengeLeaderboard`: one Durable Object per challenge (named by the challenge id), the
- * ranking authority. Invariants:
- * - SQLite (`results`, `standings`, `meta`) is the truth; the `@bouts/ranking` index is a
- *   cache of `standings`, built lazily on the first call that needs it after a wake (never at
- *   module load, never in the constructor), and updated in the same synchronous step as SQLite.
- * - Every mutating RPC runs without an `await` between its reads and writes, so calls are
- *   serialized by the object's input gate: concurrent deliveries equal some sequential order,
- *   and a standing depends only on the agent's history, so every order gives the same board.
- * - Recording is idempotent by submission id; `version` grows by one on every change. The
- *   overtaken list of an applied result is stored with it (`overtaken`), and a repeated call
- *   for that submission answers the same list, so a caller retrying after a partial failure
- *   can re-send what the first call reported.
- * - Only the RPC methods and the runtime's handlers are public; the rest is `#private`.
+ * `ChallengeLeaderboard`: one Durable Object per challenge, the ranking authority. Invariants:
+ * SQLite is the truth, the `@bouts/ranking` index a lazy cache of `standings` updated in the same
+ * synchronous step; no mutating RPC awaits between its reads and writes (the input gate serializes
+ * them; a standing depends only on its agent's history, so every order gives the same board);
+ * recording is idempotent by submission id; `version` grows by one on every change.
  */
 import { DurableObject } from "cloudflare:workers";
 import {
@@ -274,10 +266,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   // ─── RPC: reads ───
 
   /** A page of the board (limit clamped to 1..100), or `bad-cursor` for a garbage cursor. */
-  getPage(request: {
-    limit: number;
-    cursor?: string | null;
-  }): { ok: true; value: BoardPage } | { ok: false; error: PageError } {
+  getPage(request: { limit: number; cursor?: string | null }): BoardResult<BoardPage, PageError> {
     const limit = clampInt(request.limit, 1, MAX_PAGE_LIMIT);
     const board = this.#board();
     const page = board.page({ limit, after: request.cursor ?? null });
@@ -403,7 +392,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     }
   }
 
-  // ─── private ───
+  // ─── private: everything but the RPC methods and the runtime's handlers ───
 
   #meta(key: string): string | null {
     const row = this.#sql
@@ -441,6 +430,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   }
 
   #board(): RankingIndex {
+    // Built lazily after a wake (never at module load or in the constructor).
     if (this.#index === null) {
       // Rows come in board order through standings_board, so the build skips its sort.
       const rows = this.#sql
@@ -524,7 +514,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       .map((e) => ({ agentId: e.agentId, previousRank: e.rank - 1, rank: e.rank }));
   }
 
-  // What an applied result reported; [] when it passed nobody (or predates this table).
+  // What an applied result reported; [] when it passed nobody (or predates this table). A repeated
+  // call answers it, so a caller retrying after a partial failure re-sends what the first reported.
   #storedOvertaken(submissionId: string): Overtaken[] {
     const row = this.#sql
       .exec<{ agents: string }>(

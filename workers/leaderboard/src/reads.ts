@@ -11,7 +11,7 @@ import { BreakdownSchema, type BreakdownWire } from "@bouts/contracts";
 import { createDb } from "@bouts/db";
 import { readThroughCache } from "./cache.ts";
 import { fail } from "./errors.ts";
-import type { BandCountsView, BoardEntry, BoardPage } from "./rpc.ts";
+import type { BandCountsView, BoardEntry, BoardPage, BoardResult, PageError } from "./rpc.ts";
 import {
   findPublicChallenge,
   findStoredScore,
@@ -107,10 +107,7 @@ export async function readBoardPage(
     const [page, bands] = (await Promise.all([
       board.getPage({ limit, cursor }),
       board.getBandCounts(),
-    ])) as [
-      { ok: true; value: BoardPage } | { ok: false; error: { reason: "bad-cursor" } },
-      BandCountsView,
-    ];
+    ])) as [BoardResult<BoardPage, PageError>, BandCountsView];
     if (!page.ok) return { badCursor: true as const };
     const { total: _total, version: _version, ...counts } = bands;
     return {

@@ -11,12 +11,11 @@ import {
   findPublicScore,
   listAgentNames,
   listChallenges,
-  listResultHistory,
   type ChallengeRow,
   type Db,
   type PublicScoreRow,
 } from "@bouts/db";
-import type { RebuildRow } from "./rpc.ts";
+import type { RankingMode } from "@bouts/ranking";
 
 /** A stored score with the owner of its submission. */
 export type StoredScore = PublicScoreRow;
@@ -30,7 +29,7 @@ export interface PublicChallenge {
   status: "published" | "closed";
   profile: string;
   family: string;
-  rankingMode: "latest" | "best";
+  rankingMode: RankingMode;
   maxIterations: number;
   runtime: string | null;
   deliverables: { path: string; description: string; required: boolean }[];
@@ -108,17 +107,4 @@ export async function findStoredScore(
   submissionId: string,
 ): Promise<StoredScore | null> {
   return findPublicScore(createDb(d1), submissionId);
-}
-
-/**
- * Every scored submission of a challenge, as `rebuild` rows, from the score role's `scores`
- * rows (which carry the iteration, entry and submission times the board ranks by). Always
- * `ok`: the wrapper only keeps `routes/operators.ts` compiling until it takes the rows as they
- * are.
- */
-export async function readResultHistory(
-  d1: D1Database,
-  challengeId: string,
-): Promise<{ ok: true; value: RebuildRow[] }> {
-  return { ok: true, value: await listResultHistory(createDb(d1), challengeId) };
 }

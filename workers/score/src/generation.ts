@@ -1,13 +1,10 @@
 /**
  * @module score/generation
- * The model-backed half of generated adversarial tests. The runner's own run already carries
- * the deterministic generator's tests; when a model is configured (GENERATOR_MODE "openai" or
- * "workers-ai"), the model reads the run's sources and writes tests, the runner checks them
- * against the reference solution and runs the survivors against the submission, and the two
- * generators' tests are merged inside the same 60 % weight budget (model tests first, at most
- * half of it; none for a submission that addresses a model). A model
- * that fails, times out or writes nothing usable never fails the scoring: the run keeps its
- * deterministic tests and the report says why the model added none.
+ * The model-backed half of generated adversarial tests: with a model configured (GENERATOR_MODE
+ * "openai" or "workers-ai"), it writes tests from the run's sources, the runner checks them against
+ * the reference and runs the survivors, and they join the deterministic generator's tests.
+ * Invariant: a model that fails, times out or writes nothing usable never fails the scoring; the
+ * run keeps its deterministic tests and the report says why the model added none.
  */
 import {
   composeGeneratedTests,
@@ -158,6 +155,7 @@ export async function addModelTests(
   if (!ran.ok) return withGenerator(unavailable(generator, ran.error.detail));
   const prebuilt = report.adversarialTests.filter((t) => t.origin === "prebuilt");
   const deterministic = report.adversarialTests.filter((t) => t.origin === "generated");
+  // Both generators' tests share the same 60 % weight budget, model tests first.
   const merged = composeGeneratedTests(
     deterministic,
     ran.value.tests,

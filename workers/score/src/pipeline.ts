@@ -1,18 +1,10 @@
 /**
  * @module score/pipeline
- * Scores one submission: lease → runner → judges → engine → one D1 batch → leaderboard →
- * webhook events (publish.ts). Exactly-once effects on at-least-once delivery: the lease keeps two
- * consumers apart, the score is written once (primary key, same batch as the `scored`
- * status), and publishing (leaderboard record, events) is idempotent by submission id, so it
- * is simply repeated when a message comes back after a partial failure; `published_at` marks
- * it done, and the reconciler (reconcile.ts) finishes what a crash left unpublished. A failure
- * on our side never fails the submission inside its retry window (RETRY_WINDOW_MS): it waits,
- * visibly, and is retried with capped backoff (computeRetryDelaySeconds); only the
- * submission's own fault fails it early. Every outbound call of an attempt ends before the
- * lease does (ATTEMPT_DEADLINE_MS), so a hung call never lets a second consumer run it too.
- * A challenge with the
- * `agent` profile also scores the submission's trace (agent-run.ts); its engineering input
- * becomes the nested Objective.
+ * Scores one submission (docs/score.md): lease → runner → judges → engine → one D1 batch →
+ * leaderboard → webhook events (publish.ts); an `agent` challenge also scores its trace.
+ * Invariants: exactly-once effects on at-least-once delivery (the lease keeps consumers apart, the
+ * score is written once, publishing is idempotent by submission id); a failure on our side never
+ * fails the submission inside RETRY_WINDOW_MS; no outbound call outlives the lease.
  */
 import { ChallengeManifestSchema, parseJson, type RunReport } from "@bouts/contracts";
 import {
@@ -31,6 +23,7 @@ import {
   type RunnerUsageKind,
   type SubmissionFailureCode,
 } from "@bouts/db";
+import type { Result } from "@bouts/result";
 import { computeEngineering, type Breakdown, type ScoreInput } from "@bouts/scoring";
 import { loadAgentPrelude, scoreAgentRun } from "./agent-run.ts";
 import { buildEngineeringInput } from "./build-input.ts";
@@ -84,7 +77,7 @@ export type MessageOutcome =
 export async function checkArtifact(
   bytes: Uint8Array | null,
   recordedSha256: string,
-): Promise<{ ok: true; value: Uint8Array } | { ok: false; error: string }> {
+): Promise<Result<Uint8Array, string>> {
   if (!bytes) return { ok: false, error: "the submitted archive is no longer stored" };
   const actual = await sha256Hex(bytes);
   if (actual !== recordedSha256)
@@ -107,7 +100,11 @@ export async function announceFailure(
   await markSubmissionPublished(db, ctx.submission.id, now);
 }
 
-/** Ranks and announces a stored score and marks it published; safe to repeat. */
+/**
+ * Ranks and announces a stored score and marks it published (`published_at`); safe to repeat, so
+ * it is simply repeated when a message comes back after a partial failure, and the reconciler
+ * (reconcile.ts) finishes what a crash left unpublished.
+ */
 export async function announceScore(
   env: ScoreEnv,
   db: Db,
@@ -151,6 +148,8 @@ export async function processSubmission(
 
   // Every outbound call of this attempt ends before the lease does.
   const signal = AbortSignal.timeout(ATTEMPT_DEADLINE_MS);
+  // A failure on our side waits, visibly (`waiting`), and is retried with capped backoff until
+  // RETRY_WINDOW_MS has passed; only the submission's own fault (`fail`) fails it early.
   const retryOrFail = async (detail: string): Promise<MessageOutcome> => {
     const since = ctx.submission.waitingSince ?? now();
     if (now() - since >= RETRY_WINDOW_MS) {
@@ -263,6 +262,8 @@ export async function processSubmission(
     breakdown: scored.value,
   };
   let judgeMode = panel.value.mode;
+  // Agent profile: the trace is scored too (agent-run.ts), with the engineering input as the
+  // nested Objective.
   if (agent) {
     const run = await scoreAgentRun({
       prelude: agent.value,
@@ -292,6 +293,7 @@ export async function processSubmission(
   await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {
     httpMetadata: { contentType: "application/json" },
   });
+  // Written once: primary key, in the same batch as the `scored` status.
   await saveScore(
     db,
     buildScoreWrite(

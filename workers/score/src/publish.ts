@@ -1,48 +1,41 @@
 /**
  * @module score/publish
- * Publishing a settled submission: the leaderboard record and the webhook events of a score,
- * the failure event of a failed one. Invariants:
- * - Every step is idempotent by submission id (the board applies a result once; event ids are
- *   deterministic), so publishing is simply repeated when a message comes back after a
- *   partial failure. The board answers a repeated result with the overtaken list it stored
- *   when it first applied it, so a repeat re-sends every event; the webhook sender dedupes
- *   them by event id.
- * - Events are enqueued in `sendBatch` calls of at most {@link MAX_BATCH_MESSAGES} messages
- *   (the Queues limit): one score can overtake up to 100 agents, i.e. 101 events.
+ * Publishing a settled submission: the leaderboard record and the webhook events of a score, the
+ * failure event of a failed one. Invariant: every step is idempotent by submission id (the board
+ * applies a result once; event ids are deterministic), so publishing is simply repeated when a
+ * message comes back after a partial failure.
  */
-import { countRejudges, createDb, findScore, type Db, type ScoringContext } from "@bouts/db";
+import {
+  countRejudges,
+  createDb,
+  findScore,
+  type Db,
+  type ResultHistoryRow,
+  type ScoringContext,
+} from "@bouts/db";
+import type { RankingMode } from "@bouts/ranking";
+import type { Result } from "@bouts/result";
 import type { ScoreEnv } from "./pipeline.ts";
 
 /** Most messages one `sendBatch` may carry (Cloudflare Queues limit). */
 export const MAX_BATCH_MESSAGES = 100;
 
 /** The leaderboard's answer to a recorded result (ChallengeLeaderboard.recordResult). */
-export type RecordedResult =
-  | {
-      ok: true;
-      value: {
-        applied: boolean;
-        rank: number | null;
-        previousRank: number | null;
-        overtaken: { agentId: string; previousRank: number; rank: number }[];
-      };
-    }
-  | { ok: false; error: { reason: string; detail?: string } };
+export type RecordedResult = Result<
+  {
+    applied: boolean;
+    rank: number | null;
+    previousRank: number | null;
+    overtaken: { agentId: string; previousRank: number; rank: number }[];
+  },
+  { reason: string; detail?: string }
+>;
 
 /** What the pipeline needs of the leaderboard Durable Object (see docs/leaderboard.md). */
 export interface LeaderboardRecorder {
-  recordResult(r: {
-    challengeId: string;
-    submissionId: string;
-    agentId: string;
-    score: number;
-    unrounded: string;
-    iteration: number;
-    enteredAt: number;
-    submittedAt: number;
-    scoredAt: number;
-    rankingMode: "latest" | "best";
-  }): Promise<RecordedResult>;
+  recordResult(
+    r: ResultHistoryRow & { challengeId: string; rankingMode: RankingMode },
+  ): Promise<RecordedResult>;
 }
 
 /** A webhook event as the score role enqueues it; the webhook sender fans it out. */
@@ -79,6 +72,8 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     throw new Error(
       `the leaderboard refused the result: ${answer.error.reason} ${answer.error.detail ?? ""}`,
     );
+  // A repeated result gets the overtaken list stored when it was first applied, so a repeat
+  // re-sends every event; the webhook sender dedupes them by event id.
   const recorded = answer.value;
   const base = {
     v: 1 as const,
@@ -110,6 +105,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
       data: { previousRank: o.previousRank, rank: o.rank, byScore: score.finalRounded },
     })),
   ];
+  // One score can overtake up to 100 agents, i.e. 101 events: more than one sendBatch carries.
   for (let i = 0; i < events.length; i += MAX_BATCH_MESSAGES)
     await env.WEBHOOKS.sendBatch(events.slice(i, i + MAX_BATCH_MESSAGES).map((body) => ({ body })));
 }

@@ -1,20 +1,19 @@
 /**
  * @module score/runner-client
- * Sends one submission and its challenge bundle to the runner (`POST /v1/runs`, see
- * docs/runner.md) and reads the RunReport. Transport, first that exists: the RUNNER_HTTP
- * service binding (tests: the real runner behind a Node-side binding), RUNNER_URL (local
- * dev: a plain runner process), the RUNNER Container (production, internet disabled).
- * Invariants: only a report that passes the contract is returned; a refused archive is the
- * agent's failure, anything else is ours and retryable; no call outlives its deadline
- * (RUNNER_TIMEOUT_MS, default 10 min, and the caller's signal), so a hung runner costs one
- * attempt, never the whole lease.
+ * Sends one submission and its challenge bundle to the runner (`POST /v1/runs`, docs/runner.md)
+ * and reads the RunReport. Invariants: only a report that passes the contract is returned; a
+ * refused archive is the agent's failure, anything else is ours and retryable; no call outlives
+ * its deadline (RUNNER_TIMEOUT_MS and the caller's signal), so a hung runner costs one attempt,
+ * never the whole lease.
  */
 import { getContainer } from "@cloudflare/containers";
 import {
+  buildProblemType,
   GeneratedRunResultSchema,
   RunReportSchema,
   type GeneratedRunResult,
   type GeneratedSuite,
+  type RunnerProblem,
   type RunReport,
 } from "@bouts/contracts";
 import type { Result } from "@bouts/result";
@@ -51,6 +50,11 @@ export interface RunRequest {
   bundle: Uint8Array;
 }
 
+/**
+ * The transport, first that exists: the RUNNER_HTTP service binding (tests: the real runner behind
+ * a Node-side binding), RUNNER_URL (local dev: a plain runner process), the RUNNER Container
+ * (production, internet disabled).
+ */
 async function send(
   env: RunnerEnv,
   runId: string,
@@ -150,13 +154,14 @@ async function exchange<T>(
     let detail = text.slice(0, 500);
     let type = "";
     try {
-      const problem = JSON.parse(text) as { detail?: string; type?: string };
+      const problem = JSON.parse(text) as Partial<RunnerProblem>;
       detail = problem.detail ?? detail;
       type = problem.type ?? "";
     } catch {
       // keep the raw text
     }
-    const code = type.endsWith("/artifact-integrity") ? "artifact-integrity" : "archive-refused";
+    const code =
+      type === buildProblemType("artifact-integrity") ? "artifact-integrity" : "archive-refused";
     return { ok: false, error: { reason: "submission-refused", retryable: false, code, detail } };
   }
   if (!res.ok)

@@ -12,6 +12,7 @@ import {
   sha256Hex,
   submissions,
 } from "@bouts/db";
+import type { RankingMode } from "@bouts/ranking";
 
 export const db = () => createDb(env.DB);
 let seq = 0;
@@ -36,7 +37,7 @@ export interface SeedScoring {
 /** A published challenge made from challenges/<name>. */
 export async function seedChallenge(
   name: string,
-  rankingMode: "latest" | "best" = "latest",
+  rankingMode: RankingMode = "latest",
   scoring: SeedScoring = {},
 ) {
   const now = Date.now();

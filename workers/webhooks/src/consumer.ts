@@ -1,21 +1,10 @@
 /**
  * @module webhooks-worker/consumer
- * The `bouts-webhooks` consumer and its dead-letter consumer (docs/webhooks.md "How the
- * platform delivers"). An `event` fans out into one stored message and one `delivery` queue
- * message per subscribed endpoint, so a slow endpoint only ever holds its own messages; a
- * `delivery` is one signed attempt, retried on the package's schedule with `message.retry`.
- *
- * Invariants:
- * - The body sent is the stored body string, byte for byte; the `webhook-id` is the stored
- *   message id on every attempt and every manual redelivery.
- * - A repeated event inserts nothing (UNIQUE(endpoint, event)) and enqueues nothing.
- * - Only `pending` messages are sent: a duplicate queue message for a delivered, failed or
- *   dead message is acknowledged unsent. Disabled endpoints get nothing (logged as skipped).
- * - Every attempt is recorded before the queue message is acked or retried.
- * - A delivery whose retry schedule is exhausted is marked `dead` and sent to
- *   `bouts-webhooks-dlq` before it is acked; if that send fails, the message is retried and
- *   the queue, past `max_retries`, dead-letters it itself. Either way the dead-letter consumer
- *   adds one `dead` entry to the log, however often a dead letter arrives.
+ * The `bouts-webhooks` consumer and its dead-letter consumer (docs/webhooks.md, "How the
+ * platform delivers"): an `event` fans out into one stored message and one `delivery` per
+ * subscribed endpoint; a `delivery` is one signed attempt. Invariants: the body sent is the stored
+ * string, byte for byte, and the `webhook-id` its message id, on every attempt and redelivery;
+ * only `pending` messages are sent; every attempt is recorded before its queue message is settled.
  */
 import {
   createDb,
@@ -134,8 +123,9 @@ async function fanOut(event: EventMessage, env: WebhooksConsumerEnv, now: Date):
 }
 
 /**
- * Stores one message per endpoint (skipping any that already exist for the event) and enqueues
- * a delivery for each new one; returns the new message ids.
+ * Stores one message per endpoint (skipping any that already exist for the event: UNIQUE(endpoint,
+ * event), so a repeated event enqueues nothing) and enqueues a delivery for each new one; returns
+ * the new message ids.
  */
 export async function enqueueMessages(
   db: Db,

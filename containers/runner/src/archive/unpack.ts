@@ -31,7 +31,7 @@ import {
   type ArchiveRefusal,
   type ArchiveSink,
 } from "@bouts/archive";
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** Caps applied while unpacking; the byte and ratio caps default to `DEFAULT_ARCHIVE_LIMITS`. */
 export interface UnpackLimits {

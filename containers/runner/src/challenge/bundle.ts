@@ -22,7 +22,7 @@ import path from "node:path";
 import { create as createTar } from "tar";
 import { ChallengeManifestSchema, type ChallengeManifest } from "@bouts/contracts";
 import { describeUnpackError, unpackArchive, type UnpackLimits } from "../archive/unpack.ts";
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** A challenge ready to run: its files on disk and its validated manifest. */
 export interface PreparedChallenge {

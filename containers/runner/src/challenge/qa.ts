@@ -12,7 +12,7 @@ import { randomUUID } from "node:crypto";
 import type { ChallengeManifest, QaReport, QaTest } from "@bouts/contracts";
 import type { JobError, RunnerEnvironment } from "../job.ts";
 import { runJob } from "../job.ts";
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "@bouts/result";
 import { computeSha256, packDir, type PreparedChallenge } from "./bundle.ts";
 import path from "node:path";
 

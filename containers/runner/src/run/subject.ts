@@ -2,12 +2,8 @@
  * @module runner/run/subject
  * The host side of a run's subject: the one sandboxed process that loads the submission's
  * module (docs/subject-protocol.md). Calls from the trusted test processes are forwarded to it
- * as frames, each under a deadline; a subject that crashes, hangs or breaks the protocol gets a
- * fault answer, is killed, and is restarted for the next call at most `maxRestarts` times. A
- * subject the run has given up on (retire(): the fail-fast rule, run/budget.ts) answers every
- * later call with an `unavailable` fault at once.
- * Invariants: nothing the subject writes is ever a verdict; request() never rejects; every
- * incarnation is killed and awaited by close().
+ * as frames, each under a deadline. Invariants: nothing the subject writes is ever a verdict;
+ * request() never rejects; every incarnation is killed and awaited by close().
  */
 import { readdirSync, statSync } from "node:fs";
 import type { ExploitTrigger, IntegrityTrigger, RunLimits, Runtime } from "@bouts/contracts";
@@ -122,7 +118,10 @@ export class SubjectHost {
     return { ok: true };
   }
 
-  /** Gives up on the subject: every later call gets an `unavailable` fault at once. */
+  /**
+   * Gives up on the subject (the fail-fast rule, run/budget.ts): every later call gets an
+   * `unavailable` fault at once.
+   */
   retire(reason: string): void {
     this.#retired ??= reason;
     const inc = this.#current;
@@ -153,7 +152,11 @@ export class SubjectHost {
     return this.#retired;
   }
 
-  /** Forwards one request; resolves with the subject's answer or a fault frame. */
+  /**
+   * Forwards one request; resolves with the subject's answer or a fault frame. A subject that
+   * crashes, hangs or breaks the protocol gets a fault answer, is killed, and is restarted for the
+   * next call at most `maxRestarts` times; a retired one answers `unavailable` at once.
+   */
   async request(frame: Frame, deadlineMs: number): Promise<Frame> {
     const callerId = frame.id;
     const fault = (kind: FaultKind, message: string): Frame => ({

@@ -1,14 +1,10 @@
 /**
  * @module runner/run/suite
- * Runs hidden tests in trusted test processes, one per test file, each in its own sandbox with
- * no submission code in it; the bridge's calls are relayed to the run's subject. Each test keeps
- * its own time limit: a test that outlives it is failed, its process killed, and the tests left
- * in the file run in a new process. Runner time is a budget (run/budget.ts): a test cut by the
- * run's deadline is `budget-exhausted` and no test starts after it; once the subject has faulted
- * on K consecutive tests the subject is retired and the tests left fail at once.
- * Invariants: a verdict comes only from the trusted process's result records; a test during
- * which the subject faulted or died fails, whatever it reported; every test of the list gets
- * at most one judgement, and every test gets one unless the run's budget ran out.
+ * Runs hidden tests in trusted test processes, one per test file, each in its own sandbox with no
+ * submission code in it; the bridge's calls are relayed to the run's subject. Invariants: a verdict
+ * comes only from the trusted process's result records; a test during which the subject faulted or
+ * died fails, whatever it reported; every test gets at most one judgement, and one unless the run's
+ * budget ran out.
  */
 import type { TestStatus } from "@bouts/contracts";
 import { buildTrustedInvocation, CHANNEL_DIR, expectedResultName } from "../sandbox/runtime.ts";
@@ -83,7 +79,12 @@ function judgement(status: TestStatus, message: string, durationMs = 0): TestJud
   };
 }
 
-/** Runs `tests`, grouped by file, and judges every one of them. */
+/**
+ * Runs `tests`, grouped by file, and judges every one of them. A test that outlives its own limit
+ * is failed and its process killed; the tests left in the file run in a new process. A test cut by
+ * the run's deadline (run/budget.ts) is `budget-exhausted`, and no test starts after it. Once the
+ * subject has faulted on K consecutive tests it is retired, and the tests left fail at once.
+ */
 export async function runSuite(tests: SuiteTest[], opts: SuiteOptions): Promise<SuiteResult> {
   const judgements = new Map<string, TestJudgement>();
   const byFile = new Map<string, SuiteTest[]>();

@@ -1,16 +1,10 @@
 /**
  * @module runner/run/workspace
- * Builds a run's folders from a submission archive and a prepared challenge:
- *   submission/  the files as submitted (scanned, and read by judges), minus dependency folders
- *   work/        the subject's copy: the submission with the pristine harness files laid over
- *                it and no tests at all, mounted read-only at /work in the subject's sandbox;
- *   trusted/     the trusted test processes' /work: hidden tests, harness files and the bridge
- *                modules (written once the subject reports its exports), and no submission file;
- *   chan/        the subject's sockets, read-write for it and read-only for the tests.
- * Invariants: a submission cannot add dependencies (node_modules, venvs and site-packages are
- * removed) or change how it is tested (pristine files overwrite its copies, and differences are
- * cited as evidence); nothing here follows a link, because the unpacker never creates one and
- * lstat is used throughout.
+ * Builds a run's folders (submission/, work/, trusted/, chan/: see {@link Workspace}) from a
+ * submission archive and a prepared challenge. Invariants: a submission cannot add dependencies
+ * (node_modules, venvs, site-packages are removed) or change how it is tested (pristine files
+ * overwrite its copies; differences are cited as evidence); the subject never sees a hidden test;
+ * nothing here follows a link (the unpacker never creates one, and lstat is used throughout).
  */
 import {
   cpSync,
@@ -27,19 +21,26 @@ import type { ChallengeManifest, DeliverableFound, SourceFile } from "@bouts/con
 import { listFiles, readTextPrefix } from "./files.ts";
 import { collectSources } from "./judge-packet.ts";
 import { unpackArchive, type UnpackError, type UnpackLimits } from "../archive/unpack.ts";
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "@bouts/result";
 import { findUnscannableCode } from "../scan/unscannable.ts";
 import type { Observation } from "./analyze.ts";
 import type { IntegrityTrigger } from "@bouts/contracts";
 
 /** The built workspace. */
 export interface Workspace {
+  /** submission/: the files as submitted (scanned, read by judges), minus dependency folders. */
   submissionDir: string;
-  /** The subject's /work. */
+  /**
+   * work/: the subject's /work, mounted read-only: the submission with the pristine harness files
+   * laid over it and no tests at all.
+   */
   workDir: string;
-  /** The trusted test processes' /work. */
+  /**
+   * trusted/: the trusted test processes' /work: hidden tests, harness files and the bridge modules
+   * (written once the subject reports its exports), and no submission file.
+   */
   trustedDir: string;
-  /** Host folder shared as /chan. */
+  /** chan/: host folder shared as /chan, the subject's sockets (read-only for the tests). */
   channelDir: string;
   notes: string[];
   integrity: Observation<IntegrityTrigger>[];

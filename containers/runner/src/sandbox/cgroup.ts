@@ -1,17 +1,10 @@
 /**
  * @module runner/sandbox/cgroup
- * Per-sandbox control groups: a memory ceiling for the whole process tree, a process-count
- * ceiling, and an equal CPU share, so one run's fork bomb or busy loop cannot starve another
- * run. Supports cgroup v1 (one hierarchy per controller) and v2 (unified, delegated). When no
- * writable hierarchy exists, `detectCgroups` says so and the sandbox falls back to rlimits only;
- * the report's evidence names which enforcement was used. Groups are named per host uid and
- * reused by every sandbox of that uid (creating and removing a memory cgroup per test costs more
- * than the test's interpreter start-up). Invariants: a group is only opened by the holder of its
- * uid in this runner process (names are `uid-<uid>-<pid>`), so it is never shared by two runs;
- * `release()` leaves nothing in it but the uid's sandbox launcher (launcher.ts), a root helper
- * that joined once so that sandboxes are born in the group instead of migrated into it; groups
- * of dead runner processes are removed at start-up; OOM kills are counted from the moment the
- * group was opened.
+ * Per-uid control groups (cgroup v1, or delegated v2): a memory ceiling for the whole tree, a
+ * process-count ceiling and an equal CPU share, so one run's fork bomb or busy loop cannot starve
+ * another. Invariants: a group (`uid-<uid>-<pid>`) is opened only by its uid's holder in this
+ * runner, never by two runs; `release()` leaves only the uid's launcher in it; groups of dead
+ * runner processes are removed at start-up; OOM kills count from the group's opening.
  */
 import {
   existsSync,
@@ -90,7 +83,8 @@ function trySetWeight(file: string, weight: number): void {
 }
 
 /**
- * Finds writable cgroup hierarchies (v1 first, as on this host; then v2). The parent group of
+ * Finds writable cgroup hierarchies (v1 first, as on this host; then v2); null when there is none,
+ * and the sandbox falls back to rlimits only (`GET /healthz` says which). The parent group of
  * all sandboxes gets the CPU weight of `concurrentSandboxes` ordinary processes: each sandbox
  * group has the weight of one process inside it, so under host load a sandboxed test competes
  * like one ordinary process would, instead of all sandboxes sharing one process's weight.
@@ -178,7 +172,9 @@ function ensureDir(dir: string): void {
 }
 
 /**
- * Opens (creating on first use) the group `name` and sets its limits; empties it first.
+ * Opens (creating on first use) the group `name` and sets its limits; empties it first. One group
+ * per host uid, reused by every sandbox of that uid: creating and removing a memory cgroup per test
+ * costs more than the test's interpreter start-up.
  * `spare()` names the one process that lives in the group between sandboxes (the launcher),
  * which sweeps leave alone and which `pids.max` makes room for.
  */

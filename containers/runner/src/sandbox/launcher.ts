@@ -1,13 +1,10 @@
 /**
  * @module runner/sandbox/launcher
- * The runner side of `launcher.py`: one long-lived root helper per sandbox cgroup (that is, per
- * host uid of this runner process) that joined the groups once and forks every sandbox of that
- * uid, so a sandbox is born inside its cgroups instead of being migrated into them. On cgroup v1
- * a migration waits for an RCU grace period (~13 ms here), most of the sandbox's fixed cost.
- * Invariants: a launcher never runs submission code (its children exec bwrap as the run's uid);
- * it dies with the runner; a launcher that exits is dropped and every sandbox it had in flight
- * is reported as killed, so a caller never waits forever; the pipes a sandbox writes are fresh
- * per launch and the runner holds the only read ends once the launcher has closed its own.
+ * The runner side of `launcher.py`: one long-lived root helper per host uid of this runner process
+ * that joined the uid's cgroups once and forks every sandbox of that uid, so no sandbox pays a
+ * cgroup migration (~13 ms on v1: docs/runner.md, "Performance"). Invariants: it never runs
+ * submission code (its children exec bwrap as the run's uid); it dies with the runner; if it exits,
+ * its sandboxes in flight are reported killed, so no caller waits forever.
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -158,8 +155,8 @@ export class SandboxLauncher {
 
   /**
    * Forks one sandbox. Resolves with its host pid (a session and group leader) and the
-   * launcher's read ends of its stdout, stderr, channel and info pipes, which the caller opens
-   * as /proc/<launcher>/fd/<n> and then confirms with `opened`. `onExit` is called once.
+   * launcher's read ends of its fresh stdout, stderr, channel and info pipes, which the caller
+   * opens as /proc/<launcher>/fd/<n> and then confirms with `opened`. `onExit` is called once.
    */
   start(
     spec: LaunchSpec,
@@ -178,7 +175,9 @@ export class SandboxLauncher {
     });
   }
 
-  /** Lets the launcher close its copies of a sandbox's read ends. */
+  /**
+   * Lets the launcher close its copies of a sandbox's read ends, so the runner holds the only ones.
+   */
   opened(id: number): void {
     if (this.#alive) this.#send({ op: "opened", id });
   }

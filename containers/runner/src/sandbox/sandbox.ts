@@ -1,20 +1,10 @@
 /**
  * @module runner/sandbox/sandbox
- * Runs one command inside bubblewrap. The launch chain is
- *   the uid's launcher (launcher.py, a root helper that joined the per-uid cgroups once) → fork:
- *   new session, rlimits, drop to the run's own unprivileged host uid and gid, no new privileges
- *   → exec bwrap (new user, pid, net, ipc, uts and cgroup namespaces; read-only root, /dev and
- *   system; fresh size-capped tmpfs /tmp and /dev/shm; cleared environment) → the command, all
- *   by absolute path.
- * Invariants: the command never runs outside bwrap (there is no fallback path); a sandbox that
- * did not report its child pid on --info-fd never started, which is an infrastructure error,
- * not a verdict; the wall-clock limit kills the whole tree (process group, cgroup, and the pid
- * namespace dies with bwrap); output beyond the cap is dropped and ends the process; results
- * come only from fd 3, a pipe the host owns, never from files the sandbox wrote; / and /dev are
- * read-only, and every place the sandbox can write is a tmpfs with a size cap (/tmp, /dev/shm,
- * and each writable mount, which the host backs with a capped tmpfs for the run or for the
- * sandbox's life); together the caps are at most a quarter of its memory limit
- * (`computeScratchCaps`), so a full disk is ENOSPC for the writer, never host memory or disk.
+ * Runs one command inside bubblewrap: the uid's launcher → fork (rlimits, the run's unprivileged
+ * uid) → bwrap → the command, all by absolute path (docs/runner.md, "Isolation"). Invariants: the
+ * command never runs outside bwrap (no fallback path); no child pid on --info-fd means it never
+ * started (an infrastructure error); the wall limit and the output cap kill the whole tree;
+ * results come only from fd 3, a host pipe; every writable place is a capped tmpfs.
  */
 import { constants, openSync } from "node:fs";
 import { Socket } from "node:net";
@@ -139,6 +129,7 @@ export interface ScratchCaps {
  * least 1 MiB each. tmpfs pages count against the writer's memory cgroup where there is one;
  * without one the caps are all that bounds them, hence the fixed share: a sandbox holds at most
  * 1.25× its memory limit, and filling every file system leaves it three quarters of its memory.
+ * A full one is ENOSPC for the writer, never host memory or disk.
  */
 export function computeScratchCaps(
   limits: Pick<SandboxLimits, "memoryMb" | "maxFileSizeMb">,

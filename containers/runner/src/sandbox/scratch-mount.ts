@@ -1,22 +1,16 @@
 /**
  * @module runner/sandbox/scratch-mount
- * A sandbox's writable host folder (the subject's /chan) as a size-capped tmpfs. A bind mount
- * of a plain host folder cannot be capped (bwrap's --size applies to its own tmpfs only), and a
- * tmpfs private to one sandbox cannot be shared with another (the trusted test processes
- * connect to the subject's sockets there), so the runner (root) mounts a tmpfs with `size=` and
- * `nr_inodes=` on the host folder: for a whole run when the run's owner calls
- * `mountScratchDir`, otherwise for one sandbox's life (`openScratchDir`).
- * Invariants: only an empty folder that is not already a mount is mounted on (nothing on the
- * host is hidden); a folder that is already a mount is used only if statfs proves it a tmpfs
- * within the cap; a folder whose cap cannot be proven is unmounted and refused; tmpfs pages are
- * charged to the memory cgroup of the process that writes them, so the sandbox pays for what it
- * stores there.
+ * A sandbox's writable host folder (the subject's /chan) as a size-capped tmpfs the runner (root)
+ * mounts on it: for a whole run (`mountScratchDir`) or one sandbox's life (`openScratchDir`).
+ * Invariants: only an empty folder that is not a mount is mounted on (nothing on the host is
+ * hidden); an existing mount is used only if statfs proves it a tmpfs within the cap; a folder
+ * whose cap cannot be proven is unmounted and refused.
  */
 import { execFile } from "node:child_process";
 import { existsSync, readdirSync, statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "@bouts/result";
 
 /** How big a capped folder may get. */
 export interface ScratchMountOptions {
@@ -71,7 +65,12 @@ export function validateScratchCap(
   return ok(undefined);
 }
 
-/** Mounts a fresh capped tmpfs on the empty host folder `dir` and proves the cap. */
+/**
+ * Mounts a fresh capped tmpfs on the empty host folder `dir` and proves the cap. A bind of a plain
+ * host folder cannot be capped (bwrap's --size applies to its own tmpfs only), and a tmpfs private
+ * to one sandbox cannot be shared (the trusted test processes connect to the subject's sockets
+ * there). tmpfs pages are charged to the writer's memory cgroup, so the sandbox pays for them.
+ */
 export async function mountScratchDir(
   dir: string,
   opts: ScratchMountOptions,

@@ -1,18 +1,14 @@
 /**
  * @module runner/sandbox/self-test
- * Proves isolation before the runner accepts work: a probe runs in a real sandbox (same launch
- * chain as tests) and must show an unprivileged uid with no capabilities, its own pid
- * namespace, a read-only system and workspace, no route to the host's loopback or the
- * internet, no host files, a cleared environment and the configured process cap. Python must
- * start and import pytest from its read-only tools mount. A third probe proves the disk caps:
- * writing to / and /dev fails, and /tmp, /dev/shm and a writable mount each stop with ENOSPC at
- * the cap `computeScratchCaps` gives them. Any failed check fails the self-test, and the
- * service refuses to start (fail closed).
+ * Proves isolation before the runner accepts work: probes run in a real sandbox, by the same
+ * launch chain as tests, and must show every property `runSelfTest` lists (docs/runner.md,
+ * "Isolation"). Invariant: any failed check fails the self-test, and the service refuses to start
+ * (fail closed).
  */
 import { mkdtempSync, readFileSync, rmdirSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
-import { err, ok, type Result } from "../result.ts";
+import { err, ok, type Result } from "@bouts/result";
 import type { CgroupSupport } from "./cgroup.ts";
 import type { RuntimePaths } from "./runtime.ts";
 import {
@@ -124,7 +120,13 @@ export function validateScratchProbe(
   return failures.length > 0 ? err({ reason: "self-test-failed", failures }) : ok(checks);
 }
 
-/** Runs the isolation probes; resolves ok only if every check passed. */
+/**
+ * Runs the isolation probes; resolves ok only if every check passed. The first must show an
+ * unprivileged uid with no capabilities, its own pid namespace, a read-only system and workspace,
+ * no route to the host's loopback or the internet, no host files, a cleared environment and the
+ * configured process cap; then Python must start and import pytest from its read-only tools mount;
+ * a third probe proves the disk caps `computeScratchCaps` gives (validateScratchProbe).
+ */
 export async function runSelfTest(opts: {
   bwrapBin: string;
   hostUid: number;

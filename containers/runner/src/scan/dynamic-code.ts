@@ -1,13 +1,10 @@
 /**
  * @module runner/scan/dynamic-code
- * Turns the dynamic-code rules' matches (scan-rules/*\/dynamic-code.yaml) into `skipped`
- * entries: code run from a source the scan cannot see is reported as not scanned, with the
- * file, the line and what the code is run from, and never as a vulnerability finding. A literal
- * module specifier is resolved against the submission's files and reported only when it names
- * an existing file that is not scanned (require("./payload.txt"), require("./lib") naming a file
- * without an extension) or an absolute path. Invariants: entries are de-duplicated per file and
- * line, ordered by file and line, and capped at MAX_DYNAMIC_ENTRIES (the rest are counted in
- * one more entry, so the scan still says how many were left out); links are not followed.
+ * Turns the dynamic-code rules' matches (scan-rules/*\/dynamic-code.yaml) into `skipped` entries:
+ * code run from a source the scan cannot see is reported as not scanned, with the file, the line
+ * and what it is run from, never as a vulnerability finding. Invariants: entries are de-duplicated
+ * and ordered by file and line, capped at MAX_DYNAMIC_ENTRIES (one more entry counts the rest, so
+ * the scan still says how many were left out); links are not followed.
  */
 import { lstat } from "node:fs/promises";
 import path from "node:path";
@@ -108,7 +105,8 @@ export function dynamicCodeReason(line: number, source: string): string {
 /**
  * What a literal specifier loads when that is code the scan does not read, or null: an
  * absolute path (which file it names depends on where the code runs), or an existing file in
- * the submission that is not scanned. `require` runs a file of any extension as JavaScript, so
+ * the submission that is not scanned (require("./payload.txt"), require("./lib") naming a file
+ * without an extension). `require` runs a file of any extension as JavaScript, so
  * only JSON is exempt; an ES `import` also leaves stylesheets and media to a bundler.
  */
 async function unscannedModule(

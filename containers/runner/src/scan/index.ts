@@ -1,16 +1,10 @@
 /**
  * @module runner/scan
  * Security scanning of a submission folder: Semgrep with our rules and ESLint security rules,
- * normalized to the engineering spec's severities. Invariants: the platform picks what is scanned
- * (see targets.ts), never the submission; every file not scanned is listed in `skipped`, and so is
- * every place code is run from a source the scan cannot see (dynamic-code.ts: eval of a string, a
- * module named at run time, a data file loaded as a module …); a scanner that crashes or fails
- * makes the scan "unavailable", never clean; a scan stopped by its own deadline is "partial" with
- * `deadline.exhausted`, the files it did not finish in `skipped` and one critical finding
- * (deadline.ts), never clean; the dependency check is "not measured" until an advisory source
- * exists. Status: "complete" = every tool ran and nothing was skipped; "partial" = tools ran but
- * some files or some dynamically loaded code were not scanned, or the deadline stopped a tool;
- * "unavailable" = a tool failed, or the caller's signal stopped the scan.
+ * normalized to the engineering spec's severities (docs/security-scanning.md). Invariants: the
+ * platform picks what is scanned (targets.ts), never the submission; every file or dynamic load
+ * not scanned is in `skipped`; a failing tool or a deadline (deadline.ts) is never a clean scan;
+ * the dependency check is "not measured" until an advisory source exists.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -138,6 +132,9 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
           deadlineMs,
         ),
       );
+    // complete: every tool ran and nothing was skipped; partial: some files or dynamically loaded
+    // code were not scanned, or the deadline stopped a tool; unavailable: a tool failed, or the
+    // caller's signal stopped the scan.
     const failed = tools.some((t) => t.status === "failed");
     return {
       status: failed ? "unavailable" : allSkipped.length > 0 || exhausted ? "partial" : "complete",

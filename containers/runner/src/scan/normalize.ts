@@ -4,7 +4,7 @@
  * severity, one finding per file + line + CWE across tools, in a stable order. Pure: no I/O.
  */
 import type { Finding } from "@bouts/contracts";
-import { SEVERITIES } from "@bouts/contracts";
+import { SEVERITIES } from "@bouts/scoring";
 import { resolveSeverity } from "./severity.ts";
 import type { RawFinding } from "./tool.ts";
 

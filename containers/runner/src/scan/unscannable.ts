@@ -1,13 +1,10 @@
 /**
  * @module runner/scan/unscannable
- * Code a runtime can load or execute but no scanner or judge can read: compiled Python,
- * native libraries and addons, WebAssembly, Python zip applications, and any file whose first
- * bytes are an ELF, Mach-O, PE, WebAssembly or Python bytecode header, whatever its name. The
- * rules are @bouts/archive's (src/code-sniff.ts), which ingest applies to an upload before it
- * is stored; this module applies them to unpacked files. The runner refuses a submission
- * holding such a file (reason `unscannable-code`); the scanner lists it as not scanned.
- * Invariants: nothing here follows a link (lstat-based walk, O_NOFOLLOW reads); only the
- * first and last bytes of a file are read; no file is changed.
+ * Code a runtime can load or execute but no scanner or judge can read: compiled Python, native
+ * libraries and addons, WebAssembly, Python zip applications, and any file with an ELF, Mach-O,
+ * PE, WebAssembly or Python bytecode header, whatever its name (@bouts/archive's code-sniff.ts).
+ * Invariants: nothing here follows a link (lstat-based walk, O_NOFOLLOW reads); only the first
+ * and last bytes of a file are read; no file is changed.
  */
 import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
@@ -91,7 +88,9 @@ export async function sniffFile(absPath: string): Promise<SniffedFile | null> {
  * Lists the files under `dir` that a runtime can load or execute but no scanner or judge can
  * read, sorted by path. Every folder is walked (dependency folders included: call it after
  * removing what the run will not use); links are never followed, and a link whose name marks
- * it as compiled or native code is listed too.
+ * it as compiled or native code is listed too. The runner refuses a submission holding such a file
+ * (reason `unscannable-code`), and the scanner lists it as not scanned; ingest applies the same
+ * rules to an upload before it is stored.
  */
 export async function findUnscannableCode(dir: string): Promise<UnscannableFile[]> {
   const out: UnscannableFile[] = [];

@@ -8,6 +8,7 @@
  * only, except an operator's re-judgement of such a failure (audited in the same batch).
  */
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
+import type { Result } from "@bouts/result";
 import type { Db } from "../db.ts";
 import type { KeyCredentials } from "../keys.ts";
 import { IDEMPOTENCY_TAKEOVER_SQL } from "./idempotency.ts";
@@ -402,12 +403,10 @@ export async function markSubmissionQueued(
 }
 
 /** The outcome of an operator's re-judgement. */
-export type RejudgeResult =
-  | { ok: true; value: { submission: SubmissionRow } }
-  | {
-      ok: false;
-      error: { reason: "not-found" } | { reason: "not-rejudgeable"; status: SubmissionStatus };
-    };
+export type RejudgeResult = Result<
+  { submission: SubmissionRow },
+  { reason: "not-found" } | { reason: "not-rejudgeable"; status: SubmissionStatus }
+>;
 
 /** An operator's request to run a failed submission again. */
 export interface RejudgeRequest {

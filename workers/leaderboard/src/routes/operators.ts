@@ -3,16 +3,15 @@
  * The operator's rebuild: reads a challenge's whole result history from D1 (the score
  * worker's `scores` table joined with submissions and entries) and replaces the Durable
  * Object's board with it. Invariants: operator keys only (`operatorOnly`), and only the
- * operator that owns the challenge (another's is 404); while `scores` does not exist the
- * route answers 503 and the board is untouched.
+ * operator that owns the challenge (another's is 404); rows the board refuses answer 503 and
+ * leave the board untouched.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
-import { createDb, findChallenge } from "@bouts/db";
+import { createDb, findChallenge, listResultHistory } from "@bouts/db";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { fail } from "../errors.ts";
 import { ChallengeParamSchema } from "../schemas.ts";
-import { readResultHistory } from "../store.ts";
 import type { LeaderboardEnv } from "../types.ts";
 
 /** The rebuild route, to mount at /v1. */
@@ -47,13 +46,12 @@ operatorRoutes.openapi(
     if (!ch || ch.createdBy !== operatorId) {
       fail({ reason: "not-found", resource: "challenge" });
     }
-    const history = await readResultHistory(c.env.DB, ch.id);
-    if (!history.ok) fail({ reason: "unavailable", service: "score store", retryAfter: 60 });
+    const rows = await listResultHistory(createDb(c.env.DB), ch.id);
     const board = c.env.LEADERBOARD.getByName(ch.id);
     const done = await board.rebuild({
       challengeId: ch.id,
       rankingMode: ch.rankingMode,
-      rows: history.value,
+      rows,
     });
     if (!done.ok) {
       // Rows D1 holds that the board refuses: a data fault to investigate, not a client error.

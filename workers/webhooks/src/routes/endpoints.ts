@@ -33,6 +33,8 @@ import {
   MAX_ACTIVE_SECRETS,
   MAX_RETRY_DELAY_SECONDS,
   MAX_TARGET_URL_LENGTH,
+  METADATA_HOSTS,
+  SPECIAL_USE_TLDS,
   RETRY_STEPS_SECONDS,
   serializeEvent,
   validateTargetUrl,
@@ -78,13 +80,25 @@ const MessageId = z
 
 /**
  * The production target rule as a pattern, for the document: https, a public DNS name (labels
- * of letters, digits and hyphens, a letter TLD), port 443 if any, no credentials, no
- * whitespace or backslash. The route checks the whole rule set itself (`validateTargetUrl`,
+ * of letters, digits and hyphens, a letter TLD that is not special-use, not a metadata host),
+ * port 443 if any, no credentials, only RFC 3986 characters. The route checks the whole rule set itself (`validateTargetUrl`,
  * which also admits public IP literals, and loopback in local development only): a URL that
  * breaks a rule is 422 `invalid-target` naming it, whatever this pattern says.
  */
 export const TARGET_URL_PATTERN =
-  "^https://(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}(?::443)?(?:[/?#][!-\\[\\]-~]*)?$";
+  `^https://(?!(?:${METADATA_HOSTS.map((h) => h.replaceAll(".", "\\.")).join("|")})(?:[:/?#]|$))` +
+  "(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+" +
+  `(?!(?:${[...SPECIAL_USE_TLDS, "localhost"].join("|")})(?:[:/?#]|$))[a-z]{2,63}(?::443)?` +
+  "(?:[/?#](?:[A-Za-z0-9._~:/?#@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)?$";
+
+/**
+ * A URI's characters (RFC 3986: unreserved and reserved characters, well-formed escapes,
+ * brackets only around an IPv6 host). The WHATWG parser would accept and escape `|`, `{`, `"`,
+ * a stray `%` and the like; a target that is not a URI in the document's sense is refused as
+ * input (400), not rewritten.
+ */
+const URI_CHARACTERS =
+  /^[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\])?(?:[a-z0-9._~:/?#@!$&'()*+,;=-]|%[0-9a-f]{2})*$/i;
 
 const RegisterBody = z
   .strictObject({
@@ -92,6 +106,7 @@ const RegisterBody = z
       .string()
       .min(1)
       .max(MAX_TARGET_URL_LENGTH)
+      .regex(URI_CHARACTERS, "only the characters RFC 3986 allows in a URI")
       .openapi({
         format: "uri",
         pattern: TARGET_URL_PATTERN,
