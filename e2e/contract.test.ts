@@ -3,8 +3,9 @@
  * scripts/setup/40-schemathesis.sh, runs every check it has (`--checks all`: status codes,
  * content types, headers, response schemas, negative and positive data, methods, auth,
  * stateful links) against a private `npm start` serving its own /openapi.json, once with an
- * agent key and once with an operator key. Zero failures is the bar; the JUnit report and the
- * full log land in test-artifacts/contract/ for reading when it is not met.
+ * agent key and once with an operator key; e2e/contract/ holds its settings and hooks. Zero
+ * failures is the bar; the JUnit report and the full log land in test-artifacts/contract/ for
+ * reading when it is not met.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -53,6 +54,9 @@ function runSchemathesis(name: string, key: string): Promise<{ code: number; log
   const dir = path.join(ARTIFACTS, name);
   mkdirSync(dir, { recursive: true });
   const args = [
+    "--no-color",
+    "--config-file",
+    path.join(ROOT, "e2e/contract/schemathesis.toml"),
     "run",
     `${platform.api}/openapi.json`,
     "--checks",
@@ -75,10 +79,18 @@ function runSchemathesis(name: string, key: string): Promise<{ code: number; log
     path.join(dir, "junit.xml"),
     "--generation-database",
     "none",
-    "--no-color",
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(ST, args, { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" } });
+    const child = spawn(ST, args, {
+      cwd: ROOT,
+      // e2e/contract/hooks.py: the bundle route's application/gzip body.
+      env: {
+        ...process.env,
+        NO_COLOR: "1",
+        SCHEMATHESIS_HOOKS: "hooks",
+        PYTHONPATH: path.join(ROOT, "e2e/contract"),
+      },
+    });
     let log = "";
     child.stdout.on("data", (b: Buffer) => (log += b.toString()));
     child.stderr.on("data", (b: Buffer) => (log += b.toString()));

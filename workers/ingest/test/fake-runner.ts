@@ -38,7 +38,8 @@ export async function handleFakeRunner(request: Request): Promise<Response> {
   }
   const bytes = new Uint8Array(await bundle.arrayBuffer());
   const tar = gunzipSync(bytes);
-  const manifestId = readManifestId(tar);
+  const manifest = readManifest(tar);
+  const manifestId = typeof manifest?.id === "string" ? manifest.id : null;
   if (manifestId !== null && EXAMPLE_CHALLENGES.has(manifestId)) {
     const body = new FormData();
     body.set("bundle", new Blob([bytes]), "bundle.tar.gz");
@@ -53,12 +54,15 @@ export async function handleFakeRunner(request: Request): Promise<Response> {
   }
   if (text.includes("RUNNER_CRASH")) return new Response("boom", { status: 500 });
   if (text.includes("QA_SHOULD_FAIL")) {
-    return Response.json(qaReport(false, ["the reference solution fails static test fizz.basic"]));
+    return Response.json(
+      qaReport(false, ["the reference solution fails static test fizz.basic"], manifest),
+    );
   }
-  return Response.json(qaReport(true, []));
+  return Response.json(qaReport(true, [], manifest));
 }
 
-function qaReport(publishable: boolean, problems: string[]) {
+/** A whole QA report (the contract's `QaReportSchema`), with the bundle's own manifest. */
+function qaReport(publishable: boolean, problems: string[], manifest: unknown) {
   return {
     challengeId: "fake",
     repeats: 3,
@@ -66,19 +70,18 @@ function qaReport(publishable: boolean, problems: string[]) {
     tests: [],
     removed: [],
     problems,
-    cleanedManifest: null,
+    cleanedManifest: manifest,
   };
 }
 
-/** The `id` of the bundle's root challenge.json, read from the (ustar) archive. */
-function readManifestId(tar: Buffer): string | null {
+/** The bundle's root challenge.json, read from the (ustar) archive. */
+function readManifest(tar: Buffer): Record<string, unknown> | null {
   for (let at = 0; at + 512 <= tar.length;) {
     const name = tar.toString("utf8", at, at + 100).replace(/\0.*$/s, "");
     if (!name) return null;
     const size = parseInt(tar.toString("utf8", at + 124, at + 136).trim() || "0", 8);
     if (name === "challenge.json" || name === "./challenge.json") {
-      const json = JSON.parse(tar.toString("utf8", at + 512, at + 512 + size)) as { id?: unknown };
-      return typeof json.id === "string" ? json.id : null;
+      return JSON.parse(tar.toString("utf8", at + 512, at + 512 + size)) as Record<string, unknown>;
     }
     at += 512 + Math.ceil(size / 512) * 512;
   }

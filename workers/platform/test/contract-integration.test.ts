@@ -257,6 +257,10 @@ describe("webhook targets", () => {
       ["https://kdq43gou.example", "special-use-name"],
       ["https://router.lan:443/x", "special-use-name"],
       ["https://a.localhost/", "loopback"],
+      [
+        `https://${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}.org/`,
+        "invalid-hostname",
+      ],
     ] as const) {
       expect(pattern.test(target), target).toBe(false);
       const res = await call("/v1/webhooks", {
@@ -287,6 +291,8 @@ describe("webhook targets", () => {
       'https://hooks.example.org/"x"',
       "https://hooks.example.org/{id}",
       "https://hooks.example.org/Q%40W[kD",
+      "https://hooks.example.org/#a#b",
+      "https://hooks.example.org/?q=a#b#c",
     ]) {
       expect(pattern.test(target), target).toBe(false);
       const res = await call("/v1/webhooks", {

@@ -78,18 +78,24 @@ const MessageId = z
   .regex(/^msg_[A-Za-z0-9_-]{1,64}$/)
   .openapi({ param: { name: "messageId", in: "path" }, example: "msg_3q2Yp" });
 
+/** RFC 3986 path, query and fragment: `#` only once, and only what each part may hold. */
+const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
+const URI_TAIL = `(?:/${PCHAR}*)*(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?`;
+
 /**
  * The production target rule as a pattern, for the document: https, a public DNS name (labels
  * of letters, digits and hyphens, a letter TLD that is not special-use, not a metadata host),
- * port 443 if any, no credentials, only RFC 3986 characters. The route checks the whole rule set itself (`validateTargetUrl`,
- * which also admits public IP literals, and loopback in local development only): a URL that
- * breaks a rule is 422 `invalid-target` naming it, whatever this pattern says.
+ * port 443 if any, no credentials, only RFC 3986 characters. The route checks the whole rule
+ * set itself (`validateTargetUrl`, which also admits public IP literals, and loopback in local
+ * development only): a URL that breaks a rule is 422 `invalid-target` naming it.
  */
 export const TARGET_URL_PATTERN =
-  `^https://(?!(?:${METADATA_HOSTS.map((h) => h.replaceAll(".", "\\.")).join("|")})(?:[:/?#]|$))` +
+  // A DNS name is at most 253 characters.
+  "^https://(?=[^/?#:]{1,253}(?:[:/?#]|$))" +
+  `(?!(?:${METADATA_HOSTS.map((h) => h.replaceAll(".", "\\.")).join("|")})(?:[:/?#]|$))` +
   "(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+" +
   `(?!(?:${[...SPECIAL_USE_TLDS, "localhost"].join("|")})(?:[:/?#]|$))[a-z]{2,63}(?::443)?` +
-  "(?:[/?#](?:[A-Za-z0-9._~:/?#@!$&'()*+,;=-]|%[0-9A-Fa-f]{2})*)?$";
+  `${URI_TAIL}$`;
 
 /**
  * A URI's characters (RFC 3986: unreserved and reserved characters, well-formed escapes,
@@ -97,8 +103,10 @@ export const TARGET_URL_PATTERN =
  * a stray `%` and the like; a target that is not a URI in the document's sense is refused as
  * input (400), not rewritten.
  */
-const URI_CHARACTERS =
-  /^[a-z][a-z0-9+.-]*:\/\/(?:\[[0-9a-f:.]+\])?(?:[a-z0-9._~:/?#@!$&'()*+,;=-]|%[0-9a-f]{2})*$/i;
+const URI_CHARACTERS = new RegExp(
+  "^[A-Za-z][A-Za-z0-9+.-]*://(?:[A-Za-z0-9._~!$&'()*+,;=:%-]*@)?" +
+    `(?:\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(?::[0-9]*)?${URI_TAIL}$`,
+);
 
 const RegisterBody = z
   .strictObject({
