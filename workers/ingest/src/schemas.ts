@@ -133,7 +133,8 @@ export const UpdateChallengeBodySchema = z
     limits: ChallengeFields.limits.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "change at least one field" })
-  .openapi("UpdateChallengeBody");
+  // The refinement above, stated in the document: an empty change is refused with 400.
+  .openapi("UpdateChallengeBody", { minProperties: 1 });
 export type UpdateChallengeBody = z.infer<typeof UpdateChallengeBodySchema>;
 
 const DeliverableViewSchema = z.object({
@@ -279,10 +280,13 @@ export const SubmissionListSchema = z
 export const SUBMIT_BODY_DOC: {
   type: "object";
   required: string[];
+  additionalProperties: false;
   properties: Record<string, { type: "string"; format?: string; description: string }>;
 } = {
   type: "object",
   required: ["archive"],
+  // Any other part is refused with 400 (accept-submission.ts), so the document says so.
+  additionalProperties: false,
   properties: {
     archive: {
       type: "string",
