@@ -9,6 +9,7 @@ export default defineConfig({
     projects: [
       "packages/*/vitest.config.ts",
       "containers/*/vitest.config.ts",
+      "containers/runner/vitest.contention.config.ts",
       "workers/*/vitest.config.ts",
       "scripts/vitest.config.ts",
       "e2e/vitest.config.ts",

@@ -1,7 +1,7 @@
 /**
  * @module runner/job
- * One run as a state machine: ready → primed (workspace, budget) → executed (the scan, then every
- * test in its own sandbox), cleanup() always in `finally`; generated tests are chosen by
+ * One run as a state machine: ready → primed (workspace, budget) → executed (the scan and, at the
+ * same time, every test in its own sandbox), cleanup() always in `finally`; generated tests are chosen by
  * run/generator-selection.ts, the report built by run/report.ts. Invariants: limits are only ever
  * lowered; every manifest test is in the report exactly once; a sandbox that cannot start makes
  * the run an infrastructure error (nothing runs unsandboxed); no test starts after the budget.
@@ -116,6 +116,16 @@ export function resolveRunLimits(
     out[key] = want;
   }
   return ok(out);
+}
+
+/** What the test phase measured, for the report. */
+interface TestPhase {
+  tests: PlannedTest[];
+  judgements: Map<string, TestJudgement>;
+  infrastructure: RunReport["infrastructure"];
+  subjectEvidence: SubjectEvidence;
+  failFast: FailFastRule;
+  testsMs: number;
 }
 
 const UNAVAILABLE_SCAN = (reason: string): ScanReport => ({
@@ -244,7 +254,12 @@ export class RunJob {
     return { tests, report };
   }
 
-  /** Scans and runs every test; primed → executed. Refuses unless primed. */
+  /**
+   * Scans and runs every test, at the same time; primed → executed. Refuses unless primed. The
+   * scan reads the submission's own copy (runs/<id>/submission) and the tests run the work copy in
+   * sandboxes, so neither waits for the other: the run takes the longer of the two, not their
+   * sum. The scan keeps its own deadline; the run's budget (its deadline) covers both.
+   */
   async execute(): Promise<Result<RunReport, JobError>> {
     if (this.#state !== "primed" || !this.#workspace || !this.#limits || !this.#generated) {
       return err({ reason: "invalid-state", state: this.#state, action: "execute" });
@@ -253,27 +268,85 @@ export class RunJob {
     const ws = this.#workspace;
     const limits = this.#limits;
     const generation = this.#generated.report;
-    const { manifest, depsLayer } = this.#ctx.challenge;
+    const { manifest } = this.#ctx.challenge;
     const env = this.#ctx.environment;
     const tTotal = performance.now();
     const deadline = Date.now() + limits.runWallMs;
     const scanDeadlineMs = resolveScanDeadline(env.config.SCAN_DEADLINE_MS, limits.runWallMs);
 
-    const tScan = performance.now();
+    const stopScan = new AbortController();
+    const scanning = this.#scan(ws, scanDeadlineMs, stopScan.signal);
+    let tested: TestPhase;
+    try {
+      tested = await this.#test(ws, limits, deadline);
+    } catch (e) {
+      // Never leave the scan reading a folder cleanup() is about to remove.
+      stopScan.abort();
+      await scanning;
+      throw e;
+    }
+    const { scan, scanMs } = await scanning;
+
+    const spentMs = performance.now() - tTotal;
+    const report = buildRunReport({
+      runId: this.#ctx.runId,
+      manifest,
+      bundleSha256: this.#ctx.challenge.sha256,
+      submissionSha256: this.#ctx.submissionSha256,
+      runtimeVersion: env.runtimeVersions[manifest.runtime],
+      limits,
+      budgetSource: this.#budgetSource,
+      scanDeadlineMs,
+      tests: tested.tests,
+      judgements: tested.judgements,
+      infrastructure: tested.infrastructure,
+      subject: tested.subjectEvidence,
+      workspace: ws,
+      scan,
+      generation,
+      failFast: {
+        tripped: tested.failFast.tripped,
+        failedAfterTrip: tested.failFast.failedAfterTrip,
+      },
+      timings: {
+        startedAt: this.#startedAt.toISOString(),
+        unpackMs: this.#unpackMs,
+        scanMs,
+        testsMs: tested.testsMs,
+        totalMs: this.#primeMs + spentMs,
+        spentMs,
+      },
+    });
+    return ok(report);
+  }
+
+  /** The security scan of the submission's own copy; never rejects (a failure is `unavailable`). */
+  async #scan(
+    ws: Workspace,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<{ scan: ScanReport; scanMs: number }> {
+    const t0 = performance.now();
     let scan: ScanReport;
     if (typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated)
       scan = UNAVAILABLE_SCAN("not scanned: this run only checks generated tests");
     else
       try {
         scan = await scanSubmission(ws.submissionDir, {
-          runtime: manifest.runtime === "node22" ? "node" : "python",
-          timeoutMs: scanDeadlineMs,
+          runtime: this.#ctx.challenge.manifest.runtime === "node22" ? "node" : "python",
+          timeoutMs,
+          signal,
         });
       } catch (e) {
         scan = UNAVAILABLE_SCAN(`scanner failed: ${(e as Error).message}`.slice(0, 500));
       }
-    const scanMs = performance.now() - tScan;
+    return { scan, scanMs: performance.now() - t0 };
+  }
 
+  /** The test phase: the subject, the bridge and every test in its trusted process. */
+  async #test(ws: Workspace, limits: RunLimits, deadline: number): Promise<TestPhase> {
+    const { manifest, depsLayer } = this.#ctx.challenge;
+    const env = this.#ctx.environment;
     const tests = this.#listTests();
     const failFast = new FailFastRule();
     let judgements = new Map<string, TestJudgement>();
@@ -374,34 +447,7 @@ export class RunJob {
     }
     const testsMs = performance.now() - tTests;
 
-    const spentMs = performance.now() - tTotal;
-    const report = buildRunReport({
-      runId: this.#ctx.runId,
-      manifest,
-      bundleSha256: this.#ctx.challenge.sha256,
-      submissionSha256: this.#ctx.submissionSha256,
-      runtimeVersion: env.runtimeVersions[manifest.runtime],
-      limits,
-      budgetSource: this.#budgetSource,
-      scanDeadlineMs,
-      tests,
-      judgements,
-      infrastructure,
-      subject: subjectEvidence,
-      workspace: ws,
-      scan,
-      generation,
-      failFast: { tripped: failFast.tripped, failedAfterTrip: failFast.failedAfterTrip },
-      timings: {
-        startedAt: this.#startedAt.toISOString(),
-        unpackMs: this.#unpackMs,
-        scanMs,
-        testsMs,
-        totalMs: this.#primeMs + spentMs,
-        spentMs,
-      },
-    });
-    return ok(report);
+    return { tests, judgements, infrastructure, subjectEvidence, failFast, testsMs };
   }
 
   /** Removes the run's folders; safe in any state and idempotent. rmSync never follows links. */

@@ -3,7 +3,7 @@
  * Untrusted code in these tests only ever runs through the sandbox.
  */
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -20,14 +20,22 @@ export const FIXTURES = path.join(import.meta.dirname, "fixtures");
 export const EXPLOITS = path.join(import.meta.dirname, "exploits");
 export const CHALLENGES = path.resolve(import.meta.dirname, "../../../challenges");
 
+/** Runner tests own uids 62000–65999: 500 per vitest worker, 8 per environment. */
+const POOL_SLOT = (Number(process.env.VITEST_POOL_ID ?? "1") - 1) % 8;
+let environmentCount = 0;
+
 /** A config with a private work dir and the given overrides. */
 export function buildTestConfig(overrides: Record<string, string> = {}): RunnerConfig {
   const workDir = mkdtempSync(path.join(tmpdir(), "bouts-runner-test-"));
   // Test files run in parallel processes: give each environment its own uid range, as
-  // separate runner processes on one host must have (docs/runner.md).
-  const uidBase = String(62000 + Math.floor(Math.random() * 500) * 8);
+  // separate runner processes on one host must have (docs/runner.md). A random base collided
+  // now and then (two files sharing uids share RLIMIT_NPROC); vitest's pool id is unique among
+  // the workers running at once, and the counter separates environments within one file.
+  const uidBase = String(62000 + POOL_SLOT * 500 + (environmentCount++ % 62) * 8);
   const r = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, RUNNER_UID_BASE: uidBase, ...overrides });
   if (!r.ok) throw new Error(r.error.issues.join("; "));
+  if (r.value.MAX_CONCURRENT_RUNS > 4)
+    throw new Error("a test environment has 8 uids: at most 4 runs");
   return r.value;
 }
 
@@ -86,4 +94,24 @@ export function exited(child: ChildProcess): Promise<number | null> {
     if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
     else child.once("exit", (code) => resolve(code));
   });
+}
+
+/** Live (non-zombie) processes of `env`'s sandbox uids: each as "pid cmdline". */
+export function listSandboxProcesses(env: RunnerEnvironment): string[] {
+  const lo = env.config.UID_BASE;
+  const hi = lo + 2 * env.config.MAX_CONCURRENT_RUNS;
+  const found: string[] = [];
+  for (const pid of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const uid = Number(/Uid:\s+(\d+)/.exec(status)?.[1]);
+      // A zombie runs nothing; it only waits for its parent to collect its exit status.
+      const zombie = /State:\s+Z/.test(status);
+      if (uid >= lo && uid < hi && !zombie)
+        found.push(`${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8")}`);
+    } catch {
+      // exited while we looked
+    }
+  }
+  return found;
 }

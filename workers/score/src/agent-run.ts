@@ -1,9 +1,9 @@
 /**
  * @module score/agent-run
  * The agent profile's steps around the engine: load and parse the submission's trace from R2
- * (before the runner is asked, so a submission that cannot be scored costs no run), then —
- * with the run report and the engineering input — analyse the trace, ask the judges about
- * Process / Strategy / Recovery and compute the agent breakdown. Invariants: a missing or
+ * (before the runner is asked, so a submission that cannot be scored costs no run), then with
+ * the run report analyse the trace and ask the judges about Process / Strategy / Recovery
+ * (judgeAgentRun), and with the engineering input compute the agent breakdown (computeAgentRun). Invariants: a missing or
  * invalid trace is a non-retryable failure with the reason; the engine decides every point;
  * the mapping itself is pure (`@bouts/telemetry`, agent-input.ts).
  */
@@ -26,6 +26,7 @@ import {
   type AgentConfig,
   type AgentInputError,
   type Trace,
+  type TraceAnalysis,
 } from "@bouts/telemetry";
 import { judgeTrace, type TraceJudgementsOutcome } from "./judging.ts";
 
@@ -75,18 +76,27 @@ export interface AgentRun {
   judged: TraceJudgementsOutcome;
 }
 
-/** Analyses the trace, asks the judges and computes the agent breakdown. */
-export async function scoreAgentRun(e: {
+/** The trace's analysis against the final report, and what the judges said about it. */
+export interface AgentJudged {
+  analysis: TraceAnalysis;
+  judged: TraceJudgementsOutcome;
+}
+
+/**
+ * Analyses the trace against the final report (its claims cite test results, model-written tests
+ * included) and asks the judges about Process / Strategy / Recovery. Needs no engineering score,
+ * so it runs beside the code judges.
+ */
+export async function judgeAgentRun(e: {
   prelude: AgentPrelude;
   judges: readonly Judge[];
   challenge: { id: string; title: string; summary: string };
   manifest: ChallengeManifest;
   report: RunReport;
-  objective: EngineeringInput;
   claimsJson: string | null;
   /** The attempt's deadline for the trace judges. */
   signal?: AbortSignal;
-}): Promise<Result<AgentRun, AgentRunError>> {
+}): Promise<AgentJudged> {
   const analysis = analyzeTrace(e.prelude.trace, {
     manifest: e.manifest,
     report: e.report,
@@ -100,6 +110,17 @@ export async function scoreAgentRun(e: {
     analysis.facts,
     e.signal,
   );
+  return { analysis, judged };
+}
+
+/** Computes the agent breakdown from the judged trace, with the engineering input as Objective. */
+export function computeAgentRun(e: {
+  prelude: AgentPrelude;
+  report: RunReport;
+  objective: EngineeringInput;
+  judged: AgentJudged;
+}): Result<AgentRun, AgentRunError> {
+  const { analysis, judged } = e.judged;
   const input = buildAgentInput({
     objective: e.objective,
     config: e.prelude.config,

@@ -25,10 +25,11 @@ import {
 } from "@bouts/db";
 import type { Result } from "@bouts/result";
 import { computeEngineering, type Breakdown, type ScoreInput } from "@bouts/scoring";
-import { loadAgentPrelude, scoreAgentRun } from "./agent-run.ts";
+import { computeAgentRun, loadAgentPrelude } from "./agent-run.ts";
 import { buildEngineeringInput } from "./build-input.ts";
-import { createJudgePanel, judgeRun, type JudgeEnv, type RunJudgements } from "./judging.ts";
-import { addModelTests, createTestGenerator, type GeneratorEnv } from "./generation.ts";
+import { evaluateRun } from "./evaluate.ts";
+import { createJudgePanel, type JudgeEnv, type RunJudgements } from "./judging.ts";
+import { createTestGenerator, type GeneratorEnv } from "./generation.ts";
 import { requestRun, type RunnerEnv } from "./runner-client.ts";
 import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
 
@@ -216,29 +217,27 @@ export async function processSubmission(
       ? retryOrFail(run.error.detail)
       : fail(run.error.code, `the runner refused the archive: ${run.error.detail}`);
   await chargeRunner("run", runId, run.value.timings.totalMs);
-  // The run carries the deterministic generator's tests; a configured model adds its own.
-  const report = generator.value
-    ? await addModelTests(env, generator.value, {
-        runId,
-        report: run.value,
-        manifest: manifest.data,
-        submission: integrity.value,
-        bundle: bundleBytes,
-        signal,
-        chargeRunner: (ms) => chargeRunner("generated", `${runId}-model`, ms),
-      })
-    : run.value;
-  const judged = await judgeRun(
-    panel.value.judges,
-    report,
-    manifest.data,
-    {
-      id: ctx.challenge.id,
-      title: ctx.challenge.title,
-      summary: ctx.challenge.description,
-    },
+  const brief = {
+    id: ctx.challenge.id,
+    title: ctx.challenge.title,
+    summary: ctx.challenge.description,
+  };
+  // The run carries the deterministic generator's tests; a configured model adds its own while
+  // the judges read the code (evaluate.ts).
+  const { report, judged, trace } = await evaluateRun(env, {
+    runId,
+    report: run.value,
+    manifest: manifest.data,
+    challenge: brief,
+    judges: panel.value.judges,
+    generator: generator.value,
+    submission: integrity.value,
+    bundle: bundleBytes,
+    agent: agent?.value ?? null,
+    claimsJson: ctx.submission.claims,
     signal,
-  );
+    chargeRunner: (ms) => chargeRunner("generated", `${runId}-model`, ms),
+  });
   const input = buildEngineeringInput({
     report,
     manifest: manifest.data,
@@ -264,20 +263,12 @@ export async function processSubmission(
   let judgeMode = panel.value.mode;
   // Agent profile: the trace is scored too (agent-run.ts), with the engineering input as the
   // nested Objective.
-  if (agent) {
-    const run = await scoreAgentRun({
+  if (agent && trace) {
+    const run = computeAgentRun({
       prelude: agent.value,
-      judges: panel.value.judges,
-      challenge: {
-        id: ctx.challenge.id,
-        title: ctx.challenge.title,
-        summary: ctx.challenge.description,
-      },
-      manifest: manifest.data,
       report,
       objective: input.value,
-      claimsJson: ctx.submission.claims,
-      signal,
+      judged: trace,
     });
     if (!run.ok)
       return run.error.retryable
