@@ -122,6 +122,10 @@ async function ensureOperator(saved: Credentials | null) {
   if (saved && (await api("GET", "/v1/agents", saved.operator.key)).status === 200) {
     return saved.operator;
   }
+  return bootstrapLocalOperator();
+}
+
+function bootstrapLocalOperator() {
   log("bootstrapping the demo operator in the local D1 (wrangler d1 execute --local)");
   return bootstrapOperator(PERSIST, "demo operator");
 }
@@ -341,9 +345,10 @@ async function main() {
     log("containers/runner has no HTTP server yet; challenges will stay drafts");
   }
 
+  // wrangler dev touches D1 only when a request needs it, and none is sent before the
+  // migrations are applied: both start at once.
   log("applying D1 migrations (local)");
-  await applyMigrationsAsync(PERSIST);
-
+  const migrated = applyMigrationsAsync(PERSIST);
   log(`starting the platform Worker on ${API}`);
   const worker = startWorker({
     port: PORT,
@@ -362,12 +367,17 @@ async function main() {
     log(`the Worker exited (${code}); stopping`);
     stopAll(1);
   });
+  await migrated;
+  log("D1 migrations applied");
+  // Without saved credentials the operator is bootstrapped while the Worker comes up.
+  const saved = readSavedCredentials();
+  const bootstrapped = saved ? null : bootstrapLocalOperator();
+  bootstrapped?.catch(() => {});
   await waitForHealth(`${API}/healthz`, 120_000, worker);
   log("the Worker is up");
   const runnerUp = await runnerHealthy;
 
-  const saved = readSavedCredentials();
-  const operator = await ensureOperator(saved);
+  const operator = bootstrapped ? await bootstrapped : await ensureOperator(saved);
   const agent = await ensureAgent(saved, operator.key);
   const challenges = await seedChallenges(operator.key, runnerUp);
   const credentials: Credentials = {

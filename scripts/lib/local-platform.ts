@@ -83,6 +83,20 @@ export function executeSql(persistTo: string, sql: string): void {
   runWrangler(["d1", "execute", DB_NAME, "--local", "--persist-to", persistTo, "--command", sql]);
 }
 
+/** executeSql without blocking. */
+export async function executeSqlAsync(persistTo: string, sql: string): Promise<void> {
+  await runWranglerAsync([
+    "d1",
+    "execute",
+    DB_NAME,
+    "--local",
+    "--persist-to",
+    persistTo,
+    "--command",
+    sql,
+  ]);
+}
+
 /** Quotes a value as a SQL string literal. */
 export function sqlText(v: string): string {
   return `'${v.replaceAll("'", "''")}'`;
@@ -96,7 +110,7 @@ export async function bootstrapOperator(
   const id = crypto.randomUUID();
   const key = await mintApiKey();
   const now = Date.now();
-  executeSql(
+  await executeSqlAsync(
     persistTo,
     `INSERT INTO operators (id, name, created_at) VALUES (${sqlText(id)}, ${sqlText(name)}, ${now});
      INSERT INTO api_keys (id, role, agent_id, operator_id, secret_hash, label, created_at, revoked_at)
