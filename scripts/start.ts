@@ -1,11 +1,13 @@
 /**
  * `npm start`: the whole platform on this machine, with no account and no network: setup, the D1
- * migrations, the runner and the platform Worker (both on loopback), a demo operator, a demo agent
- * and the example challenges (published when the runner's QA passes), the demo credentials in
- * .dev/credentials.json (git-ignored); it stays in the foreground until Ctrl-C, then stops every
- * child it started. Re-running reuses the local state and the saved credentials.
+ * migrations, the runner and the platform Worker (both on loopback, started side by side), a demo
+ * operator, a demo agent and the example challenges (QA'd together, published when QA passes;
+ * QA reports reused from .wrangler/qa-cache by bundle), the demo credentials in
+ * .dev/credentials.json (git-ignored). Every line carries the time since the command began; it
+ * stays in the foreground until Ctrl-C, then stops every child it started.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
@@ -19,7 +21,7 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import {
-  applyMigrations,
+  applyMigrationsAsync,
   bootstrapOperator,
   packDirectory,
   ROOT,
@@ -30,11 +32,13 @@ import {
 } from "./lib/local-platform.ts";
 
 // A second instance beside this one (the browser tests) sets BOUTS_PORT, RUNNER_PORT,
-// BOUTS_STATE_DIR (the wrangler state) and BOUTS_CREDENTIALS; RUNNER_* variables
-// (RUNNER_UID_BASE, RUNNER_WORK_DIR) reach the runner through its environment.
+// BOUTS_STATE_DIR (the wrangler state), BOUTS_QA_CACHE_DIR and BOUTS_CREDENTIALS; RUNNER_*
+// variables (RUNNER_UID_BASE, RUNNER_WORK_DIR) reach the runner through its environment.
 const PORT = Number(process.env.BOUTS_PORT ?? 8787);
 const RUNNER_PORT = Number(process.env.RUNNER_PORT ?? 8080);
 const PERSIST = path.resolve(ROOT, process.env.BOUTS_STATE_DIR ?? ".wrangler/state");
+/** The runner's QA reports by bundle (docs/design.md §18): beside the state, so a fresh state reuses them. */
+const QA_CACHE = path.resolve(ROOT, process.env.BOUTS_QA_CACHE_DIR ?? ".wrangler/qa-cache");
 const CREDENTIALS = path.resolve(ROOT, process.env.BOUTS_CREDENTIALS ?? ".dev/credentials.json");
 const API = `http://127.0.0.1:${PORT}`;
 const RUNNER = `http://127.0.0.1:${RUNNER_PORT}`;
@@ -67,9 +71,23 @@ function stopAll(code: number): never {
 process.on("SIGINT", () => stopAll(0));
 process.on("SIGTERM", () => stopAll(0));
 
-function log(message: string) {
-  console.log(`[start] ${message}`);
+/** Seconds since the command began (the process's start), as `[  12.3 s]`. */
+function stamp(): string {
+  return `[${(performance.now() / 1000).toFixed(1).padStart(6)} s]`;
 }
+
+function log(message: string) {
+  console.log(`${stamp()} ${message}`);
+}
+
+/** sha256 of bytes, hex: what ingest records for an uploaded bundle. */
+function sha256(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** Bundles whose QA the runner answered from its cache (its log line, read from its output). */
+const qaCacheHits = new Set<string>();
+const QA_CACHE_HIT = /challenge QA of bundle ([0-9a-f]{64}): cached report reused/;
 
 async function api<T>(
   method: string,
@@ -104,6 +122,10 @@ async function ensureOperator(saved: Credentials | null) {
   if (saved && (await api("GET", "/v1/agents", saved.operator.key)).status === 200) {
     return saved.operator;
   }
+  return bootstrapLocalOperator();
+}
+
+function bootstrapLocalOperator() {
   log("bootstrapping the demo operator in the local D1 (wrangler d1 execute --local)");
   return bootstrapOperator(PERSIST, "demo operator");
 }
@@ -125,7 +147,12 @@ async function ensureAgent(saved: Credentials | null, operatorKey: string) {
   return { id: res.body.agent.id, key: res.body.key.key };
 }
 
-type ChallengeView = { id: string; slug: string; status: string; bundle?: { qa: string } | null };
+type ChallengeView = {
+  id: string;
+  slug: string;
+  status: string;
+  bundle?: { qa: string; sha256: string } | null;
+};
 
 /** One challenge to seed: a folder of challenges/, under its manifest id or a variant of it. */
 type Seed = {
@@ -190,59 +217,90 @@ async function seedChallenges(operatorKey: string, runnerUp: boolean) {
         config: AGENT_VARIANT.config,
       });
   }
-  const seeded: ChallengeView[] = [];
-  for (const seed of seeds.filter((s) => !SEED_ONLY || SEED_ONLY.has(s.slug))) {
-    const name = seed.slug;
-    let ch = (await api<ChallengeView>("GET", `/v1/challenges/${seed.slug}`, operatorKey)).body;
-    if (!ch?.id) {
-      const created = await api<ChallengeView>(
-        "POST",
-        "/v1/challenges",
-        operatorKey,
-        JSON.stringify({
-          slug: seed.slug,
-          title: seed.title,
-          description: `Example challenge from challenges/${seed.name}.`,
-          maxIterations: 10,
-          ...seed.config,
-        }),
-        "application/json",
-      );
-      if (created.status !== 201) {
-        log(`challenge ${name}: not created: ${JSON.stringify(created.body)}`);
-        continue;
-      }
-      ch = created.body;
-    }
-    if (ch.status === "draft") {
-      const up = await api<ChallengeView>(
-        "PUT",
-        `/v1/challenges/${ch.id}/bundle`,
-        operatorKey,
-        packSeed(seed),
-        "application/gzip",
-      );
-      if (up.status !== 200) {
-        log(`challenge ${name}: bundle refused: ${JSON.stringify(up.body)}`);
-        seeded.push(ch);
-        continue;
-      }
-      if (runnerUp) {
-        log(`challenge ${name}: running the runner's challenge QA (this can take a while)`);
-        const pub = await api<ChallengeView & { detail?: string }>(
-          "POST",
-          `/v1/challenges/${ch.id}/publish`,
-          operatorKey,
-        );
-        if (pub.status === 200) ch = pub.body;
-        else log(`challenge ${name}: stays a draft: ${pub.body.detail ?? pub.status}`);
-      } else {
-        log(`challenge ${name}: stays a draft until the runner is available (QA gates publishing)`);
-      }
-    }
-    seeded.push(ch);
+  const picked = seeds.filter((s) => !SEED_ONLY || SEED_ONLY.has(s.slug));
+  // Create and upload one by one (fast), then QA every draft at once: the runner queues the QA
+  // runs and runs as many as its capacity allows (docs/runner.md, "POST /v1/challenges/qa").
+  const prepared = [];
+  for (const seed of picked) {
+    const p = await prepareSeed(seed, operatorKey, runnerUp);
+    if (p) prepared.push(p);
   }
-  return seeded;
+  return Promise.all(
+    prepared.map(async (p) => (p.publish ? publishSeed(p.ch, p.bundleSha, operatorKey) : p.ch)),
+  );
+}
+
+/** Creates the seed's challenge if needed and uploads its bundle while it is a draft. */
+async function prepareSeed(seed: Seed, operatorKey: string, runnerUp: boolean) {
+  const name = seed.slug;
+  const bundle = packSeed(seed);
+  const bundleSha = sha256(bundle);
+  let ch = (await api<ChallengeView>("GET", `/v1/challenges/${seed.slug}`, operatorKey)).body;
+  if (!ch?.id) {
+    const created = await api<ChallengeView>(
+      "POST",
+      "/v1/challenges",
+      operatorKey,
+      JSON.stringify({
+        slug: seed.slug,
+        title: seed.title,
+        description: `Example challenge from challenges/${seed.name}.`,
+        maxIterations: 10,
+        ...seed.config,
+      }),
+      "application/json",
+    );
+    if (created.status !== 201) {
+      log(`${name}: not created: ${JSON.stringify(created.body)}`);
+      return null;
+    }
+    ch = created.body;
+  }
+  if (ch.status !== "draft") {
+    // A published challenge never changes (ingest refuses a new bundle), so an edited folder
+    // is only noticed here.
+    log(
+      ch.bundle?.sha256 === bundleSha
+        ? `${name}: ${ch.status} (unchanged since an earlier start)`
+        : `${name}: ${ch.status} with an older bundle; challenges/${seed.name} now packs to ${bundleSha.slice(0, 12)}; a fresh BOUTS_STATE_DIR seeds it again (unchanged bundles reuse their QA)`,
+    );
+    return { ch, bundleSha, publish: false };
+  }
+  const up = await api<ChallengeView>(
+    "PUT",
+    `/v1/challenges/${ch.id}/bundle`,
+    operatorKey,
+    bundle,
+    "application/gzip",
+  );
+  if (up.status !== 200) {
+    log(`${name}: bundle refused: ${JSON.stringify(up.body)}`);
+    return { ch, bundleSha, publish: false };
+  }
+  if (!runnerUp) {
+    log(`${name}: stays a draft until the runner is available (QA gates publishing)`);
+    return { ch, bundleSha, publish: false };
+  }
+  return { ch, bundleSha, publish: true };
+}
+
+/** Publishes a draft: ingest has the runner QA its bundle (or reuse the cached report). */
+async function publishSeed(ch: ChallengeView, bundleSha: string, operatorKey: string) {
+  log(`${ch.slug}: QA started (bundle ${bundleSha.slice(0, 12)})`);
+  const t0 = performance.now();
+  const pub = await api<ChallengeView & { detail?: string }>(
+    "POST",
+    `/v1/challenges/${ch.id}/publish`,
+    operatorKey,
+  );
+  const took = `${((performance.now() - t0) / 1000).toFixed(1)} s`;
+  if (pub.status !== 200) {
+    log(`${ch.slug}: stays a draft after ${took}: ${pub.body.detail ?? pub.status}`);
+    return ch;
+  }
+  const how = qaCacheHits.has(bundleSha) ? "cached" : `ran in ${took}`;
+  log(`${ch.slug}: QA passed (${how}), published`);
+  return pub.body;
 }
 
 async function main() {
@@ -250,35 +308,54 @@ async function main() {
   const setup = spawnSync("bash", ["scripts/setup.sh"], { cwd: ROOT, stdio: "inherit" });
   if (setup.status !== 0) log("setup reported a problem; continuing (see above)");
 
-  log("applying D1 migrations (local)");
-  applyMigrations(PERSIST);
-
-  let runnerUp = false;
+  // The runner needs nothing of the Worker's: it boots (self-test included) while the
+  // migrations run and the Worker starts.
+  let runnerHealthy: Promise<boolean> = Promise.resolve(false);
   if (existsSync(RUNNER_ENTRY)) {
     log(`starting the runner on ${RUNNER}`);
-    const runner = startChild("runner", "npm", ["run", "runner"], {
-      ...process.env,
-      RUNNER_HOST: "127.0.0.1",
-      RUNNER_PORT: String(RUNNER_PORT),
-    });
+    const runner = startChild(
+      "runner",
+      "npm",
+      ["run", "runner"],
+      {
+        ...process.env,
+        RUNNER_HOST: "127.0.0.1",
+        RUNNER_PORT: String(RUNNER_PORT),
+        RUNNER_QA_CACHE_DIR: QA_CACHE,
+      },
+      false,
+      (line) => {
+        const hit = QA_CACHE_HIT.exec(line);
+        if (hit) qaCacheHits.add(hit[1]!);
+      },
+    );
     children.push(runner);
     runner.on("exit", (code) => !stopping && log(`the runner exited (${code})`));
-    try {
-      await waitForHealth(`${RUNNER}/healthz`, 60_000, runner);
-      runnerUp = true;
-    } catch (err) {
-      log(`the runner is not healthy: ${String(err)}; challenges will stay drafts`);
-    }
+    runnerHealthy = waitForHealth(`${RUNNER}/healthz`, 60_000, runner).then(
+      () => {
+        log("the runner is up");
+        return true;
+      },
+      (err: unknown) => {
+        log(`the runner is not healthy: ${String(err)}; challenges will stay drafts`);
+        return false;
+      },
+    );
   } else {
     log("containers/runner has no HTTP server yet; challenges will stay drafts");
   }
 
+  // wrangler dev touches D1 only when a request needs it, and none is sent before the
+  // migrations are applied: both start at once.
+  log("applying D1 migrations (local)");
+  const migrated = applyMigrationsAsync(PERSIST);
   log(`starting the platform Worker on ${API}`);
   const worker = startWorker({
     port: PORT,
     persistTo: PERSIST,
     vars: {
-      RUNNER_URL: runnerUp ? RUNNER : "",
+      // Set before the runner is known to be healthy; if it never is, nothing is published.
+      RUNNER_URL: existsSync(RUNNER_ENTRY) ? RUNNER : "",
       // Local development: webhook receivers on loopback (docs/webhooks.md), links to this API.
       WEBHOOKS_ALLOW_LOOPBACK: "true",
       WEBHOOKS_LINK_ORIGIN: API,
@@ -290,10 +367,17 @@ async function main() {
     log(`the Worker exited (${code}); stopping`);
     stopAll(1);
   });
-  await waitForHealth(`${API}/healthz`, 120_000, worker);
-
+  await migrated;
+  log("D1 migrations applied");
+  // Without saved credentials the operator is bootstrapped while the Worker comes up.
   const saved = readSavedCredentials();
-  const operator = await ensureOperator(saved);
+  const bootstrapped = saved ? null : bootstrapLocalOperator();
+  bootstrapped?.catch(() => {});
+  await waitForHealth(`${API}/healthz`, 120_000, worker);
+  log("the Worker is up");
+  const runnerUp = await runnerHealthy;
+
+  const operator = bootstrapped ? await bootstrapped : await ensureOperator(saved);
   const agent = await ensureAgent(saved, operator.key);
   const challenges = await seedChallenges(operator.key, runnerUp);
   const credentials: Credentials = {
@@ -318,8 +402,10 @@ async function main() {
     demo credentials  ${path.relative(ROOT, CREDENTIALS)}  (operator and agent keys)
     challenges        ${credentials.challenges.map((c) => `${c.slug} (${c.status})`).join(", ") || "none"}
 
-  Try:  curl -H "Authorization: Bearer $(node -p "require('./.dev/credentials.json').agent.key")" ${API}/v1/challenges
+  Try:  curl -H "Authorization: Bearer $(node -p "require('./${path.relative(ROOT, CREDENTIALS)}').agent.key")" ${API}/v1/challenges
 `);
+  const published = credentials.challenges.filter((c) => c.status === "published").length;
+  log(`ready: ${published} of ${credentials.challenges.length} challenges published`);
 }
 
 main().catch((err: unknown) => {

@@ -11,6 +11,7 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { gzipSync } from "node:zlib";
 import { mintApiKey } from "@bouts/db/keys";
 
 /** Repository root. */
@@ -43,14 +44,57 @@ export function runWrangler(args: string[]): string {
   return r.stdout;
 }
 
+/** Runs a wrangler command in the background; rejects with its output when it fails. */
+export function runWranglerAsync(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("npx", ["wrangler", ...args], { cwd: ROOT, env: wranglerEnv() });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (out += c.toString()));
+    child.on("error", reject);
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(out)
+        : reject(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed:\n${out}`)),
+    );
+  });
+}
+
 /** Applies every D1 migration to the local database under `persistTo`. */
 export function applyMigrations(persistTo: string): void {
   runWrangler(["d1", "migrations", "apply", DB_NAME, "--local", "--persist-to", persistTo]);
 }
 
+/** applyMigrations without blocking, so other children can start meanwhile. */
+export async function applyMigrationsAsync(persistTo: string): Promise<void> {
+  await runWranglerAsync([
+    "d1",
+    "migrations",
+    "apply",
+    DB_NAME,
+    "--local",
+    "--persist-to",
+    persistTo,
+  ]);
+}
+
 /** Executes SQL against the local database under `persistTo`. */
 export function executeSql(persistTo: string, sql: string): void {
   runWrangler(["d1", "execute", DB_NAME, "--local", "--persist-to", persistTo, "--command", sql]);
+}
+
+/** executeSql without blocking. */
+export async function executeSqlAsync(persistTo: string, sql: string): Promise<void> {
+  await runWranglerAsync([
+    "d1",
+    "execute",
+    DB_NAME,
+    "--local",
+    "--persist-to",
+    persistTo,
+    "--command",
+    sql,
+  ]);
 }
 
 /** Quotes a value as a SQL string literal. */
@@ -66,7 +110,7 @@ export async function bootstrapOperator(
   const id = crypto.randomUUID();
   const key = await mintApiKey();
   const now = Date.now();
-  executeSql(
+  await executeSqlAsync(
     persistTo,
     `INSERT INTO operators (id, name, created_at) VALUES (${sqlText(id)}, ${sqlText(name)}, ${now});
      INSERT INTO api_keys (id, role, agent_id, operator_id, secret_hash, label, created_at, revoked_at)
@@ -76,20 +120,30 @@ export async function bootstrapOperator(
   return { id, key: key.token };
 }
 
-/** Starts a long-running child in its own process group, streaming its output with a prefix. */
+/**
+ * Starts a long-running child in its own process group, streaming its output with a prefix;
+ * `onLine` sees every non-blank output line (quiet or not).
+ */
 export function startChild(
   label: string,
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   quiet = false,
+  onLine?: (line: string) => void,
 ): ChildProcess {
   const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: "pipe" });
   const forward = (stream: NodeJS.ReadableStream | null, out: NodeJS.WriteStream) => {
+    let pending = "";
     stream?.on("data", (chunk: Buffer) => {
-      if (quiet) return;
-      for (const line of chunk.toString().split("\n"))
-        if (line.trim()) out.write(`[${label}] ${line}\n`);
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line.trim()) continue;
+        onLine?.(line);
+        if (!quiet) out.write(`[${label}] ${line}\n`);
+      }
     });
   };
   forward(child.stdout, process.stdout);
@@ -157,16 +211,34 @@ export async function waitForHealth(
   throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
 }
 
-/** Packs a directory into a .tar.gz (system tar), leaving out the named top-level entries. */
+/**
+ * Packs a directory into a .tar.gz (GNU tar, then gzip without a timestamp), leaving out the named
+ * top-level entries. The bytes depend only on the names, contents and modes of the files (sorted,
+ * mtimes and owners fixed), so an unchanged folder packs to the same sha256 on every start.
+ */
 export function packDirectory(dir: string, exclude: string[] = []): Uint8Array {
   const entries = readdirSync(dir)
     .filter((e) => !exclude.includes(e))
     .sort();
-  const r = spawnSync("tar", ["-czf", "-", "-C", dir, ...entries], {
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    "tar",
+    [
+      "-cf",
+      "-",
+      "--sort=name",
+      "--mtime=@0",
+      "--owner=0",
+      "--group=0",
+      "--numeric-owner",
+      "--format=gnu",
+      "-C",
+      dir,
+      ...entries,
+    ],
+    { maxBuffer: 256 * 1024 * 1024 },
+  );
   if (r.status !== 0) throw new Error(`tar failed for ${dir}: ${r.stderr.toString()}`);
-  return new Uint8Array(r.stdout);
+  return new Uint8Array(gzipSync(r.stdout));
 }
 
 /**

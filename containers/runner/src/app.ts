@@ -33,6 +33,7 @@ import {
   type PreparedChallenge,
 } from "./challenge/bundle.ts";
 import { runChallengeQa } from "./challenge/qa.ts";
+import { runCachedChallengeQa } from "./challenge/qa-cache.ts";
 import { runGeneratedSuite } from "./generated-run.ts";
 import { resolveUnpackLimits, runJob, type JobError, type RunnerEnvironment } from "./job.ts";
 import type { SelfTestReport } from "./sandbox/self-test.ts";
@@ -295,9 +296,27 @@ export function createRunnerApp(
     if (!parts.ok) return answerProblem(parts.error);
     const challenge = await prepareChallenge(parts.value.files.bundle!, prepareOptions);
     if (!challenge.ok) return answerProblem({ reason: "bundle", error: challenge.error });
-    const qa = await runChallengeQa(environment, challenge.value, config.QA_REPEATS);
+    const sha = challenge.value.sha256;
+    if (!config.QA_CACHE_DIR) {
+      const qa = await runChallengeQa(environment, challenge.value, config.QA_REPEATS);
+      if (!qa.ok) return answerProblem({ reason: "job", error: qa.error });
+      return c.json(qa.value);
+    }
+    const t0 = performance.now();
+    const qa = await runCachedChallengeQa(
+      environment,
+      challenge.value,
+      config.QA_REPEATS,
+      config.QA_CACHE_DIR,
+    );
     if (!qa.ok) return answerProblem({ reason: "job", error: qa.error });
-    return c.json(qa.value);
+    // One line per QA, read by `npm start` to say which challenges reused their report.
+    console.log(
+      qa.value.cached
+        ? `runner: challenge QA of bundle ${sha}: cached report reused`
+        : `runner: challenge QA of bundle ${sha}: ran in ${Math.round(performance.now() - t0)} ms (cache ${qa.value.miss}; ${qa.value.stored ? "stored" : "not stored: not publishable"})`,
+    );
+    return c.json(qa.value.report);
   });
 
   return app;

@@ -58,6 +58,11 @@ export const RunnerEnvSchema = z.object({
   MAX_ENTRIES: int(5000, 1, 1_000_000, "most entries in an archive"),
   MAX_DEPTH: int(20, 1, 256, "deepest path in an archive"),
   QA_REPEATS: int(3, 2, 20, "times challenge QA runs the reference suite"),
+  QA_CACHE_DIR: z
+    .string()
+    .refine((p) => path.isAbsolute(p), "must be absolute")
+    .optional()
+    .describe("keep publishable QA reports here by bundle sha256 and reuse them; unset: no cache"),
   SEMGREP_BIN: z
     .string()
     .optional()

@@ -6,7 +6,8 @@
  * run too: one that fails on the reference is listed for `generation.exclude` (the declared
  * interface promised something the reference does not do). A challenge is publishable only when
  * every run completed, every test and candidate passed every time, and the reference ran with clean
- * stability. The report's shape is the `QaReport` contract (@bouts/contracts).
+ * stability. The repeats run concurrently (bounded by the uid pool). The report's shape is the
+ * `QaReport` contract (@bouts/contracts).
  */
 import { randomUUID } from "node:crypto";
 import type { ChallengeManifest, QaReport, QaTest } from "@bouts/contracts";
@@ -15,6 +16,34 @@ import { runJob } from "../job.ts";
 import { err, ok, type Result } from "@bouts/result";
 import { computeSha256, packDir, type PreparedChallenge } from "./bundle.ts";
 import path from "node:path";
+
+type Gate = <T>(task: () => Promise<T>) => Promise<T>;
+const gates = new WeakMap<RunnerEnvironment, Gate>();
+
+/**
+ * The QA runs' queue of one runner process: at most MAX_CONCURRENT_RUNS at once, first come first
+ * served. A run's wall budget starts before it takes a uid lease (job.ts), so QA runs must not
+ * queue for leases behind each other: they wait here, before their budget starts.
+ */
+function qaGate(environment: RunnerEnvironment): Gate {
+  const known = gates.get(environment);
+  if (known) return known;
+  let free = environment.config.MAX_CONCURRENT_RUNS;
+  const waiting: (() => void)[] = [];
+  const gate: Gate = async (task) => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
+  gates.set(environment, gate);
+  return gate;
+}
 
 /** Runs the reference solution `repeats` times and judges each test. */
 export async function runChallengeQa(
@@ -28,16 +57,27 @@ export async function runChallengeQa(
   const prebuiltIds = new Set(m.adversarialTests.map((t) => t.id));
   const generatedIds = new Set<string>();
   const problems: string[] = [];
-  for (let i = 0; i < repeats; i += 1) {
-    const r = await runJob({
-      runId: `qa-${randomUUID()}`,
-      challenge,
-      submission,
-      submissionSha256: computeSha256(submission),
-      requestedLimits: {},
-      environment,
-      generation: "all-candidates",
-    });
+  // The repeats are independent runs of the same reference: they are queued together, and up to
+  // MAX_CONCURRENT_RUNS of them (of every QA in this process) run at once, so one run's scan
+  // overlaps another's tests. Each keeps its own workspace, subject and full suite.
+  const submissionSha256 = computeSha256(submission);
+  const gate = qaGate(environment);
+  const runs = await Promise.all(
+    Array.from({ length: repeats }, () =>
+      gate(() =>
+        runJob({
+          runId: `qa-${randomUUID()}`,
+          challenge,
+          submission,
+          submissionSha256,
+          requestedLimits: {},
+          environment,
+          generation: "all-candidates",
+        }),
+      ),
+    ),
+  );
+  for (const [i, r] of runs.entries()) {
     if (!r.ok) return err(r.error);
     const report = r.value;
     if (report.infrastructure) problems.push(`run ${i + 1}: ${report.infrastructure.message}`);
