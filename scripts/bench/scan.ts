@@ -67,12 +67,7 @@ export default async function (args: string[]): Promise<void> {
         const { targets } = await collectTargets(s.dir, scratchDir, DEFAULT_TARGET_LIMITS);
         const signal = new AbortController().signal;
         let t = performance.now();
-        await runSemgrep({
-          scratchDir,
-          maxFileBytes: DEFAULT_TARGET_LIMITS.maxFileBytes,
-          perFileTimeoutSec: 10,
-          signal,
-        });
+        await runSemgrep({ scratchDir, targets, perFileTimeoutSec: 10, signal });
         semgrepMs.push(performance.now() - t);
         t = performance.now();
         await runEslint({ scratchDir, targets, signal });
