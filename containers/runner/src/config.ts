@@ -66,7 +66,11 @@ export const RunnerEnvSchema = z.object({
   SEMGREP_BIN: z
     .string()
     .optional()
-    .describe("Semgrep binary; read by the security scanner (see docs/security-scanning.md)"),
+    .describe("Semgrep CLI; read by the security scanner (see docs/security-scanning.md)"),
+  SEMGREP_CORE_BIN: z
+    .string()
+    .optional()
+    .describe("Semgrep engine (semgrep-core); default: the one beside SEMGREP_BIN's venv"),
   SELF_TEST: z
     .enum(["on", "off"])
     .default("on")

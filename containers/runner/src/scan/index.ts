@@ -34,8 +34,8 @@ export interface ScanOptions {
   limits?: TargetLimits;
   /** Seconds Semgrep may spend on one rule and file (default 10). */
   perFileTimeoutSec?: number;
-  /** Semgrep binary (default: RUNNER_SEMGREP_BIN or <repo>/.venv/bin/semgrep). */
-  semgrepBin?: string;
+  /** The Semgrep engine, semgrep-core (default: resolveSemgrepCoreBin() in semgrep.ts). */
+  semgrepCoreBin?: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -60,10 +60,10 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
     const [semgrep, eslint] = await Promise.all([
       runSemgrep({
         scratchDir,
-        maxFileBytes: limits.maxFileBytes,
+        targets,
         perFileTimeoutSec: options.perFileTimeoutSec ?? 10,
         signal: controller.signal,
-        bin: options.semgrepBin,
+        bin: options.semgrepCoreBin,
       }),
       runEslint({ scratchDir, targets, signal: controller.signal }),
     ]);

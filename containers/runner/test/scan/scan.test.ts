@@ -113,7 +113,7 @@ describe("scanSubmission", () => {
     async () => {
       const report = await scanSubmission(path.join(FIXTURES, "insecure-node"), {
         runtime: "node",
-        semgrepBin: "/bin/false",
+        semgrepCoreBin: "/bin/false",
       });
       expect(report.status).toBe("unavailable");
       expect(report.tools[0]).toMatchObject({ tool: "semgrep", status: "failed" });
@@ -126,7 +126,7 @@ describe("scanSubmission", () => {
     async () => {
       const report = await scanSubmission(path.join(FIXTURES, "clean-node"), {
         runtime: "node",
-        semgrepBin: path.join(work, "no-such-semgrep"),
+        semgrepCoreBin: path.join(work, "no-such-semgrep"),
       });
       expect(report.status).toBe("unavailable");
       expect(report.tools[0]!.detail).toMatch(/could not start/);
@@ -144,7 +144,7 @@ describe("scanSubmission", () => {
       const report = await scanSubmission(path.join(FIXTURES, "insecure-node"), {
         runtime: "node",
         timeoutMs: 1500,
-        semgrepBin: stall,
+        semgrepCoreBin: stall,
       });
       expect(performance.now() - t0).toBeLessThan(10_000);
       expect(ScanReportSchema.parse(report)).toEqual(report);
