@@ -24,65 +24,82 @@ export type TestValue =
 /** JSON value shorthand. */
 export const json = (value: unknown): TestValue => ({ kind: "json", value });
 
-/** Writes a value as a JavaScript expression (helpers `J`, `deep`, `wide` are in the file). */
-export function toJs(v: TestValue): string {
+/** A string literal, the same text in JavaScript and Python (JSON escapes are valid in both). */
+const stringLiteral = (s: string): string => JSON.stringify(s);
+
+/** A Python string literal for any text (JSON string escapes are valid Python escapes). */
+export function pyString(s: string): string {
+  return stringLiteral(s);
+}
+
+/** What a value's expression spells differently in each language; the rest is shared. */
+interface ValueSyntax {
+  undefined: string;
+  nan: string;
+  infinity: string;
+  negativeInfinity: string;
+  bigInteger: string;
+  repeatString(literal: string, times: number): string;
+  repeatArray(item: string, times: number): string;
+}
+
+const JS_SYNTAX: ValueSyntax = {
+  undefined: "undefined",
+  nan: "NaN",
+  infinity: "Infinity",
+  negativeInfinity: "-Infinity",
+  bigInteger: "Number.MAX_SAFE_INTEGER",
+  repeatString: (literal, times) => `${literal}.repeat(${times})`,
+  repeatArray: (item, times) => `Array.from({ length: ${times} }, () => ${item})`,
+};
+
+const PY_SYNTAX: ValueSyntax = {
+  undefined: "None",
+  nan: 'float("nan")',
+  infinity: 'float("inf")',
+  negativeInfinity: 'float("-inf")',
+  bigInteger: "2**63",
+  repeatString: (literal, times) => `${literal} * ${times}`,
+  repeatArray: (item, times) => `[${item} for _ in range(${times})]`,
+};
+
+/** A value as an expression in the language `syntax` spells (helpers `J`, `deep`, `wide`). */
+function writeValue(v: TestValue, syntax: ValueSyntax): string {
+  const parsed = (text: string) => `J(${stringLiteral(text)})`;
   switch (v.kind) {
     case "json":
-      return `J(${JSON.stringify(JSON.stringify(v.value))})`;
+      return parsed(JSON.stringify(v.value));
     case "undefined":
-      return "undefined";
+      return syntax.undefined;
     case "nan":
-      return "NaN";
+      return syntax.nan;
     case "infinity":
-      return v.negative ? "-Infinity" : "Infinity";
+      return v.negative ? syntax.negativeInfinity : syntax.infinity;
     case "big-integer":
-      return "Number.MAX_SAFE_INTEGER";
+      return syntax.bigInteger;
     case "fraction":
       return "0.5";
     case "repeat-string":
-      return `${JSON.stringify(v.char)}.repeat(${v.times})`;
+      return syntax.repeatString(stringLiteral(v.char), v.times);
     case "repeat-array":
-      return `Array.from({ length: ${v.times} }, () => J(${JSON.stringify(JSON.stringify(v.item))}))`;
+      return syntax.repeatArray(parsed(JSON.stringify(v.item)), v.times);
     case "wide-object":
       return `wide(${v.keys})`;
     case "deep-object":
       return `deep(${v.depth})`;
     case "hostile-json":
-      return `J(${JSON.stringify(v.text)})`;
+      return parsed(v.text);
   }
 }
 
-/** A Python string literal for any text (JSON string escapes are valid Python escapes). */
-export function pyString(s: string): string {
-  return JSON.stringify(s);
+/** Writes a value as a JavaScript expression (helpers `J`, `deep`, `wide` are in the file). */
+export function toJs(v: TestValue): string {
+  return writeValue(v, JS_SYNTAX);
 }
 
 /** Writes a value as a Python expression (helpers `J`, `deep`, `wide` are in the file). */
 export function toPy(v: TestValue): string {
-  switch (v.kind) {
-    case "json":
-      return `J(${pyString(JSON.stringify(v.value))})`;
-    case "undefined":
-      return "None";
-    case "nan":
-      return 'float("nan")';
-    case "infinity":
-      return v.negative ? 'float("-inf")' : 'float("inf")';
-    case "big-integer":
-      return "2**63";
-    case "fraction":
-      return "0.5";
-    case "repeat-string":
-      return `${pyString(v.char)} * ${v.times}`;
-    case "repeat-array":
-      return `[J(${pyString(JSON.stringify(v.item))}) for _ in range(${v.times})]`;
-    case "wide-object":
-      return `wide(${v.keys})`;
-    case "deep-object":
-      return `deep(${v.depth})`;
-    case "hostile-json":
-      return `J(${pyString(v.text)})`;
-  }
+  return writeValue(v, PY_SYNTAX);
 }
 
 /** A short human description of a value, for test names. */

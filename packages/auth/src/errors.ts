@@ -6,7 +6,8 @@
  * whether a key id exists.
  */
 import { buildProblem } from "@bouts/contracts";
-import { HttpError, type ProblemAnswer } from "@bouts/edge";
+import { answerProblem, answerRetryLater, defineDomainHttpError } from "@bouts/edge";
+import type { ProblemAnswer } from "@bouts/edge";
 
 /** Every expected failure of the auth layer, tagged by `reason`. */
 export type AuthError =
@@ -18,29 +19,21 @@ export type AuthError =
 export function toProblem(e: AuthError): ProblemAnswer {
   switch (e.reason) {
     case "unauthenticated":
-      return {
-        problem: buildProblem(401, e.reason, "Unauthorized", e.detail),
-        headers: { "WWW-Authenticate": 'Bearer realm="bouts"' },
-      };
+      return answerProblem(buildProblem(401, e.reason, "Unauthorized", e.detail), {
+        "WWW-Authenticate": 'Bearer realm="bouts"',
+      });
     case "forbidden":
-      return { problem: buildProblem(403, e.reason, "Forbidden", e.detail), headers: {} };
+      return answerProblem(buildProblem(403, e.reason, "Forbidden", e.detail));
     case "rate-limited":
-      return {
-        problem: buildProblem(429, e.reason, "Too many requests", e.detail),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+      return answerRetryLater(
+        buildProblem(429, e.reason, "Too many requests", e.detail),
+        e.retryAfter,
+      );
   }
 }
 
 /** Thrown to abort a request with an auth failure; the app's `onError` renders it. */
-export class AuthHttpError extends HttpError {
-  override readonly name = "AuthHttpError";
-  readonly error: AuthError;
-  constructor(error: AuthError) {
-    super(toProblem(error));
-    this.error = error;
-  }
-}
+export const AuthHttpError = defineDomainHttpError<AuthError>("AuthHttpError", toProblem);
 
 /** Aborts the current request with `error`. */
 export function fail(error: AuthError): never {

@@ -5,7 +5,7 @@
  * problem's own status; a role's domain error becomes an `HttpError` only through that role's
  * exhaustive mapper, so the class carries an already-mapped problem and never a raw reason.
  */
-import { PROBLEM_CONTENT_TYPE, type Problem } from "@bouts/contracts";
+import { buildProblem, PROBLEM_CONTENT_TYPE, type Problem } from "@bouts/contracts";
 
 /** A problem document and the headers that go with it (`Retry-After`, `WWW-Authenticate` …). */
 export interface ProblemAnswer {
@@ -14,8 +14,8 @@ export interface ProblemAnswer {
 }
 
 /**
- * Thrown to abort a request with a problem; `handleError` renders it. Roles subclass it to
- * keep their tagged domain error on the instance (`IngestHttpError.error` …).
+ * Thrown to abort a request with a problem; `handleError` renders it. Roles subclass it with
+ * `defineDomainHttpError` to keep their tagged domain error on the instance (`.error`).
  * @example throw new HttpError({ problem: buildProblem(409, "conflict", "Conflict", "…"), headers: {} })
  */
 export class HttpError extends Error {
@@ -27,6 +27,40 @@ export class HttpError extends Error {
     this.problem = answer.problem;
     this.headers = answer.headers;
   }
+}
+
+/** A problem answer with the given extra headers (none by default). */
+export function answerProblem(
+  problem: Problem,
+  headers: Record<string, string> = {},
+): ProblemAnswer {
+  return { problem, headers };
+}
+
+/** A problem answer for a refusal that passes by itself after `seconds` (`Retry-After`). */
+export function answerRetryLater(problem: Problem, seconds: number): ProblemAnswer {
+  return { problem, headers: { "Retry-After": String(seconds) } };
+}
+
+/** The 404 every role gives for a missing resource: "No such <resource>." */
+export function buildNotFound(resource: string): Problem {
+  return buildProblem(404, "not-found", "Not found", `No such ${resource}.`);
+}
+
+/**
+ * A role's `HttpError` subclass, named `name`: built from the role's tagged domain error through
+ * its exhaustive mapper, it keeps that error on the instance (`.error`) for callers that match it.
+ * @example export const IngestHttpError = defineDomainHttpError("IngestHttpError", toProblem)
+ */
+export function defineDomainHttpError<E>(name: string, toAnswer: (error: E) => ProblemAnswer) {
+  return class DomainHttpError extends HttpError {
+    override readonly name: string = name;
+    readonly error: E;
+    constructor(error: E) {
+      super(toAnswer(error));
+      this.error = error;
+    }
+  };
 }
 
 /** Renders a problem document as a response, with any extra headers. */

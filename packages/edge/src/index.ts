@@ -13,7 +13,15 @@ export {
   handleError,
   resolveAllowedMethods,
 } from "./app.ts";
-export { HttpError, problemResponse, type ProblemAnswer } from "./http-error.ts";
+export {
+  answerProblem,
+  answerRetryLater,
+  buildNotFound,
+  defineDomainHttpError,
+  HttpError,
+  problemResponse,
+  type ProblemAnswer,
+} from "./http-error.ts";
 export {
   AGENT_KEY_SCHEME,
   json,

@@ -9,6 +9,7 @@
  */
 import { findInjectionLines } from "./injection.ts";
 import { submittedText, type Judge } from "./judge.ts";
+import { resolveOfflineJudgement, resolveUnsupported } from "./offline.ts";
 import type { JudgeTask, TraceFacts, TraceTaskKind } from "./task.ts";
 
 /** One loss: points off 100 before the lens scale, and why. */
@@ -82,32 +83,21 @@ export function createOfflineTraceJudge(lens: string): Judge {
     source: "offline",
     judge(task: JudgeTask) {
       if (!isTraceTask(task) || !task.traceFacts)
-        return Promise.resolve({
-          ok: false,
-          error: {
-            reason: "unsupported",
-            judge: lens,
-            detail: isTraceTask(task)
-              ? "the offline trace judge needs the task's traceFacts"
-              : `the offline trace judge does not grade ${task.kind}`,
-          },
-        });
+        return resolveUnsupported(
+          lens,
+          isTraceTask(task)
+            ? "the offline trace judge needs the task's traceFacts"
+            : `the offline trace judge does not grade ${task.kind}`,
+        );
       const losses = computeTraceLosses(task.kind, task.traceFacts);
-      const score = scoreTraceFacts(task.kind, task.traceFacts, scale);
-      return Promise.resolve({
-        ok: true,
-        value: {
-          judge: lens,
-          source: "offline",
-          task: task.kind,
-          dimensions: null,
-          score,
-          rationale: `offline trace rubric: ${
-            losses.map((l) => `−${l.points} ${l.why}`).join("; ") || "no losses"
-          }; losses ×${scale}`,
-          // Reported, as the other judges do; it cannot move a score computed from facts.
-          injectionSuspected: findInjectionLines(submittedText(task)).length > 0,
-        },
+      return resolveOfflineJudgement(lens, task, {
+        dimensions: null,
+        score: scoreTraceFacts(task.kind, task.traceFacts, scale),
+        rationale: `offline trace rubric: ${
+          losses.map((l) => `−${l.points} ${l.why}`).join("; ") || "no losses"
+        }; losses ×${scale}`,
+        // Reported, as the other judges do; it cannot move a score computed from facts.
+        injectionSuspected: findInjectionLines(submittedText(task)).length > 0,
       });
     },
   };

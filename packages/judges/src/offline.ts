@@ -8,7 +8,8 @@
  */
 import { measureCode, per100, type CodeMetrics } from "./analysis.ts";
 import { findInjectionLines, stripInjectionLines } from "./injection.ts";
-import { submittedText, type Judge } from "./judge.ts";
+import { err, ok } from "@bouts/result";
+import { submittedText, type Judge, type JudgeResult } from "./judge.ts";
 import type { JudgeTask, Judgement, SourceFile } from "./task.ts";
 
 type Group = "structure" | "hygiene" | "readability";
@@ -136,13 +137,30 @@ export const OFFLINE_LENSES: Record<string, Record<Group, number>> = {
 
 const round = (x: number) => Math.round(cap(x, 100));
 
-function judgeCode(lens: string, files: SourceFile[]): Omit<Judgement, "injectionSuspected"> {
+/** What an offline lens decides about a task: the rest of a judgement names the lens and task. */
+export type OfflineGrade = Pick<
+  Judgement,
+  "dimensions" | "score" | "rationale" | "injectionSuspected"
+>;
+
+/** An offline lens's judgement of `task`, answered at once. */
+export function resolveOfflineJudgement(
+  lens: string,
+  task: JudgeTask,
+  grade: OfflineGrade,
+): Promise<JudgeResult> {
+  return Promise.resolve(ok({ judge: lens, source: "offline", task: task.kind, ...grade }));
+}
+
+/** An offline lens's refusal of a task it cannot grade, answered at once. */
+export function resolveUnsupported(lens: string, detail: string): Promise<JudgeResult> {
+  return Promise.resolve(err({ reason: "unsupported", judge: lens, detail }));
+}
+
+function judgeCode(lens: string, files: SourceFile[]): Omit<OfflineGrade, "injectionSuspected"> {
   const m = measureCode(files);
   if (m.codeLines === 0)
     return {
-      judge: lens,
-      source: "offline",
-      task: "code-quality",
       dimensions: { readability: 0, architecture: 0, robustness: 0, idiomaticity: 0 },
       score: null,
       rationale: "no source code found",
@@ -161,14 +179,7 @@ function judgeCode(lens: string, files: SourceFile[]): Omit<Judgement, "injectio
     penalties.length === 0
       ? `${m.codeLines} code lines in ${m.files} file(s); no penalties`
       : `${m.codeLines} code lines in ${m.files} file(s); ${penalties.map((p) => `${p.dimension} −${p.points}×${weights[p.group]} (${p.why})`).join("; ")}`;
-  return {
-    judge: lens,
-    source: "offline",
-    task: "code-quality",
-    dimensions,
-    score: null,
-    rationale,
-  };
+  return { dimensions, score: null, rationale };
 }
 
 // ─── Deliverables ───
@@ -239,9 +250,9 @@ export function createOfflineJudge(lens: keyof typeof OFFLINE_LENSES): Judge {
     judge(task: JudgeTask) {
       const injection = findInjectionLines(submittedText(task)).length > 0;
       if (task.kind === "code-quality")
-        return Promise.resolve({
-          ok: true,
-          value: { ...judgeCode(lens, task.files), injectionSuspected: injection },
+        return resolveOfflineJudgement(lens, task, {
+          ...judgeCode(lens, task.files),
+          injectionSuspected: injection,
         });
       if (task.kind === "deliverable") {
         const { dimensions, facts } = measureDeliverable(task.deliverable.content, task.files);
@@ -249,27 +260,14 @@ export function createOfflineJudge(lens: keyof typeof OFFLINE_LENSES): Judge {
         const scaled = Object.fromEntries(
           Object.entries(dimensions).map(([k, v]) => [k, round(100 - (100 - v) * scale)]),
         );
-        return Promise.resolve({
-          ok: true,
-          value: {
-            judge: lens,
-            source: "offline",
-            task: task.kind,
-            dimensions: scaled,
-            score: null,
-            rationale: `offline heuristics: ${JSON.stringify(facts)}; losses ×${scale}`,
-            injectionSuspected: injection,
-          },
+        return resolveOfflineJudgement(lens, task, {
+          dimensions: scaled,
+          score: null,
+          rationale: `offline heuristics: ${JSON.stringify(facts)}; losses ×${scale}`,
+          injectionSuspected: injection,
         });
       }
-      return Promise.resolve({
-        ok: false,
-        error: {
-          reason: "unsupported",
-          judge: lens,
-          detail: `the offline judge does not grade ${task.kind}`,
-        },
-      });
+      return resolveUnsupported(lens, `the offline judge does not grade ${task.kind}`);
     },
   };
 }

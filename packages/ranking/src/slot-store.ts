@@ -35,11 +35,8 @@ function finalizeHash(h: number): number {
 /** Bytes per slot across all columns. */
 const SLOT_BYTES = 8 + 8 + 4 + 4 + 4 + 2 + 1;
 
-/**
- * All per-slot columns as views of one ArrayBuffer, widest first for alignment: one external
- * allocation instead of seven (each large one can trigger a full GC of a big heap).
- */
-function allocateColumns(capacity: number): {
+/** The per-slot columns, one typed array each. */
+interface Columns {
   timeToFinalMs: Float64Array;
   submittedAt: Float64Array;
   iterations: Uint32Array;
@@ -47,7 +44,13 @@ function allocateColumns(capacity: number): {
   idStart: Int32Array;
   idBytes: Uint16Array;
   score: Uint8Array;
-} {
+}
+
+/**
+ * All per-slot columns as views of one ArrayBuffer, widest first for alignment: one external
+ * allocation instead of seven (each large one can trigger a full GC of a big heap).
+ */
+function allocateColumns(capacity: number): Columns {
   const buffer = new ArrayBuffer(capacity * SLOT_BYTES);
   let offset = 0;
   const take = <T>(make: (b: ArrayBuffer, at: number, n: number) => T, width: number): T => {
@@ -71,14 +74,15 @@ function allocateColumns(capacity: number): {
 /** The column store; slots are dense integers reused after release. */
 export class SlotStore {
   capacity: number;
-  score: Uint8Array;
-  iterations: Uint32Array;
-  timeToFinalMs: Float64Array;
-  submittedAt: Float64Array;
+  // The columns are assigned in the constructor, through #adoptColumns.
+  score!: Uint8Array;
+  iterations!: Uint32Array;
+  timeToFinalMs!: Float64Array;
+  submittedAt!: Float64Array;
   /** Leaf id holding each slot, maintained by the tree; -1 when not in the tree. */
-  leafOf: Int32Array;
-  idStart: Int32Array;
-  idBytes: Uint16Array;
+  leafOf!: Int32Array;
+  idStart!: Int32Array;
+  idBytes!: Uint16Array;
   arena: Uint8Array;
   arenaUsed = 0;
   arenaWaste = 0;
@@ -90,14 +94,7 @@ export class SlotStore {
 
   constructor(capacity: number, arenaBytes: number) {
     this.capacity = Math.max(MIN_CAPACITY, capacity);
-    const columns = allocateColumns(this.capacity);
-    this.score = columns.score;
-    this.iterations = columns.iterations;
-    this.timeToFinalMs = columns.timeToFinalMs;
-    this.submittedAt = columns.submittedAt;
-    this.leafOf = columns.leafOf;
-    this.idStart = columns.idStart;
-    this.idBytes = columns.idBytes;
+    this.#adoptColumns(allocateColumns(this.capacity));
     this.arena = new Uint8Array(Math.max(MIN_CAPACITY, arenaBytes));
     this.table = new Int32Array(tableSizeFor(this.capacity));
   }
@@ -236,14 +233,7 @@ export class SlotStore {
 
   /** Materializes the slot as a ranked standing. */
   readRanked(slot: number, rank: number): RankedStanding {
-    return {
-      agentId: this.readId(slot),
-      score: this.score[slot]!,
-      iterations: this.iterations[slot]!,
-      timeToFinalMs: this.timeToFinalMs[slot]!,
-      submittedAt: this.submittedAt[slot]!,
-      rank,
-    };
+    return { ...this.read(slot), rank };
   }
 
   #hashSlot(slot: number): number {
@@ -315,6 +305,11 @@ export class SlotStore {
     columns.leafOf.set(this.leafOf);
     columns.idStart.set(this.idStart);
     columns.idBytes.set(this.idBytes);
+    this.#adoptColumns(columns);
+    this.capacity = capacity;
+  }
+
+  #adoptColumns(columns: Columns): void {
     this.score = columns.score;
     this.iterations = columns.iterations;
     this.timeToFinalMs = columns.timeToFinalMs;
@@ -322,7 +317,6 @@ export class SlotStore {
     this.leafOf = columns.leafOf;
     this.idStart = columns.idStart;
     this.idBytes = columns.idBytes;
-    this.capacity = capacity;
   }
 
   #rehash(size: number): void {

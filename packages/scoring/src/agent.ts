@@ -42,7 +42,7 @@ import {
   checkArray,
   checkBoolean,
   checkInt,
-  checkJudgeEntry,
+  checkKeyedEntry,
   checkNumber,
   checkOneOf,
   checkRecord,
@@ -64,11 +64,11 @@ function computeJudged(field: string, input: unknown): Checked<ComponentScore<Ju
   const seen = new Set<string>();
   for (const [i, raw] of list.value.entries()) {
     const f = `${field}.judges[${i}]`;
-    const j = checkJudgeEntry(f, raw, seen);
+    const j = checkKeyedEntry(f, raw, { key: "judge", noun: "judge", seen, maxLength: 200 });
     if (!j.ok) return j;
     const score = checkScore(`${f}.score`, j.value.entry.score);
     if (!score.ok) return score;
-    scores.push({ judge: j.value.judge, score: score.value });
+    scores.push({ judge: j.value.id, score: score.value });
   }
   const r = aggregatePanel(scores);
   return ok({
@@ -172,19 +172,15 @@ export function computeCalibration(input: AgentInput["calibration"]): Checked<Ad
   const seen = new Set<string>();
   for (const [i, raw] of claims.value.entries()) {
     const f = `calibration.claims[${i}]`;
-    const c = checkRecord(f, raw);
-    if (!c.ok) return c;
-    const id = checkString(`${f}.id`, c.value.id, 200);
-    if (!id.ok) return id;
-    if (seen.has(id.value))
-      return invalid(`${f}.id`, `duplicate claim ${JSON.stringify(id.value)}`);
-    seen.add(id.value);
-    const correct = checkBoolean(`${f}.correct`, c.value.correct);
+    const claim = checkKeyedEntry(f, raw, { key: "id", noun: "claim", seen, maxLength: 200 });
+    if (!claim.ok) return claim;
+    const { id, entry: c } = claim.value;
+    const correct = checkBoolean(`${f}.correct`, c.correct);
     if (!correct.ok) return correct;
     let confidence: Exact | "uncertain";
-    if (c.value.confidence === "uncertain") confidence = "uncertain";
+    if (c.confidence === "uncertain") confidence = "uncertain";
     else {
-      const p = checkNumber(`${f}.confidence`, c.value.confidence, 0, 1);
+      const p = checkNumber(`${f}.confidence`, c.confidence, 0, 1);
       if (!p.ok) return p;
       confidence = p.value;
     }
@@ -207,9 +203,9 @@ export function computeCalibration(input: AgentInput["calibration"]): Checked<Ad
       confidence === "uncertain"
         ? "uncertain"
         : `${confidence.mul(Exact.HUNDRED).toText()}% confident`;
-    const basis = typeof c.value.basis === "string" ? `; ${c.value.basis.slice(0, 200)}` : "";
+    const basis = typeof c.basis === "string" ? `; ${c.basis.slice(0, 200)}` : "";
     evidence.push({
-      item: id.value,
+      item: id,
       points,
       citation: `${stated}, ${correct.value ? "right" : "wrong"}${basis}`,
     });

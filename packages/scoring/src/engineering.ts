@@ -48,7 +48,7 @@ import {
   checkArray,
   checkBoolean,
   checkInt,
-  checkJudgeEntry,
+  checkKeyedEntry,
   checkOneOf,
   checkRecord,
   checkScore,
@@ -158,18 +158,14 @@ export function computeAdversarial(
   };
   for (const [i, raw] of tests.value.entries()) {
     const f = `adversarial.tests[${i}]`;
-    const t = checkRecord(f, raw);
-    if (!t.ok) return t;
-    const id = checkString(`${f}.id`, t.value.id);
-    if (!id.ok) return id;
-    if (seen.has(id.value))
-      return invalid(`${f}.id`, `duplicate test id ${JSON.stringify(id.value)}`);
-    seen.add(id.value);
-    const sev = checkOneOf(`${f}.severity`, t.value.severity, SEVERITIES);
+    const test = checkKeyedEntry(f, raw, { key: "id", noun: "test id", seen });
+    if (!test.ok) return test;
+    const t = test.value.entry;
+    const sev = checkOneOf(`${f}.severity`, t.severity, SEVERITIES);
     if (!sev.ok) return sev;
-    const origin = checkOneOf(`${f}.origin`, t.value.origin, ["prebuilt", "generated"] as const);
+    const origin = checkOneOf(`${f}.origin`, t.origin, ["prebuilt", "generated"] as const);
     if (!origin.ok) return origin;
-    const passed = checkBoolean(`${f}.passed`, t.value.passed);
+    const passed = checkBoolean(`${f}.passed`, t.passed);
     if (!passed.ok) return passed;
     const w = BigInt(ADVERSARIAL_WEIGHT_HALVES[sev.value]);
     totalHalves += w;
@@ -267,9 +263,9 @@ export function judgeRubricPanel<D extends string>(
   const perJudge: RubricJudgement<D>[] = [];
   for (const [i, raw] of list.value.entries()) {
     const f = `${field}[${i}]`;
-    const j = checkJudgeEntry(f, raw, seen);
+    const j = checkKeyedEntry(f, raw, { key: "judge", noun: "judge", seen, maxLength: 200 });
     if (!j.ok) return j;
-    const judge = j.value.judge;
+    const judge = j.value.id;
     const dims = checkRecord(`${f}.dimensions`, j.value.entry.dimensions);
     if (!dims.ok) return dims;
     const extra = Object.keys(dims.value).find((k) => !(k in rubric));
@@ -329,14 +325,15 @@ export function computeDeliverables(
   const itemScores: Exact[] = [];
   for (const [i, raw] of items.value.entries()) {
     const f = `deliverables.items[${i}]`;
-    const item = checkRecord(f, raw);
-    if (!item.ok) return item;
-    const name = checkString(`${f}.name`, item.value.name, 200);
-    if (!name.ok) return name;
-    if (seen.has(name.value))
-      return invalid(`${f}.name`, `duplicate deliverable ${JSON.stringify(name.value)}`);
-    seen.add(name.value);
-    const status = checkOneOf(`${f}.status`, item.value.status, [
+    const deliverable = checkKeyedEntry(f, raw, {
+      key: "name",
+      noun: "deliverable",
+      seen,
+      maxLength: 200,
+    });
+    if (!deliverable.ok) return deliverable;
+    const { id: name, entry: item } = deliverable.value;
+    const status = checkOneOf(`${f}.status`, item.status, [
       "submitted",
       "missing",
       "placeholder",
@@ -344,17 +341,17 @@ export function computeDeliverables(
     if (!status.ok) return status;
     if (status.value !== "submitted") {
       itemScores.push(Exact.ZERO);
-      rows.push({ name: name.value, status: status.value, score: toExactValue(Exact.ZERO) });
-      notes.push(`${name.value}: ${status.value} → 0 (no partial credit)`);
+      rows.push({ name, status: status.value, score: toExactValue(Exact.ZERO) });
+      notes.push(`${name}: ${status.value} → 0 (no partial credit)`);
       continue;
     }
-    const panel = judgeRubricPanel(`${f}.judges`, item.value.judges, DELIVERABLE_RUBRIC);
+    const panel = judgeRubricPanel(`${f}.judges`, item.judges, DELIVERABLE_RUBRIC);
     if (!panel.ok) return panel;
     const { scores, result, perJudge } = panel.value;
     itemScores.push(result.score);
-    flags.push(...panelFlags(`deliverables:${name.value}`, result, scores.length));
+    flags.push(...panelFlags(`deliverables:${name}`, result, scores.length));
     rows.push({
-      name: name.value,
+      name,
       status: status.value,
       judges: perJudge,
       panel: summarizePanel(scores, result),

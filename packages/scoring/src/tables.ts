@@ -5,6 +5,10 @@
  * constants.
  */
 
+/** A table's keys in table order, as the non-empty tuple `z.enum` takes. */
+const listKeys = <K extends string>(table: Readonly<Record<K, unknown>>): [K, ...K[]] =>
+  Object.keys(table) as [K, ...K[]];
+
 // ─── Engineering composite (scoring-engine-design, "The Composite Score") ───
 
 /** Component weights in percent; they sum to 100. */
@@ -183,10 +187,7 @@ export type IntegrityTrigger = keyof typeof INTEGRITY_POINTS;
  * The integrity trigger vocabulary, in table order: the one list (contracts' `z.enum`, the
  * trace analysis and the engine all read it).
  */
-export const INTEGRITY_TRIGGERS = Object.keys(INTEGRITY_POINTS) as [
-  IntegrityTrigger,
-  ...IntegrityTrigger[],
-];
+export const INTEGRITY_TRIGGERS = listKeys(INTEGRITY_POINTS);
 
 /** Deduction per exploit trigger (project table): separate from integrity, not bounded by it. */
 export const EXPLOIT_POINTS = {
@@ -197,10 +198,7 @@ export const EXPLOIT_POINTS = {
 } as const;
 export type ExploitTrigger = keyof typeof EXPLOIT_POINTS;
 /** The exploit trigger vocabulary, in table order: the one list, like INTEGRITY_TRIGGERS. */
-export const EXPLOIT_TRIGGERS = Object.keys(EXPLOIT_POINTS) as [
-  ExploitTrigger,
-  ...ExploitTrigger[],
-];
+export const EXPLOIT_TRIGGERS = listKeys(EXPLOIT_POINTS);
 
 /** Calibration (docs/design.md §9). Confidence is a probability in [0, 1]. */
 export const CALIBRATION = {

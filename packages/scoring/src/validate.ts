@@ -87,21 +87,33 @@ function describe(v: unknown): string {
   return typeof v;
 }
 
+/** Options of {@link checkKeyedEntry}. */
+export interface KeyedEntryOptions {
+  /** The field that keys the list (`id`, `judge`, `name`). */
+  key: string;
+  /** What an entry is, for the duplicate message ("judge", "claim" …). */
+  noun: string;
+  /** The keys seen so far in the list; the entry's joins them. */
+  seen: Set<string>;
+  /** Longest key accepted (checkString's default when omitted). */
+  maxLength?: number;
+}
+
 /**
- * One entry of a judge panel: a record whose `judge` names a judge not yet in `seen` (which it
- * joins). The entry's other fields are the caller's to check.
+ * One entry of a list keyed by one of its fields: a record whose key is a non-empty string not
+ * yet in `seen` (which it joins). The entry's other fields are the caller's to check.
  */
-export function checkJudgeEntry(
+export function checkKeyedEntry(
   field: string,
   raw: unknown,
-  seen: Set<string>,
-): Checked<{ judge: string; entry: Record<string, unknown> }> {
-  const j = checkRecord(field, raw);
-  if (!j.ok) return j;
-  const judge = checkString(`${field}.judge`, j.value.judge, 200);
-  if (!judge.ok) return judge;
-  if (seen.has(judge.value))
-    return invalid(`${field}.judge`, `duplicate judge ${JSON.stringify(judge.value)}`);
-  seen.add(judge.value);
-  return ok({ judge: judge.value, entry: j.value });
+  { key, noun, seen, maxLength }: KeyedEntryOptions,
+): Checked<{ id: string; entry: Record<string, unknown> }> {
+  const entry = checkRecord(field, raw);
+  if (!entry.ok) return entry;
+  const id = checkString(`${field}.${key}`, entry.value[key], maxLength);
+  if (!id.ok) return id;
+  if (seen.has(id.value))
+    return invalid(`${field}.${key}`, `duplicate ${noun} ${JSON.stringify(id.value)}`);
+  seen.add(id.value);
+  return ok({ id: id.value, entry: entry.value });
 }

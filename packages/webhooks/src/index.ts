@@ -22,13 +22,7 @@ export {
   type VerificationError,
   type VerifyOptions,
 } from "./signing.ts";
-export {
-  classifyIpv4,
-  classifyIpv6,
-  parseIpv4,
-  parseIpv6,
-  type AddressClass,
-} from "./ip-address.ts";
+export * from "./ip-address.ts";
 export {
   validateTargetUrl,
   MAX_TARGET_URL_LENGTH,

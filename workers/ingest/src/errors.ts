@@ -13,7 +13,8 @@ import {
   type ArchiveRefusal,
 } from "@bouts/archive";
 import { buildProblem, type Problem, type ProblemFieldError } from "@bouts/contracts";
-import { HttpError, type ProblemAnswer } from "@bouts/edge";
+import { answerProblem, answerRetryLater, buildNotFound, defineDomainHttpError } from "@bouts/edge";
+import type { ProblemAnswer } from "@bouts/edge";
 
 /** Every expected failure of the ingest API, tagged by `reason`. */
 export type IngestError =
@@ -44,15 +45,14 @@ const describeRefusal = (r: ArchiveRefusal | AdmissionRefusal): string =>
     ? describeAdmissionRefusal(r)
     : describeArchiveRefusal(r);
 
+/** A 429 whose detail is the refusal's own, with its `Retry-After`. */
+const answerTooMany = (
+  e: { reason: string; detail: string; retryAfter: number },
+  title: string,
+): ProblemAnswer => answerRetryLater(buildProblem(429, e.reason, title, e.detail), e.retryAfter);
+
 /** Thrown to abort a request with a domain error; the app's `onError` renders it. */
-export class IngestHttpError extends HttpError {
-  override readonly name = "IngestHttpError";
-  readonly error: IngestError;
-  constructor(error: IngestError) {
-    super(toProblem(error));
-    this.error = error;
-  }
-}
+export const IngestHttpError = defineDomainHttpError<IngestError>("IngestHttpError", toProblem);
 
 /** Aborts the current request with `error`. */
 export function fail(error: IngestError): never {
@@ -63,51 +63,42 @@ export function fail(error: IngestError): never {
 export function toProblem(e: IngestError): ProblemAnswer {
   switch (e.reason) {
     case "not-found":
-      return {
-        problem: buildProblem(404, e.reason, "Not found", `No such ${e.resource}.`),
-        headers: {},
-      };
+      return answerProblem(buildNotFound(e.resource));
     case "invalid":
-      return { problem: e.problem, headers: {} };
+      return answerProblem(e.problem);
     case "unprocessable":
-      return {
-        problem: buildProblem(422, e.reason, "Unprocessable request", e.detail, {
+      return answerProblem(
+        buildProblem(422, e.reason, "Unprocessable request", e.detail, {
           ...(e.errors ? { errors: e.errors } : {}),
         }),
-        headers: {},
-      };
+      );
     case "weight-rule":
-      return {
-        problem: buildProblem(422, e.reason, "Custom weights break a rule", e.detail, {
-          rule: e.rule,
-        }),
-        headers: {},
-      };
+      return answerProblem(
+        buildProblem(422, e.reason, "Custom weights break a rule", e.detail, { rule: e.rule }),
+      );
     case "conflict":
-      return { problem: buildProblem(409, e.reason, "Conflict", e.detail), headers: {} };
+      return answerProblem(buildProblem(409, e.reason, "Conflict", e.detail));
     case "length-required":
-      return {
-        problem: buildProblem(
+      return answerProblem(
+        buildProblem(
           411,
           e.reason,
           "Length required",
           "Send a Content-Length header with the upload.",
         ),
-        headers: {},
-      };
+      );
     case "payload-too-large":
-      return {
-        problem: buildProblem(
+      return answerProblem(
+        buildProblem(
           413,
           e.reason,
           "Payload too large",
           `The ${e.what} exceeds the limit of ${e.limit} bytes.`,
         ),
-        headers: {},
-      };
+      );
     case "archive-refused":
-      return {
-        problem: buildProblem(
+      return answerProblem(
+        buildProblem(
           422,
           e.reason,
           e.what === "archive" ? "Archive refused" : "Bundle refused",
@@ -117,31 +108,18 @@ export function toProblem(e: IngestError): ProblemAnswer {
             ...(e.refusal.entry !== undefined ? { entry: e.refusal.entry } : {}),
           },
         ),
-        headers: {},
-      };
+      );
     case "unsupported-media-type":
-      return {
-        problem: buildProblem(415, e.reason, "Unsupported media type", e.detail),
-        headers: {},
-      };
+      return answerProblem(buildProblem(415, e.reason, "Unsupported media type", e.detail));
     case "rate-limited":
-      return {
-        problem: buildProblem(429, e.reason, "Too many requests", e.detail),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+      return answerTooMany(e, "Too many requests");
     case "quota-exhausted":
-      return {
-        problem: buildProblem(429, e.reason, "Quota exhausted", e.detail),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+      return answerTooMany(e, "Quota exhausted");
     case "runner-time-exhausted":
-      return {
-        problem: buildProblem(429, e.reason, "Runner time spent", e.detail),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+      return answerTooMany(e, "Runner time spent");
     case "submissions-in-flight":
-      return {
-        problem: buildProblem(
+      return answerRetryLater(
+        buildProblem(
           429,
           e.reason,
           "Too many submissions in flight",
@@ -149,45 +127,41 @@ export function toProblem(e: IngestError): ProblemAnswer {
             `challenges, all of its keys); at most ${e.limit} may be in flight at once. ` +
             "Submit again once one of them is scored or failed.",
         ),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+        e.retryAfter,
+      );
     case "idempotency-mismatch":
-      return {
-        problem: buildProblem(
+      return answerProblem(
+        buildProblem(
           422,
           e.reason,
           "Idempotency key reused",
           "This Idempotency-Key was already used with a different request body; use a new key.",
         ),
-        headers: {},
-      };
+      );
     case "idempotency-in-flight":
-      return {
-        problem: buildProblem(
+      return answerRetryLater(
+        buildProblem(
           409,
           e.reason,
           "Request in progress",
           "A request with this Idempotency-Key is still being processed; retry shortly.",
         ),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+        e.retryAfter,
+      );
     case "qa-failed":
-      return {
-        problem: buildProblem(422, e.reason, "Challenge QA failed", e.detail, {
-          errors: e.errors,
-        }),
-        headers: {},
-      };
+      return answerProblem(
+        buildProblem(422, e.reason, "Challenge QA failed", e.detail, { errors: e.errors }),
+      );
     case "unavailable":
-      return {
-        problem: buildProblem(
+      return answerRetryLater(
+        buildProblem(
           503,
           e.reason,
           "Service unavailable",
           `The ${e.service} is unavailable; nothing was stored. Retry later.`,
         ),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+        e.retryAfter,
+      );
   }
 }
 

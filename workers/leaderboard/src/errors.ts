@@ -7,7 +7,8 @@
  * reason goes to logs). Keys and roles are @bouts/auth's.
  */
 import { buildProblem, type Problem } from "@bouts/contracts";
-import { HttpError, type ProblemAnswer } from "@bouts/edge";
+import { answerProblem, answerRetryLater, buildNotFound, defineDomainHttpError } from "@bouts/edge";
+import type { ProblemAnswer } from "@bouts/edge";
 
 /** Every expected failure of the leaderboard API, tagged by `reason`. */
 export type LeaderboardError =
@@ -19,14 +20,10 @@ export type LeaderboardError =
   | { reason: "unavailable"; service: string; retryAfter: number };
 
 /** Thrown to abort a request with a domain error; the app's `onError` renders it. */
-export class LeaderboardHttpError extends HttpError {
-  override readonly name = "LeaderboardHttpError";
-  readonly error: LeaderboardError;
-  constructor(error: LeaderboardError) {
-    super(toProblem(error));
-    this.error = error;
-  }
-}
+export const LeaderboardHttpError = defineDomainHttpError<LeaderboardError>(
+  "LeaderboardHttpError",
+  toProblem,
+);
 
 /** Aborts the current request with `error`. */
 export function fail(error: LeaderboardError): never {
@@ -37,47 +34,43 @@ export function fail(error: LeaderboardError): never {
 export function toProblem(e: LeaderboardError): ProblemAnswer {
   switch (e.reason) {
     case "not-found":
-      return {
-        problem: buildProblem(404, e.reason, "Not found", `No such ${e.resource}.`),
-        headers: {},
-      };
+      return answerProblem(buildNotFound(e.resource));
     case "invalid":
-      return { problem: e.problem, headers: {} };
+      return answerProblem(e.problem);
     case "bad-cursor":
-      return {
-        problem: buildProblem(
+      return answerProblem(
+        buildProblem(
           400,
           e.reason,
           "Invalid cursor",
           "The cursor is not one this API issued; start again without a cursor.",
           { errors: [{ path: "cursor", message: "not a cursor this API issued" }] },
         ),
-        headers: {},
-      };
+      );
     case "upgrade-required":
-      return {
-        problem: buildProblem(
+      return answerProblem(
+        buildProblem(
           426,
           e.reason,
           "Upgrade required",
           "This route only accepts a WebSocket upgrade (Upgrade: websocket).",
         ),
-        headers: { Upgrade: "websocket" },
-      };
+        { Upgrade: "websocket" },
+      );
     case "rate-limited":
-      return {
-        problem: buildProblem(429, e.reason, "Too many requests", "Too many requests; slow down."),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+      return answerRetryLater(
+        buildProblem(429, e.reason, "Too many requests", "Too many requests; slow down."),
+        e.retryAfter,
+      );
     case "unavailable":
-      return {
-        problem: buildProblem(
+      return answerRetryLater(
+        buildProblem(
           503,
           e.reason,
           "Service unavailable",
           `The ${e.service} is not available yet. Retry later.`,
         ),
-        headers: { "Retry-After": String(e.retryAfter) },
-      };
+        e.retryAfter,
+      );
   }
 }

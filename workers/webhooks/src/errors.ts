@@ -6,7 +6,8 @@
  * that ends by itself (a pending delivery, a spent test quota) carries `Retry-After`.
  */
 import { buildProblem, type Problem } from "@bouts/contracts";
-import { HttpError, type ProblemAnswer } from "@bouts/edge";
+import { answerProblem, answerRetryLater, buildNotFound, defineDomainHttpError } from "@bouts/edge";
+import type { ProblemAnswer } from "@bouts/edge";
 import type { TargetUrlRule } from "@bouts/webhooks";
 
 /** Every expected failure of the webhook routes, tagged by `reason`. */
@@ -25,14 +26,10 @@ export type WebhooksError =
     };
 
 /** Thrown to abort a request with a domain error; the app's `onError` renders it. */
-export class WebhooksHttpError extends HttpError {
-  override readonly name = "WebhooksHttpError";
-  readonly error: WebhooksError;
-  constructor(error: WebhooksError) {
-    super(toHttpAnswer(error));
-    this.error = error;
-  }
-}
+export const WebhooksHttpError = defineDomainHttpError<WebhooksError>(
+  "WebhooksHttpError",
+  toHttpAnswer,
+);
 
 /** Aborts the current request with `error`. */
 export function fail(error: WebhooksError): never {
@@ -42,17 +39,16 @@ export function fail(error: WebhooksError): never {
 /** The problem document and headers for a domain error (`Retry-After` when it will pass). */
 export function toHttpAnswer(e: WebhooksError): ProblemAnswer {
   const retryAfter = resolveRetryAfter(e);
-  return {
-    problem: toProblem(e),
-    headers: retryAfter === null ? {} : { "Retry-After": String(Math.max(1, retryAfter)) },
-  };
+  return retryAfter === null
+    ? answerProblem(toProblem(e))
+    : answerRetryLater(toProblem(e), Math.max(1, retryAfter));
 }
 
 /** The problem document for a domain error. */
 export function toProblem(e: WebhooksError): Problem {
   switch (e.reason) {
     case "not-found":
-      return buildProblem(404, e.reason, "Not found", `No such ${e.resource}.`);
+      return buildNotFound(e.resource);
     case "invalid-target":
       return buildProblem(422, e.reason, "Target URL refused", e.detail, { rule: e.rule });
     case "endpoint-disabled":
