@@ -64,6 +64,8 @@ export interface JobContext {
   onTest?: (id: string, judgement: TestJudgement) => void;
   /** Generated adversarial tests (run/generator-selection.ts); "select" when absent. */
   generation?: GenerationMode;
+  /** False for runs whose report is read only for test verdicts (challenge QA): no scan. */
+  scan?: boolean;
 }
 
 /** Per-process runner state shared by all jobs. */
@@ -330,6 +332,8 @@ export class RunJob {
     let scan: ScanReport;
     if (typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated)
       scan = UNAVAILABLE_SCAN("not scanned: this run only checks generated tests");
+    else if (this.#ctx.scan === false)
+      scan = UNAVAILABLE_SCAN("not scanned: challenge QA judges only test verdicts");
     else
       try {
         scan = await scanSubmission(ws.submissionDir, {

@@ -89,6 +89,15 @@ describe("scan and tests at once", () => {
     onTest: () => probe.markTestFinished(),
   });
 
+  it("does not scan a run whose report is read only for test verdicts (challenge QA)", async () => {
+    probe.reset();
+    const r = await runJob({ ...ctx(), scan: false });
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    expect(probe.scans).toHaveLength(0);
+    expect(r.value.scan.status).toBe("unavailable");
+    expect(r.value.staticTests.map((t) => t.status)).toEqual(["passed", "passed"]);
+  }, 60_000);
+
   it("runs the tests while the scan is still going, with the scan's own deadline", async () => {
     probe.reset();
     const job = new RunJob(ctx());

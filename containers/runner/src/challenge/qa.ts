@@ -73,6 +73,8 @@ export async function runChallengeQa(
           requestedLimits: {},
           environment,
           generation: "all-candidates",
+          // QA reads only test verdicts (flaky detection); a scan would cost CPU and say nothing.
+          scan: false,
         }),
       ),
     ),
