@@ -20,7 +20,7 @@ import {
   readThroughCache,
   type CacheOptions,
 } from "../cache.ts";
-import { fail, LeaderboardHttpError, toProblem } from "../errors.ts";
+import { fail, LeaderboardHttpError, toProblem, type LeaderboardError } from "../errors.ts";
 import {
   boardOf,
   clampLimit,
@@ -119,9 +119,11 @@ function renderErrorPage(err: unknown): {
       }),
     };
   }
-  const { problem, headers } = toProblem(err.error);
+  // Typed here: instanceof narrows `unknown` to the factory's class with an untyped `error`.
+  const error: LeaderboardError = (err as InstanceType<typeof LeaderboardHttpError>).error;
+  const { problem, headers } = toProblem(error);
   const hint =
-    err.error.reason === "bad-cursor" || err.error.reason === "invalid"
+    error.reason === "bad-cursor" || error.reason === "invalid"
       ? "This page link is not one the leaderboard issued, or it has expired. Start again from the first page."
       : problem.detail;
   const title = ERROR_TITLES[problem.status] ?? problem.title;
