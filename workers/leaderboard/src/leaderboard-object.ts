@@ -12,6 +12,7 @@ import {
   computeAgentStanding,
   sameRankingKey,
   type AgentStanding,
+  type RankedStanding,
   type RankingIndex,
   type RankingMode,
   type ResultRecord,
@@ -155,19 +156,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     const before = board.get(r.agentId);
     const previous = board.rankOf(r.agentId);
     const standing = this.ctx.storage.transactionSync(() => {
-      const inserted = this.#sql.exec(
-        `INSERT INTO results (submission_id, agent_id, score, unrounded, iteration, entered_at, submitted_at, scored_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (submission_id) DO NOTHING`,
-        r.submissionId,
-        r.agentId,
-        r.score,
-        r.unrounded,
-        r.iteration,
-        r.enteredAt,
-        r.submittedAt,
-        r.scoredAt,
-      ).rowsWritten;
-      if (inserted === 0) return null;
+      if (this.#insertResult(r, { ifNew: true }) === 0) return null;
       const recomputed = this.#recomputeAgent(r.agentId);
       this.#bumpVersion();
       return recomputed;
@@ -273,17 +262,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     if (!page.ok) {
       return { ok: false, error: { reason: "bad-cursor", detail: page.error.detail } };
     }
-    const classes = this.#trajectoryClasses(page.value.entries.map((e) => e.agentId));
-    const entries: BoardEntry[] = page.value.entries.map((e) => ({
-      rank: e.rank,
-      agentId: e.agentId,
-      score: e.score,
-      iterations: e.iterations,
-      timeToFinalMs: e.timeToFinalMs,
-      submittedAt: e.submittedAt,
-      band: resolveBand(e.score).key,
-      trajectoryClass: classes.get(e.agentId) ?? "one-shot",
-    }));
+    const entries = this.#toBoardEntries(page.value.entries);
     return {
       ok: true,
       value: { entries, next: page.value.next, total: board.size, version: this.#version },
@@ -320,8 +299,13 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   getAround(agentId: string, k: number): BoardEntry[] | null {
     const around = this.#board().around(agentId, clampInt(k, 0, MAX_AROUND));
     if (!around) return null;
-    const classes = this.#trajectoryClasses(around.map((e) => e.agentId));
-    return around.map((e) => ({
+    return this.#toBoardEntries(around);
+  }
+
+  /** Ranked standings as board entries: each with its band and its trajectory's class. */
+  #toBoardEntries(ranked: readonly RankedStanding[]): BoardEntry[] {
+    const classes = this.#trajectoryClasses(ranked.map((e) => e.agentId));
+    return ranked.map((e) => ({
       rank: e.rank,
       agentId: e.agentId,
       score: e.score,
@@ -468,10 +452,11 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     return standing;
   }
 
-  #insertResult(r: ResultRecord): void {
-    this.#sql.exec(
+  /** Inserts one result (with `ifNew`, not over a recorded one); answers the rows written. */
+  #insertResult(r: ResultRecord, { ifNew = false } = {}): number {
+    return this.#sql.exec(
       `INSERT INTO results (submission_id, agent_id, score, unrounded, iteration, entered_at, submitted_at, scored_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)${ifNew ? " ON CONFLICT (submission_id) DO NOTHING" : ""}`,
       r.submissionId,
       r.agentId,
       r.score,
@@ -480,7 +465,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       r.enteredAt,
       r.submittedAt,
       r.scoredAt,
-    );
+    ).rowsWritten;
   }
 
   #writeStanding(s: AgentStanding): void {

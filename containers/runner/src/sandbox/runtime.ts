@@ -98,6 +98,20 @@ function nodeCommand(memoryMb: number): string[] {
   ];
 }
 
+/** The sandboxed Python in isolated mode (no user site, no environment paths), writing no .pyc. */
+function pythonCommand(paths: RuntimePaths): string[] {
+  return [paths.pythonBin, "-I", "-B"];
+}
+
+/** An invocation that runs in the workspace folder. */
+function inWorkspace(
+  argv: string[],
+  env: Record<string, string>,
+  mounts: SandboxMount[],
+): TestInvocation {
+  return { argv, env, cwd: WORKSPACE, mounts };
+}
+
 /** Module path of the submission inside the subject's sandbox. */
 export function subjectModulePath(module: string): string {
   return `${WORKSPACE}/${module}`;
@@ -118,24 +132,21 @@ export function buildSubjectInvocation(
 ): TestInvocation {
   const mounts = buildRuntimeMounts(runtime, paths, workspace, depsLayer);
   if (runtime === "node22") {
-    return {
-      argv: [
+    return inWorkspace(
+      [
         ...nodeCommand(memoryMb),
         "--import",
         `${HARNESS_ROOT}/preload.mjs`,
         `${HARNESS_ROOT}/subject.mjs`,
         subjectModulePath(module),
       ],
-      env: { ...BASE_ENV, NODE_ENV: "test" },
-      cwd: WORKSPACE,
+      { ...BASE_ENV, NODE_ENV: "test" },
       mounts,
-    };
+    );
   }
-  return {
-    argv: [
-      paths.pythonBin,
-      "-I",
-      "-B",
+  return inWorkspace(
+    [
+      ...pythonCommand(paths),
       "-X",
       "pycache_prefix=/tmp/pycache",
       `${HARNESS_ROOT}/subject.py`,
@@ -143,10 +154,9 @@ export function buildSubjectInvocation(
       depsLayer ? DEPS_IN_SANDBOX : "-",
       subjectModulePath(module),
     ],
-    env: { ...BASE_ENV },
-    cwd: WORKSPACE,
+    { ...BASE_ENV },
     mounts,
-  };
+  );
 }
 
 /**
@@ -167,8 +177,8 @@ export function buildTrustedInvocation(
   const mounts = buildRuntimeMounts(runtime, paths, workspace, depsLayer);
   const env = { ...BASE_ENV, BOUTS_CHANNEL_DIR: CHANNEL_DIR };
   if (runtime === "node22") {
-    return {
-      argv: [
+    return inWorkspace(
+      [
         ...nodeCommand(memoryMb),
         "--import",
         `${HARNESS_ROOT}/trusted.mjs`,
@@ -178,23 +188,19 @@ export function buildTrustedInvocation(
         `--test-name-pattern=${escapePattern(names)}`,
         `${WORKSPACE}/tests/${file}`,
       ],
-      env: { ...env, NODE_ENV: "test" },
-      cwd: WORKSPACE,
+      { ...env, NODE_ENV: "test" },
       mounts,
-    };
+    );
   }
-  return {
-    argv: [
-      paths.pythonBin,
-      "-I",
-      "-B",
+  return inWorkspace(
+    [
+      ...pythonCommand(paths),
       `${HARNESS_ROOT}/run_pytest.py`,
       PYTOOLS_IN_SANDBOX,
       depsLayer ? DEPS_IN_SANDBOX : "-",
       ...names.map((name) => expectedResultName(runtime, { file, name })),
     ],
-    env: { ...env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
-    cwd: WORKSPACE,
+    { ...env, PYTEST_DISABLE_PLUGIN_AUTOLOAD: "1" },
     mounts,
-  };
+  );
 }

@@ -15,12 +15,10 @@ import {
   describeDuration,
   describeProfile,
   describeTrajectoryClass,
-  formatDateTime,
   formatDuration,
-  isoTime,
 } from "./format.ts";
 import { html, type Html } from "./html.ts";
-import { challengePath } from "./index-page.ts";
+import { challengePath, renderPublicationFact } from "./index-page.ts";
 import { renderDocument } from "./layout.ts";
 
 /** Everything a challenge page shows. */
@@ -180,7 +178,6 @@ function renderBoard(data: ChallengePageData): Html {
 /** The whole challenge page. */
 export function renderChallengePage(data: ChallengePageData): Html {
   const ch = data.challenge;
-  const when = ch.status === "closed" ? ch.closedAt : ch.publishedAt;
   const facts = html`<dl class="facts">
     <div>
       <dt>Status</dt>
@@ -211,14 +208,7 @@ export function renderChallengePage(data: ChallengePageData): Html {
           </div>`
         : null
     }
-    ${
-      when !== null
-        ? html`<div>
-            <dt>${ch.status === "closed" ? "Closed" : "Published"}</dt>
-            <dd><time datetime="${isoTime(when)}">${formatDateTime(when)}</time></dd>
-          </div>`
-        : null
-    }
+    ${renderPublicationFact(ch)}
   </dl>`;
   const deliverables =
     ch.deliverables.length > 0

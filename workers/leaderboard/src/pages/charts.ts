@@ -18,6 +18,17 @@ const round2 = (n: number) => Math.round(n * 100) / 100;
 const clamp = (n: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, n));
 
 /**
+ * A chart's `<svg>`: an image whose text alternative, as `aria-label` and `<title>`, is `label`.
+ * `attributes` are its own (class, viewBox, size), built by `html` so their values are escaped.
+ */
+function renderChartSvg(attributes: Html, label: string, body: Html): Html {
+  return html`<svg ${attributes} role="img" aria-label="${label}" focusable="false">
+    <title>${label}</title>
+    ${body}
+  </svg>`;
+}
+
+/**
  * A sparkline of the score at each iteration (0–100, oldest first), the last point marked.
  * @example renderTrajectoryChart([{ iteration: 1, score: 40 }, { iteration: 2, score: 70 }], "Improving")
  */
@@ -33,28 +44,25 @@ export function renderTrajectoryChart(points: readonly ChartPoint[], classLabel:
   const spoken = points.map((p) => `iteration ${p.iteration}: ${p.score}`).join(", ");
   const label = `${classLabel} trajectory. Scores by iteration: ${spoken || "none"}.`;
   const last = coords[coords.length - 1];
-  return html`<svg
-    class="spark"
-    viewBox="0 0 ${w} ${h}"
-    width="${w}"
-    height="${h}"
-    role="img"
-    aria-label="${label}"
-    focusable="false"
-  >
-    <title>${label}</title>
-    <line class="spark-axis" x1="0" y1="${h - pad}" x2="${w}" y2="${h - pad}"></line>
-    ${
-      n > 1
-        ? html`<polyline
-            class="spark-line"
-            points="${coords.map((c) => `${c.x},${c.y}`).join(" ")}"
-          ></polyline>`
-        : null
-    }${coords.map((c) => html`<circle class="spark-dot" cx="${c.x}" cy="${c.y}" r="1.8"></circle>`)}${
-      last ? html`<circle class="spark-last" cx="${last.x}" cy="${last.y}" r="3"></circle>` : null
-    }
-  </svg>`;
+  const polyline =
+    n > 1
+      ? html`<polyline
+          class="spark-line"
+          points="${coords.map((c) => `${c.x},${c.y}`).join(" ")}"
+        ></polyline>`
+      : null;
+  const dots = coords.map(
+    (c) => html`<circle class="spark-dot" cx="${c.x}" cy="${c.y}" r="1.8"></circle>`,
+  );
+  const lastDot = last
+    ? html`<circle class="spark-last" cx="${last.x}" cy="${last.y}" r="3"></circle>`
+    : null;
+  return renderChartSvg(
+    html`class="spark" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}"`,
+    label,
+    html`<line class="spark-axis" x1="0" y1="${h - pad}" x2="${w}" y2="${h - pad}"></line>
+      ${polyline}${dots}${lastDot}`,
+  );
 }
 
 /** One component of a weighted sum, as the composition chart draws it. */
@@ -97,18 +105,11 @@ export function renderCompositionChart(parts: readonly CompositionPart[], sumTex
   });
   const spoken = parts.map((p) => `${p.label} ${p.contributionText} of ${p.weight}`).join("; ");
   const label = `Weighted sum ${sumText} of 100. ${spoken}.`;
-  return html`<svg
-    class="composition"
-    viewBox="0 0 100 12"
-    preserveAspectRatio="none"
-    role="img"
-    aria-label="${label}"
-    focusable="false"
-  >
-    <title>${label}</title>
-    <rect class="seg-empty" x="0" y="0" width="100" height="12"></rect>
-    ${segments}
-  </svg>`;
+  return renderChartSvg(
+    html`class="composition" viewBox="0 0 100 12" preserveAspectRatio="none"`,
+    label,
+    html`<rect class="seg-empty" x="0" y="0" width="100" height="12"></rect> ${segments}`,
+  );
 }
 
 /**
@@ -123,18 +124,12 @@ export function renderComponentBars(
   const weight = round2(clamp(part.weight, 0, 100));
   const filled = round2(clamp(part.contribution, 0, weight));
   const label = `${part.label}: score ${part.scoreText} of 100; contributes ${part.contributionText} of its ${part.weight} points.`;
-  return html`<svg
-    class="bars"
-    viewBox="0 0 100 16"
-    preserveAspectRatio="none"
-    role="img"
-    aria-label="${label}"
-    focusable="false"
-  >
-    <title>${label}</title>
-    <rect class="bar-track" x="0" y="1" width="100" height="6"></rect>
-    <rect class="bar-score" x="0" y="1" width="${score}" height="6"></rect>
-    <rect class="seg-track c${index % 8}" x="0" y="9" width="${weight}" height="6"></rect>
-    <rect class="seg-fill c${index % 8}" x="0" y="9" width="${filled}" height="6"></rect>
-  </svg>`;
+  return renderChartSvg(
+    html`class="bars" viewBox="0 0 100 16" preserveAspectRatio="none"`,
+    label,
+    html`<rect class="bar-track" x="0" y="1" width="100" height="6"></rect>
+      <rect class="bar-score" x="0" y="1" width="${score}" height="6"></rect>
+      <rect class="seg-track c${index % 8}" x="0" y="9" width="${weight}" height="6"></rect>
+      <rect class="seg-fill c${index % 8}" x="0" y="9" width="${filled}" height="6"></rect>`,
+  );
 }

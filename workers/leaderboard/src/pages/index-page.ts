@@ -13,8 +13,19 @@ export function challengePath(ch: Pick<PublicChallenge, "slug">): string {
   return `/challenges/${encodeURIComponent(ch.slug)}`;
 }
 
-function renderCard(ch: PublicChallenge): Html {
+/** The "Published" or "Closed" fact of a challenge's `<dl>`, or nothing before it is published. */
+export function renderPublicationFact(
+  ch: Pick<PublicChallenge, "status" | "closedAt" | "publishedAt">,
+): Html | null {
   const when = ch.status === "closed" ? ch.closedAt : ch.publishedAt;
+  if (when === null) return null;
+  return html`<div>
+    <dt>${ch.status === "closed" ? "Closed" : "Published"}</dt>
+    <dd><time datetime="${isoTime(when)}">${formatDateTime(when)}</time></dd>
+  </div>`;
+}
+
+function renderCard(ch: PublicChallenge): Html {
   return html`<li class="card">
     <h3><a href="${challengePath(ch)}">${ch.title}</a></h3>
     <p>${ch.description}</p>
@@ -33,14 +44,7 @@ function renderCard(ch: PublicChallenge): Html {
         <dt>Iterations</dt>
         <dd>up to ${ch.maxIterations}</dd>
       </div>
-      ${
-        when !== null
-          ? html`<div>
-              <dt>${ch.status === "closed" ? "Closed" : "Published"}</dt>
-              <dd><time datetime="${isoTime(when)}">${formatDateTime(when)}</time></dd>
-            </div>`
-          : null
-      }
+      ${renderPublicationFact(ch)}
     </dl>
   </li>`;
 }

@@ -7,6 +7,7 @@
  * reads never reach the Durable Object.
  */
 import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { ACCESS_PROBLEMS } from "@bouts/auth";
 import { decodeCursor } from "@bouts/ranking";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
@@ -42,6 +43,20 @@ const PUBLIC = ACCESS_PROBLEMS.public;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The board's current version and ETag, and the 304 to answer when the client already has it. */
+async function checkBoardVersion(c: Context<LeaderboardEnv>, challengeId: string) {
+  const version = await readVersion(c, challengeId);
+  const etag = boardEtag(version);
+  const fresh = matchesIfNoneMatch(c.req.header("If-None-Match"), etag);
+  return { version, etag, unchanged: fresh ? notModified(etag) : null };
+}
+
+/** Marks a board answer with its version's ETag and the board's cache lifetime. */
+function markBoardAnswer(c: Context<LeaderboardEnv>, etag: string): void {
+  c.header("ETag", etag);
+  c.header("Cache-Control", BOARD_CACHE_CONTROL);
+}
+
 /** The board routes, to mount at /v1, behind the public-read access of `access`. */
 export function createBoardRoutes(access: PublicReadAccess) {
   const challengeRoutes = createRouter<LeaderboardEnv>();
@@ -73,12 +88,10 @@ export function createBoardRoutes(access: PublicReadAccess) {
         fail({ reason: "bad-cursor", detail: "undecodable" });
       }
       const ch = await resolveChallenge(c, c.req.valid("param").id);
-      const version = await readVersion(c, ch.id);
-      const etag = boardEtag(version);
-      if (matchesIfNoneMatch(c.req.header("If-None-Match"), etag)) return notModified(etag);
+      const { version, etag, unchanged } = await checkBoardVersion(c, ch.id);
+      if (unchanged) return unchanged;
       const body = await readBoardPage(c, ch.id, version, limit, cursor);
-      c.header("ETag", etag);
-      c.header("Cache-Control", BOARD_CACHE_CONTROL);
+      markBoardAnswer(c, etag);
       return c.json(body, 200);
     },
   );
@@ -101,9 +114,8 @@ export function createBoardRoutes(access: PublicReadAccess) {
     async (c) => {
       const { id, agentId } = c.req.valid("param");
       const ch = await resolveChallenge(c, id);
-      const version = await readVersion(c, ch.id);
-      const etag = boardEtag(version);
-      if (matchesIfNoneMatch(c.req.header("If-None-Match"), etag)) return notModified(etag);
+      const { version, etag, unchanged } = await checkBoardVersion(c, ch.id);
+      if (unchanged) return unchanged;
       const key = `board/${ch.id}/v${version}/agent/${agentId}`;
       const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
         const board = boardOf(c, ch.id);
@@ -121,8 +133,7 @@ export function createBoardRoutes(access: PublicReadAccess) {
       });
       if (!body)
         fail({ reason: "not-found", resource: "standing (the agent has no scored result)" });
-      c.header("ETag", etag);
-      c.header("Cache-Control", BOARD_CACHE_CONTROL);
+      markBoardAnswer(c, etag);
       return c.json(body, 200);
     },
   );

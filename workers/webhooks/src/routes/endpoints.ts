@@ -8,7 +8,7 @@
  * round at a time), and test events have a quota per endpoint and per agent.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { ACCESS_PROBLEMS, agentIdOf, agentOnly } from "@bouts/auth";
+import { ACCESS_PROBLEMS, agentIdOf, agentOnly, type Principal } from "@bouts/auth";
 import {
   countWebhookTests,
   createDb,
@@ -209,6 +209,19 @@ async function ownEndpoint(db: Db, agentId: string, id: string): Promise<Webhook
   return row;
 }
 
+/** What a route handler behind `agentOnly` reads its caller and database from. */
+interface AgentRouteContext {
+  env: { DB: D1Database };
+  var: { readonly principal: Principal };
+}
+
+/** A database handle, the calling agent and its endpoint `id` (a 404 for anyone else's). */
+async function openOwnEndpoint(c: AgentRouteContext, id: string) {
+  const db = createDb(c.env.DB);
+  const agentId = agentIdOf(c.var.principal);
+  return { db, agentId, row: await ownEndpoint(db, agentId, id) };
+}
+
 function requireEnabled(row: WebhookEndpointRow): void {
   if (row.disabledAt !== null)
     fail({
@@ -354,8 +367,7 @@ endpointRoutes.openapi(
     responses: { 204: { description: "Deleted" }, ...problems(...AGENT, 400, 404) },
   }),
   async (c) => {
-    const db = createDb(c.env.DB);
-    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    const { db, row } = await openOwnEndpoint(c, c.req.valid("param").id);
     await deleteWebhookEndpoint(db, row.id);
     return c.body(null, 204);
   },
@@ -379,8 +391,7 @@ endpointRoutes.openapi(
     },
   }),
   async (c) => {
-    const db = createDb(c.env.DB);
-    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    const { db, row } = await openOwnEndpoint(c, c.req.valid("param").id);
     const now = Date.now();
     const expiresAt = now + ROTATION_OVERLAP_MS;
     const kept = (JSON.parse(row.secrets) as StoredWebhookSecret[])
@@ -411,11 +422,10 @@ endpointRoutes.openapi(
     },
   }),
   async (c) => {
-    const db = createDb(c.env.DB);
-    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    const { db, agentId, row } = await openOwnEndpoint(c, c.req.valid("param").id);
     requireEnabled(row);
     const now = new Date();
-    await checkTestQuota(db, agentIdOf(c.var.principal), row.id, now.getTime());
+    await checkTestQuota(db, agentId, row.id, now.getTime());
     const event = buildWebhookTestEvent(row.id, now);
     if (!event.ok) throw new Error(`test event refused: ${JSON.stringify(event.error)}`);
     const eventId = `evt_test_${crypto.randomUUID()}`;
@@ -451,8 +461,7 @@ endpointRoutes.openapi(
     },
   }),
   async (c) => {
-    const db = createDb(c.env.DB);
-    const row = await ownEndpoint(db, agentIdOf(c.var.principal), c.req.valid("param").id);
+    const { db, row } = await openOwnEndpoint(c, c.req.valid("param").id);
     const log = await listWebhookDeliveries(db, row.id, c.req.valid("query").limit);
     return c.json(
       {
@@ -494,9 +503,8 @@ endpointRoutes.openapi(
     },
   }),
   async (c) => {
-    const db = createDb(c.env.DB);
     const { id, messageId } = c.req.valid("param");
-    const row = await ownEndpoint(db, agentIdOf(c.var.principal), id);
+    const { db, row } = await openOwnEndpoint(c, id);
     const found = await findWebhookMessage(db, messageId);
     if (!found || found.message.endpointId !== row.id)
       fail({ reason: "not-found", resource: "delivery" });
@@ -530,9 +538,7 @@ endpointRoutes.openapi(
     responses: { 200: json(Endpoint, "The endpoint"), ...problems(...AGENT, 400, 404) },
   }),
   async (c) => {
-    const db = createDb(c.env.DB);
-    const agentId = agentIdOf(c.var.principal);
-    const row = await ownEndpoint(db, agentId, c.req.valid("param").id);
+    const { db, agentId, row } = await openOwnEndpoint(c, c.req.valid("param").id);
     await enableWebhookEndpoint(db, row.id);
     const updated = await ownEndpoint(db, agentId, row.id);
     return c.json(endpointToWire(updated, Date.now()), 200);
