@@ -19,6 +19,7 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sweepScratchMounts } from "../containers/runner/src/sandbox/scratch-mount.ts";
 
 /** Repository root. */
 export const ROOT = path.join(import.meta.dirname, "..");
@@ -140,6 +141,12 @@ export async function startPlatform(options: {
   };
   let child = launch();
 
+  // A runner killed mid-run leaves its scratch tmpfs mounted; the folder goes only after them.
+  const removeRunnerDir = async () => {
+    await sweepScratchMounts(runnerDir);
+    rmSync(runnerDir, { recursive: true, force: true });
+  };
+
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -151,8 +158,8 @@ export async function startPlatform(options: {
     signalGroups(markedPids(marker), "SIGKILL");
     for (let i = 0; i < 20 && markedPids(marker).length > 0; i++) await sleep(250);
     log.end();
+    await removeRunnerDir();
     rmSync(dir, { recursive: true, force: true });
-    rmSync(runnerDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + options.timeoutMs;
@@ -168,7 +175,7 @@ export async function startPlatform(options: {
           signalGroups(markedPids(marker), "SIGTERM");
           for (let i = 0; i < 40 && markedPids(marker).length > 0; i++) await sleep(250);
           rmSync(path.join(dir, "state"), { recursive: true, force: true });
-          rmSync(runnerDir, { recursive: true, force: true });
+          await removeRunnerDir();
           child = launch();
           continue;
         }

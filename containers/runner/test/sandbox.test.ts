@@ -6,7 +6,16 @@
  * /tmp, /dev/shm and writable mounts stop with ENOSPC at caps within a quarter of the memory
  * limit. Only our own small probes run here, and only through the sandbox.
  */
-import { mkdirSync, readdirSync, readFileSync, statfsSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { RunnerEnvironment } from "../src/job.ts";
@@ -19,7 +28,13 @@ import {
   type SandboxLimits,
   type SandboxSpec,
 } from "../src/sandbox/sandbox.ts";
-import { mountScratchDir, TMPFS_MAGIC, unmountScratchDir } from "../src/sandbox/scratch-mount.ts";
+import {
+  listScratchMounts,
+  mountScratchDir,
+  sweepScratchMounts,
+  TMPFS_MAGIC,
+  unmountScratchDir,
+} from "../src/sandbox/scratch-mount.ts";
 import { validateScratchProbe, type ScratchProbe } from "../src/sandbox/self-test.ts";
 import { createTestEnvironment } from "./helpers.ts";
 
@@ -292,6 +307,44 @@ describe("sandbox disk caps", () => {
       await unmountScratchDir(chan);
     }
   }, 60_000);
+
+  it("sweeps the scratch mounts a killed runner left, so its run folder can be removed", async () => {
+    const runs = path.join(environment.config.WORK_DIR, "killed-runner", "runs");
+    const neighbour = path.join(environment.config.WORK_DIR, "killed-runner-2", "chan");
+    const chans = [path.join(runs, "a", "chan"), path.join(runs, "b", "chan"), neighbour];
+    for (const c of chans) {
+      mkdirSync(c, { recursive: true, mode: 0o755 });
+      // As the killed process left them: mounted outside this process's bookkeeping.
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=1m", "bouts-scratch", c]);
+    }
+    try {
+      expect(() => rmSync(runs, { recursive: true, force: true })).toThrow(/EBUSY/);
+      expect(listScratchMounts(runs)).toEqual(chans.slice(0, 2));
+      expect(await sweepScratchMounts(runs)).toBe(2);
+      rmSync(runs, { recursive: true, force: true });
+      expect(existsSync(runs)).toBe(false);
+      expect(listScratchMounts(neighbour)).toEqual([neighbour]);
+    } finally {
+      await sweepScratchMounts(path.dirname(neighbour));
+    }
+  }, 60_000);
+
+  it("reads scratch mounts from the mount table with escaped paths, and only its own", () => {
+    const table = path.join(environment.config.WORK_DIR, "mounts-table");
+    writeFileSync(
+      table,
+      [
+        "bouts-scratch /w/runs/x\\040y/chan tmpfs rw,nosuid 0 0",
+        "bouts-scratch /w/runs/z/chan tmpfs rw 0 0",
+        "tmpfs /w/runs/other tmpfs rw 0 0",
+        "bouts-scratch /w/runs-old/chan tmpfs rw 0 0",
+        "bouts-scratch /w/runs/fake ext4 rw 0 0",
+        "",
+      ].join("\n"),
+    );
+    expect(listScratchMounts("/w/runs", table)).toEqual(["/w/runs/x y/chan", "/w/runs/z/chan"]);
+    expect(listScratchMounts("/w/runs", path.join(table, "missing"))).toEqual([]);
+  });
 
   it("does not start a sandbox whose writable folder is not empty", async () => {
     const chan = path.join(environment.config.WORK_DIR, "chan-not-empty");

@@ -36,6 +36,4 @@ export function toProblem(e: AuthError): ProblemAnswer {
 export const AuthHttpError = defineDomainHttpError<AuthError>("AuthHttpError", toProblem);
 
 /** Aborts the current request with `error`. */
-export function fail(error: AuthError): never {
-  throw new AuthHttpError(error);
-}
+export const fail: (error: AuthError) => never = AuthHttpError.fail;

@@ -95,6 +95,17 @@ export const apiKeys = sqliteTable(
   ],
 );
 
+/** A required reference to the agent a row belongs to (`agent_id`). */
+const agentRef = () =>
+  text("agent_id")
+    .notNull()
+    .references(() => agents.id);
+/** A required reference to the challenge a row belongs to (`challenge_id`). */
+const challengeRef = () =>
+  text("challenge_id")
+    .notNull()
+    .references(() => challenges.id);
+
 // ─── Challenges ───
 
 /** A challenge as operators define it; the hidden tests live only in the R2 bundle. */
@@ -137,12 +148,8 @@ export const challenges = sqliteTable(
 export const entries = sqliteTable(
   "entries",
   {
-    agentId: text("agent_id")
-      .notNull()
-      .references(() => agents.id),
-    challengeId: text("challenge_id")
-      .notNull()
-      .references(() => challenges.id),
+    agentId: agentRef(),
+    challengeId: challengeRef(),
     enteredAt: integer("entered_at").notNull(),
   },
   (t) => [
@@ -158,12 +165,8 @@ export const submissions = sqliteTable(
   "submissions",
   {
     id: text("id").primaryKey(),
-    agentId: text("agent_id")
-      .notNull()
-      .references(() => agents.id),
-    challengeId: text("challenge_id")
-      .notNull()
-      .references(() => challenges.id),
+    agentId: agentRef(),
+    challengeId: challengeRef(),
     iteration: integer("iteration").notNull(),
     artifactSha256: text("artifact_sha256").notNull(),
     artifactKey: text("artifact_key").notNull(),
@@ -206,9 +209,7 @@ export const submissions = sqliteTable(
 export const idempotencyKeys = sqliteTable(
   "idempotency_keys",
   {
-    agentId: text("agent_id")
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     key: text("key").notNull(),
     requestHash: text("request_hash").notNull(),
     state: text("state", { enum: IDEMPOTENCY_STATES }).notNull(),

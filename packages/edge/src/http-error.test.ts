@@ -4,6 +4,7 @@ import { handleError } from "./app.ts";
 import {
   answerProblem,
   answerRetryLater,
+  answerSharedError,
   buildNotFound,
   defineDomainHttpError,
   HttpError,
@@ -52,5 +53,13 @@ describe("a role's domain error class", () => {
       },
       headers: {},
     });
+  });
+
+  it("answers the shared failures the same way in every role", () => {
+    expect(answerSharedError({ reason: "not-found", resource: "thing" })).toEqual(
+      answerProblem(buildNotFound("thing")),
+    );
+    const problem = buildProblem(400, "invalid-request", "Invalid request", "Bad field.");
+    expect(answerSharedError({ reason: "invalid", problem })).toEqual({ problem, headers: {} });
   });
 });

@@ -47,6 +47,15 @@ export function buildNotFound(resource: string): Problem {
   return buildProblem(404, "not-found", "Not found", `No such ${resource}.`);
 }
 
+/** The failures every role's domain error shares, with the one answer each gets. */
+export type SharedDomainError =
+  { reason: "not-found"; resource: string } | { reason: "invalid"; problem: Problem };
+
+/** The answer to a shared failure: the standard 404, or the request's own problem as it stands. */
+export function answerSharedError(e: SharedDomainError): ProblemAnswer {
+  return answerProblem(e.reason === "not-found" ? buildNotFound(e.resource) : e.problem);
+}
+
 /**
  * A role's `HttpError` subclass, named `name`: built from the role's tagged domain error through
  * its exhaustive mapper, it keeps that error on the instance (`.error`) for callers that match it.
@@ -54,6 +63,10 @@ export function buildNotFound(resource: string): Problem {
  */
 export function defineDomainHttpError<E>(name: string, toAnswer: (error: E) => ProblemAnswer) {
   return class DomainHttpError extends HttpError {
+    /** Aborts the current request with `error` (a role exports it as its `fail`). */
+    static readonly fail = (error: E): never => {
+      throw new DomainHttpError(error);
+    };
     override readonly name: string = name;
     readonly error: E;
     constructor(error: E) {

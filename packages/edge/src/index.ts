@@ -16,11 +16,13 @@ export {
 export {
   answerProblem,
   answerRetryLater,
+  answerSharedError,
   buildNotFound,
   defineDomainHttpError,
   HttpError,
   problemResponse,
   type ProblemAnswer,
+  type SharedDomainError,
 } from "./http-error.ts";
 export {
   AGENT_KEY_SCHEME,

@@ -12,14 +12,18 @@ import {
   type AdmissionRefusal,
   type ArchiveRefusal,
 } from "@bouts/archive";
-import { buildProblem, type Problem, type ProblemFieldError } from "@bouts/contracts";
-import { answerProblem, answerRetryLater, buildNotFound, defineDomainHttpError } from "@bouts/edge";
-import type { ProblemAnswer } from "@bouts/edge";
+import { buildProblem, type ProblemFieldError } from "@bouts/contracts";
+import {
+  answerProblem,
+  answerRetryLater,
+  answerSharedError,
+  defineDomainHttpError,
+} from "@bouts/edge";
+import type { ProblemAnswer, SharedDomainError } from "@bouts/edge";
 
 /** Every expected failure of the ingest API, tagged by `reason`. */
 export type IngestError =
-  | { reason: "not-found"; resource: string }
-  | { reason: "invalid"; problem: Problem }
+  | SharedDomainError
   | { reason: "unprocessable"; detail: string; errors?: ProblemFieldError[] }
   | { reason: "weight-rule"; rule: string; detail: string }
   | { reason: "conflict"; detail: string }
@@ -55,17 +59,14 @@ const answerTooMany = (
 export const IngestHttpError = defineDomainHttpError<IngestError>("IngestHttpError", toProblem);
 
 /** Aborts the current request with `error`. */
-export function fail(error: IngestError): never {
-  throw new IngestHttpError(error);
-}
+export const fail: (error: IngestError) => never = IngestHttpError.fail;
 
 /** The problem document and extra headers for a domain error. */
 export function toProblem(e: IngestError): ProblemAnswer {
   switch (e.reason) {
     case "not-found":
-      return answerProblem(buildNotFound(e.resource));
     case "invalid":
-      return answerProblem(e.problem);
+      return answerSharedError(e);
     case "unprocessable":
       return answerProblem(
         buildProblem(422, e.reason, "Unprocessable request", e.detail, {

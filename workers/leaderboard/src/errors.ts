@@ -6,14 +6,18 @@
  * reason fails to compile until it is mapped; wire messages never carry internals (the rich
  * reason goes to logs). Keys and roles are @bouts/auth's.
  */
-import { buildProblem, type Problem } from "@bouts/contracts";
-import { answerProblem, answerRetryLater, buildNotFound, defineDomainHttpError } from "@bouts/edge";
-import type { ProblemAnswer } from "@bouts/edge";
+import { buildProblem } from "@bouts/contracts";
+import {
+  answerProblem,
+  answerRetryLater,
+  answerSharedError,
+  defineDomainHttpError,
+} from "@bouts/edge";
+import type { ProblemAnswer, SharedDomainError } from "@bouts/edge";
 
 /** Every expected failure of the leaderboard API, tagged by `reason`. */
 export type LeaderboardError =
-  | { reason: "not-found"; resource: string }
-  | { reason: "invalid"; problem: Problem }
+  | SharedDomainError
   | { reason: "bad-cursor"; detail: string }
   | { reason: "upgrade-required" }
   | { reason: "rate-limited"; retryAfter: number }
@@ -26,17 +30,14 @@ export const LeaderboardHttpError = defineDomainHttpError<LeaderboardError>(
 );
 
 /** Aborts the current request with `error`. */
-export function fail(error: LeaderboardError): never {
-  throw new LeaderboardHttpError(error);
-}
+export const fail: (error: LeaderboardError) => never = LeaderboardHttpError.fail;
 
 /** The problem document and extra headers for a domain error. */
 export function toProblem(e: LeaderboardError): ProblemAnswer {
   switch (e.reason) {
     case "not-found":
-      return answerProblem(buildNotFound(e.resource));
     case "invalid":
-      return answerProblem(e.problem);
+      return answerSharedError(e);
     case "bad-cursor":
       return answerProblem(
         buildProblem(

@@ -32,9 +32,7 @@ export const WebhooksHttpError = defineDomainHttpError<WebhooksError>(
 );
 
 /** Aborts the current request with `error`. */
-export function fail(error: WebhooksError): never {
-  throw new WebhooksHttpError(error);
-}
+export const fail: (error: WebhooksError) => never = WebhooksHttpError.fail;
 
 /** The problem document and headers for a domain error (`Retry-After` when it will pass). */
 export function toHttpAnswer(e: WebhooksError): ProblemAnswer {

@@ -7,7 +7,7 @@
  * whose cap cannot be proven is unmounted and refused.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readdirSync, statfsSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statfsSync, statSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { err, ok, type Result } from "@bouts/result";
@@ -126,6 +126,47 @@ export async function unmountScratchDir(dir: string): Promise<void> {
   } catch {
     // already gone (e.g. unmounted by hand); nothing of it is left to hide the folder
   }
+}
+
+/** The mount points of this runner's scratch tmpfs at or below `root`, deepest first. */
+export function listScratchMounts(root: string, mountsTable = "/proc/self/mounts"): string[] {
+  const abs = path.resolve(root);
+  let table: string;
+  try {
+    table = readFileSync(mountsTable, "utf8");
+  } catch {
+    return [];
+  }
+  // Fields are space separated; spaces, tabs and backslashes in a path are octal escapes.
+  const unescape = (f: string) =>
+    f.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+  return table
+    .split("\n")
+    .map((line) => line.split(" "))
+    .filter(([source, target, type]) => source === "bouts-scratch" && type === "tmpfs" && target)
+    .map(([, target]) => unescape(target!))
+    .filter((t) => t === abs || t.startsWith(abs + path.sep))
+    .sort((a, b) => b.length - a.length || a.localeCompare(b));
+}
+
+/**
+ * Lazily unmounts every scratch tmpfs left at or below `root` by a runner that was killed
+ * mid-run, so its folders can be removed; returns how many it detached.
+ */
+export async function sweepScratchMounts(root: string): Promise<number> {
+  const bin = resolveBin(UMOUNT_BINS);
+  if (!bin) return 0;
+  let swept = 0;
+  for (const dir of listScratchMounts(root)) {
+    mounted.delete(dir);
+    try {
+      await run(bin, ["-l", dir], { env: {} });
+      swept++;
+    } catch {
+      // gone meanwhile, or not ours to unmount; the removal that follows says which
+    }
+  }
+  return swept;
 }
 
 /**
