@@ -35,7 +35,19 @@ const PLACEHOLDER_HOSTS = /(^|\.)(example\.(com|org|net)|test|invalid|localhost)
 const BINDING_TYPES =
   /\b(R2Bucket|D1Database|Queue|DurableObjectNamespace|RateLimit|AiBinding|Ai|Fetcher|KVNamespace|Env\[)/;
 
-type Config = ReturnType<typeof unstable_readConfig>;
+/** The part of wrangler's resolved config this check reads (its own types do not resolve here). */
+export interface Config {
+  vars?: Record<string, unknown>;
+  secrets?: { required?: string[] };
+  ai?: { binding: string };
+  d1_databases: { binding: string; database_name: string; database_id?: string }[];
+  r2_buckets: { binding: string }[];
+  queues: { producers?: { binding: string }[] };
+  durable_objects: { bindings: { name: string }[] };
+  ratelimits: { name: string }[];
+  services?: { binding: string }[];
+  kv_namespaces: { binding: string }[];
+}
 
 /** One name the bundled code reads from `env`, where, and what it knows of it. */
 export interface UsedName {
@@ -60,7 +72,9 @@ export function collectUsedNames(files: { path: string; text: string }[]): Map<s
   };
   const isEnvExpr = (e: ts.Expression): boolean =>
     (ts.isIdentifier(e) && e.text === "env") ||
-    (ts.isPropertyAccessExpression(e) && e.name.text === "env" && e.expression.getText() !== "process");
+    (ts.isPropertyAccessExpression(e) &&
+      e.name.text === "env" &&
+      e.expression.getText() !== "process");
   for (const f of files) {
     const sf = ts.createSourceFile(f.path, f.text, ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
@@ -72,14 +86,15 @@ export function collectUsedNames(files: { path: string; text: string }[]): Map<s
         ts.isObjectBindingPattern(node.name) &&
         isEnvExpr(node.initializer)
       )
-        for (const el of node.name.elements)
-          add((el.propertyName ?? el.name).getText(), f.path);
+        for (const el of node.name.elements) add((el.propertyName ?? el.name).getText(), f.path);
       // Declared env shapes: interface JudgeEnv { AI?: AiBinding }, type RunnerEnv = Pick<Env, …> & {…}
       if (
         (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) &&
         /(Env|Vars|Bindings)$/.test(node.name.text)
       )
-        collectShape(node, (name, type) => add(name, f.path, { binding: BINDING_TYPES.test(type) }));
+        collectShape(node, (name, type) =>
+          add(name, f.path, { binding: BINDING_TYPES.test(type) }),
+        );
       // Vars parsed with a schema: z.object({ MAX_ARCHIVE_BYTES: z.coerce.number() … })
       if (
         ts.isCallExpression(node) &&
@@ -133,9 +148,14 @@ export function providedBy(config: Config): Map<string, string> {
   return m;
 }
 
+function varText(config: Config, name: string): string {
+  const v = config.vars?.[name];
+  return typeof v === "string" ? v : "";
+}
+
 /** The deploy arguments derived from BOUTS_PUBLIC_HOST: the custom domain and the link origin. */
 export function derivedArgs(config: Config): { args: string[]; vars: string[]; error?: string } {
-  const host = String(config.vars?.BOUTS_PUBLIC_HOST ?? "").trim();
+  const host = varText(config, "BOUTS_PUBLIC_HOST").trim();
   if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/i.test(host))
     return {
       args: [],
@@ -170,7 +190,8 @@ export function checkConfig(
     if (provided.has(u.name) || TEST_ONLY_BINDINGS[u.name]) continue;
     const where = u.files.slice(0, 3).join(", ");
     const devKind = devProvided.get(u.name);
-    const isBinding = u.binding || (devKind !== undefined && devKind !== "var" && devKind !== "secret");
+    const isBinding =
+      u.binding || (devKind !== undefined && devKind !== "var" && devKind !== "secret");
     if (isBinding)
       r.errors.push(
         `binding ${u.name} is used by the code (${where}) but missing from [env.production]` +
@@ -214,7 +235,7 @@ export function checkConfig(
       r.warnings.push(
         `D1 ${d.binding}: database_id is a placeholder; replace it with the id \`wrangler d1 create ${d.database_name}\` prints`,
       );
-  const host = String(prod.vars?.BOUTS_PUBLIC_HOST ?? "");
+  const host = varText(prod, "BOUTS_PUBLIC_HOST");
   if (PLACEHOLDER_HOSTS.test(host))
     r.warnings.push(`BOUTS_PUBLIC_HOST is a placeholder (${host}); set your own host name`);
   return r;
@@ -244,21 +265,29 @@ function parseArgs(argv: string[]) {
     } else throw new Error(`unknown argument ${a}`);
   }
   if (o.plan !== "paid" && o.plan !== "free") throw new Error("--plan is paid or free");
-  return { ...o, plan: o.plan as keyof typeof PLAN_LIMITS };
+  const plan: keyof typeof PLAN_LIMITS = o.plan === "free" ? "free" : "paid";
+  return { ...o, plan };
 }
 
 /** Runs the check; returns the exit code. */
 export function main(argv: string[]): number {
   const opts = parseArgs(argv);
   const configPath = path.resolve(opts.config);
-  const read = (env?: string) =>
-    unstable_readConfig({ config: configPath, env }, { hideWarnings: true });
+  const read = (env?: string): Config =>
+    (unstable_readConfig as (a: object, b: object) => Config)(
+      { config: configPath, env },
+      { hideWarnings: true },
+    );
   const prod = read("production");
   const top = read();
   const derived = derivedArgs(prod);
   const outdir = opts.outdir || mkdtempSync(path.join(tmpdir(), "bouts-deploy-check-"));
   // Offline by construction: no credentials reach wrangler, metrics off.
-  const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "true" };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    CI: "true",
+  };
   for (const k of ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL"]) delete env[k];
   const build = spawnSync(
     process.execPath,
@@ -290,7 +319,9 @@ export function main(argv: string[]): number {
     .map((p) => path.resolve(ROOT, p))
     .map((p) => ({ path: path.relative(ROOT, p), text: readFileSync(p, "utf8") }));
   const result = checkConfig(collectUsedNames(sources), prod, top);
-  const outputs = Object.keys(meta.outputs).map((p) => path.relative(outdir, path.resolve(ROOT, p)));
+  const outputs = Object.keys(meta.outputs).map((p) =>
+    path.relative(outdir, path.resolve(ROOT, p)),
+  );
   const gzip = bundleGzipBytes(outdir, outputs);
   const limit = PLAN_LIMITS[opts.plan];
   const reported = /Total Upload: .*/.exec(build.stdout)?.[0];
