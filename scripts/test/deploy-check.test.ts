@@ -1,0 +1,116 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { collectUsedNames } from "../deploy-check.ts";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const TOML = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
+const copies: string[] = [];
+
+/** A copy of wrangler.toml beside it (its relative paths stay valid), edited by `edit`. */
+function configCopy(edit: (toml: string) => string): string {
+  const edited = edit(TOML);
+  expect(edited).not.toBe(TOML);
+  const file = path.join(ROOT, `.deploy-check-test-${process.pid}-${copies.length}.toml`);
+  writeFileSync(file, edited);
+  copies.push(file);
+  return file;
+}
+
+function check(...args: string[]) {
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/deploy-check.ts", ...args],
+    { cwd: ROOT, encoding: "utf8", env: { ...process.env, CLOUDFLARE_API_TOKEN: "" } },
+  );
+  return { status: r.status, out: r.stdout + r.stderr };
+}
+
+afterEach(() => {
+  for (const f of copies.splice(0)) rmSync(f, { force: true });
+});
+
+describe("deploy:check", () => {
+  it("builds the production bundle offline and prints its gzipped size against the plan", () => {
+    const r = check();
+    expect(r.out).toMatch(/^bundle_gzip_bytes: \d+$/m);
+    expect(r.out).toMatch(/^plan_limit_bytes: 10485760 \(Workers Paid/m);
+    expect(r.out).toMatch(/warning: D1 DB: database_id is a placeholder/);
+    expect(r.status).toBe(0);
+  }, 60_000);
+
+  it("fails naming the AI binding when a copy of the config drops it", () => {
+    const file = configCopy((t) => t.replace(/\[env\.production\.ai\]\nbinding = "AI"\n/, ""));
+    const r = check("--config", file);
+    expect(r.out).toMatch(/FAIL: binding AI is used by the code/);
+    expect(r.status).toBe(1);
+  }, 60_000);
+
+  it("fails naming a top-level binding that production does not restate", () => {
+    const file = configCopy((t) =>
+      t.replace(
+        /\[\[env\.production\.queues\.producers\]\]\nbinding = "WEBHOOKS_DLQ"\nqueue = "bouts-webhooks-dlq"\n/,
+        "",
+      ),
+    );
+    const r = check("--config", file);
+    expect(r.out).toMatch(/FAIL: binding WEBHOOKS_DLQ is used .* bindings are not inherited/);
+    expect(r.status).toBe(1);
+  }, 60_000);
+
+  it("fails when production would grade with fewer than three model judges", () => {
+    const file = configCopy((t) =>
+      t.replace(
+        /JUDGE_MODELS = "[^"]*"/,
+        'JUDGE_MODELS = "@cf/meta/llama-3.3-70b-instruct-fp8-fast"',
+      ),
+    );
+    const r = check("--config", file);
+    expect(r.out).toMatch(/FAIL: judges: 1 distinct model judges/);
+    expect(r.status).toBe(1);
+  }, 60_000);
+
+  it("fails over the Free plan's limit only when the bundle is over it", () => {
+    const r = check("--plan", "free");
+    const bytes = Number(/^bundle_gzip_bytes: (\d+)$/m.exec(r.out)?.[1]);
+    expect(r.out).toMatch(/^plan_limit_bytes: 3145728 \(Workers Free/m);
+    expect(r.status).toBe(bytes > 3145728 ? 1 : 0);
+  }, 60_000);
+});
+
+describe("collectUsedNames", () => {
+  it("finds env accesses, destructuring, declared env shapes and schema vars, not process.env", () => {
+    const used = collectUsedNames([
+      {
+        path: "a.ts",
+        text: `
+          interface JudgeEnv { AI?: AiBinding; JUDGE_MODE?: string }
+          type RunnerEnv = Pick<Env, "RUNNER_URL"> & { RUNNER?: Env["RUNNER"] };
+          const S = z.object({ MAX_ARCHIVE_BYTES: z.coerce.number(), OPT: z.string().default("") });
+          export function f(env: Env, c: { env: Env }) {
+            const { DB } = env;
+            return [env.ARTIFACTS, c.env.SUBMISSIONS, process.env.HOME, DB];
+          }`,
+      },
+    ]);
+    expect([...used.keys()].sort()).toEqual(
+      [
+        "AI",
+        "ARTIFACTS",
+        "DB",
+        "JUDGE_MODE",
+        "MAX_ARCHIVE_BYTES",
+        "OPT",
+        "RUNNER",
+        "RUNNER_URL",
+        "SUBMISSIONS",
+      ].sort(),
+    );
+    expect(used.get("AI")?.binding).toBe(true);
+    expect(used.get("RUNNER")?.binding).toBe(true);
+    expect(used.get("JUDGE_MODE")?.binding).toBe(false);
+    expect(used.get("MAX_ARCHIVE_BYTES")?.required).toBe(true);
+    expect(used.get("OPT")?.required).toBe(false);
+  });
+});
