@@ -7,7 +7,7 @@ import type { Result } from "@bouts/result";
 import type { ChatClient, ChatJsonSchema } from "./chat.ts";
 import { findInjectionLines } from "./injection.ts";
 import { buildMessages, createNonce, type ChatMessage } from "./prompt.ts";
-import type { JudgeTask, Judgement } from "./task.ts";
+import type { JudgeProvenance, JudgeTask, Judgement } from "./task.ts";
 import { parseVerdict, type Verdict } from "./verdict.ts";
 
 /** Why a judge gave no judgement. */
@@ -123,6 +123,14 @@ export function createModelJudge(
   };
 }
 
+/** A model judge's provenance from its id ("openai:<model>", "workers-ai:<model>"). */
+export function resolveModelProvenance(id: string): JudgeProvenance {
+  const at = id.indexOf(":");
+  return at < 0
+    ? { kind: "model", provider: "unknown", model: id }
+    : { kind: "model", provider: id.slice(0, at), model: id.slice(at + 1) };
+}
+
 /** Assembles a Judgement from a validated verdict. */
 export function toJudgement(
   judge: string,
@@ -135,6 +143,8 @@ export function toJudgement(
     judge,
     source,
     task: task.kind,
+    provenance: resolveModelProvenance(judge),
+    deductions: [],
     dimensions: v.dimensions,
     score: v.score,
     rationale: v.rationale,

@@ -6,133 +6,275 @@
  * can disagree. Text that tries to instruct a judge is blanked before measuring, so it cannot
  * move these scores. Pure.
  */
-import { measureCode, per100, type CodeMetrics } from "./analysis.ts";
+import {
+  COMPLEXITY_LIMIT,
+  measureCode,
+  type CodeMetrics,
+  type Finding,
+  type FindingRule,
+} from "./analysis.ts";
 import { findInjectionLines, stripInjectionLines } from "./injection.ts";
 import { err, ok } from "@bouts/result";
 import { submittedText, type Judge, type JudgeResult } from "./judge.ts";
-import type { JudgeTask, Judgement, SourceFile } from "./task.ts";
+import type { JudgeProvenance, JudgeTask, Judgement, SourceFile } from "./task.ts";
 
-type Group = "structure" | "hygiene" | "readability";
+type Group = "structure" | "hygiene" | "readability" | "base";
 
-/** One penalty: which dimension, which lens group, how many points, and why. */
-interface Penalty {
+/** One deduction: which dimension, which lens group, how many points, why, and where. */
+export interface Penalty {
   dimension: "readability" | "architecture" | "robustness" | "idiomaticity";
   group: Group;
   points: number;
+  rule: string;
   why: string;
+  /** Where it was seen: "file:line detail", at most five, then how many more. */
+  evidence: string[];
 }
 
 const cap = (x: number, max: number) => Math.min(max, Math.max(0, x));
+const EVIDENCE_SHOWN = 5;
 
-/** Every code-quality penalty the measurements earn, before lens weighting. */
+const locate = (fs: readonly Finding[]): string[] => {
+  const shown = fs.slice(0, EVIDENCE_SHOWN).map((f) => `${f.file}:${f.line} ${f.detail}`);
+  return fs.length > EVIDENCE_SHOWN
+    ? [...shown, `… and ${fs.length - EVIDENCE_SHOWN} more`]
+    : shown;
+};
+
+/** Points per finding of a rule, capped: [dimension, group, points each, cap, why]. */
+const PER_FINDING: Partial<
+  Record<FindingRule, [Penalty["dimension"], Group, number, number, string]>
+> = {
+  "praise-comment": [
+    "readability",
+    "readability",
+    4,
+    20,
+    "comments that praise the code instead of explaining it",
+  ],
+  "judge-directed-text": ["readability", "readability", 10, 20, "text addressed to the judges"],
+  "commented-out-code": ["readability", "readability", 3, 12, "commented-out code"],
+  "duplicate-block": ["architecture", "structure", 0, 0, ""],
+  "many-parameters": ["architecture", "structure", 4, 12, "functions with over 5 parameters"],
+  "import-side-effect": ["architecture", "structure", 6, 30, "work done at import time"],
+  "trivial-wrapper": ["architecture", "structure", 0, 0, ""],
+  "test-code-in-source": [
+    "architecture",
+    "hygiene",
+    10,
+    20,
+    "test machinery shipped as the solution",
+  ],
+  "dead-code": ["architecture", "structure", 4, 20, "dead code"],
+  "empty-catch": ["robustness", "hygiene", 10, 30, "errors swallowed by empty handlers"],
+  "swallowed-error": ["robustness", "hygiene", 8, 24, "errors ignored or turned into null"],
+  "bare-except": ["robustness", "hygiene", 8, 16, "bare except"],
+  "error-detail-leak": ["robustness", "hygiene", 8, 16, "stack traces passed on"],
+  "process-exit": ["robustness", "hygiene", 10, 30, "the process ended from library code"],
+  "unused-parameter": ["robustness", "hygiene", 3, 15, "parameters never read"],
+  "unchecked-input": ["robustness", "hygiene", 6, 18, "parsed input used without a check"],
+  eval: ["robustness", "hygiene", 15, 30, "code evaluated from strings"],
+  "sql-concatenation": ["robustness", "hygiene", 6, 24, "SQL built by concatenation"],
+  "hardcoded-secret": ["robustness", "hygiene", 10, 20, "credentials in the source"],
+  var: ["idiomaticity", "hygiene", 5, 20, "'var' declarations"],
+  "loose-equality": ["idiomaticity", "hygiene", 3, 15, "loose equality"],
+  "deprecated-api": ["idiomaticity", "hygiene", 8, 24, "deprecated APIs"],
+  "nested-callback": ["idiomaticity", "structure", 6, 18, "nested callbacks"],
+  "debug-print": ["idiomaticity", "readability", 3, 15, "debug output"],
+  todo: ["idiomaticity", "readability", 5, 20, "TODO/FIXME markers"],
+  "unguarded-for-in": ["idiomaticity", "hygiene", 5, 15, "for…in over inherited keys"],
+  "mutable-default": ["idiomaticity", "hygiene", 8, 16, "mutable default arguments"],
+  "wildcard-import": ["idiomaticity", "hygiene", 5, 10, "wildcard imports"],
+  "lint-suppression": ["idiomaticity", "hygiene", 3, 12, "silenced checkers"],
+};
+
+/** Every code-quality deduction the measurements earn, before lens weighting. */
 export function computeCodePenalties(m: CodeMetrics): Penalty[] {
   const p: Penalty[] = [];
-  const add = (dimension: Penalty["dimension"], group: Group, points: number, why: string) => {
-    if (points > 0) p.push({ dimension, group, points: Math.round(points * 100) / 100, why });
+  const by = (rule: FindingRule) => m.findings.filter((f) => f.rule === rule);
+  const add = (
+    dimension: Penalty["dimension"],
+    group: Group,
+    points: number,
+    rule: string,
+    why: string,
+    evidence: string[] = [],
+  ) => {
+    if (points > 0)
+      p.push({ dimension, group, points: Math.round(points * 100) / 100, rule, why, evidence });
   };
+  // Stubs: there is no quality to credit in code that does not do anything.
+  if (m.stubFunctions > 0) {
+    const share = m.stubFunctions / Math.max(1, m.publicFunctions);
+    const stubs = by("stub-function");
+    for (const d of ["readability", "architecture", "robustness", "idiomaticity"] as const)
+      add(
+        d,
+        "base",
+        50 * share,
+        "stub-function",
+        `${m.stubFunctions} of ${m.publicFunctions} public function(s) are stubs`,
+        locate(stubs),
+      );
+  }
+  const cryptic = by("cryptic-name");
   add(
     "readability",
     "readability",
-    cap(150 * (m.shortNameRatio - 0.05), 30),
-    `${(m.shortNameRatio * 100).toFixed(1)}% cryptic short names`,
+    cap(150 * (m.shortNameRatio - 0.1), 25),
+    "cryptic-name",
+    `${(m.shortNameRatio * 100).toFixed(0)}% of declared names are cryptic`,
+    locate(cryptic),
   );
   add(
     "readability",
     "readability",
-    cap(100 * m.longLineRatio, 20),
+    cap(100 * m.longLineRatio, 15),
+    "long-line",
     `${(m.longLineRatio * 100).toFixed(1)}% lines over 120 characters`,
+    locate(by("long-line")),
   );
-  if (m.codeLines > 30 && m.commentRatio < 0.03)
-    add("readability", "readability", 10, "almost no comments");
-  if (m.commentRatio > 0.4) add("readability", "readability", 10, "over-commented");
-  add("readability", "structure", cap(6 * (m.maxNesting - 4), 24), `nesting depth ${m.maxNesting}`);
+  if (m.codeLines > 30 && m.commentRatio < 0.02)
+    add("readability", "readability", 8, "comments", "almost no comments");
+  if (m.commentRatio > 0.45) add("readability", "readability", 8, "comments", "over-commented");
+  const magic = by("magic-number");
+  add(
+    "readability",
+    "readability",
+    cap(1.5 * (magic.length - 3), 12),
+    "magic-number",
+    `${magic.length} unnamed numeric literal(s)`,
+    locate(magic),
+  );
+  const nested = by("deep-nesting");
   add(
     "readability",
     "structure",
-    cap(0.5 * (m.meanFunctionLines - 30), 20),
-    `${m.meanFunctionLines.toFixed(0)} lines per function`,
+    cap(6 * (m.maxNesting - 3), 24),
+    "deep-nesting",
+    `control blocks nested ${m.maxNesting} deep`,
+    locate(nested),
   );
+  const docless = by("missing-docstring");
+  if (docless.length)
+    add(
+      "readability",
+      "readability",
+      (15 * docless.length) / Math.max(1, m.publicFunctions),
+      "missing-docstring",
+      `${docless.length} public function(s) without a docstring`,
+      locate(docless),
+    );
+  const hintless = by("missing-type-hints");
+  if (hintless.length)
+    add(
+      "idiomaticity",
+      "hygiene",
+      (15 * hintless.length) / Math.max(1, m.publicFunctions),
+      "missing-type-hints",
+      `${hintless.length} public function(s) without type hints`,
+      locate(hintless),
+    );
+
   add(
     "architecture",
     "structure",
     cap(120 * m.duplicateRatio, 40),
-    `${(m.duplicateRatio * 100).toFixed(1)}% duplicated 4-line blocks`,
+    "duplicate-block",
+    `${(m.duplicateRatio * 100).toFixed(0)}% of lines in repeated blocks (identifiers ignored)`,
+    locate(by("duplicate-block")),
+  );
+  const complex = m.findings.filter((f) => f.rule === "complex-function");
+  const excess = complex.reduce(
+    (s, f) =>
+      s + Number(/complexity (\d+)/.exec(f.detail)?.[1] ?? COMPLEXITY_LIMIT) - COMPLEXITY_LIMIT,
+    0,
+  );
+  add(
+    "architecture",
+    "structure",
+    cap(1.5 * excess, 25),
+    "complex-function",
+    `${complex.length} function(s) over complexity ${COMPLEXITY_LIMIT} (max ${m.maxComplexity})`,
+    locate(complex),
+  );
+  const long = by("long-function");
+  const longExcess = long.reduce(
+    (s, f) => s + Number(/(\d+) lines/.exec(f.detail)?.[1] ?? 50) - 50,
+    0,
+  );
+  add(
+    "architecture",
+    "structure",
+    cap(0.4 * longExcess, 20),
+    "long-function",
+    `${long.length} function(s) over 50 lines`,
+    locate(long),
+  );
+  add(
+    "readability",
+    "structure",
+    cap(0.5 * (m.meanFunctionLines - 30), 15),
+    "function-size",
+    `${m.meanFunctionLines.toFixed(0)} lines per function (wrappers not counted)`,
   );
   if (m.codeLines > 300)
     add(
       "architecture",
       "structure",
       cap(40 * (m.largestFileShare - 0.6), 20),
+      "file-size",
       `${(m.largestFileShare * 100).toFixed(0)}% of the code in one file`,
     );
-  add(
-    "architecture",
-    "structure",
-    cap(0.6 * (m.meanFunctionLines - 25), 25),
-    `${m.meanFunctionLines.toFixed(0)} lines per function`,
-  );
-  add(
-    "architecture",
-    "structure",
-    cap(5 * (m.maxNesting - 5), 15),
-    `nesting depth ${m.maxNesting}`,
-  );
+  if (m.codeLines > 40 && m.largestFunctionShare > 0.5)
+    add(
+      "architecture",
+      "structure",
+      cap(60 * (m.largestFunctionShare - 0.5), 20),
+      "function-share",
+      `one function holds ${(m.largestFunctionShare * 100).toFixed(0)}% of the code`,
+    );
+  const wrappers = by("trivial-wrapper");
+  if (wrappers.length >= 2)
+    add(
+      "architecture",
+      "structure",
+      cap(4 * wrappers.length, 20),
+      "trivial-wrapper",
+      `${wrappers.length} functions that only forward a call`,
+      locate(wrappers),
+    );
+
+  if (m.codeLines > 10 && m.validationHints === 0 && m.rejections === 0)
+    add("robustness", "hygiene", 15, "no-validation", "no input validation seen");
+  if (m.codeLines > 15 && m.tryBlocks === 0 && m.rejections === 0)
+    add("robustness", "hygiene", 10, "no-error-handling", "no explicit error handling");
   add(
     "robustness",
     "hygiene",
-    cap(10 * m.emptyCatches, 30),
-    `${m.emptyCatches} swallowed error(s)`,
+    cap((3 * by("any-type").length * 100) / Math.max(1, m.codeLines), 20),
+    "any-type",
+    `${by("any-type").length} 'any' type(s)`,
+    locate(by("any-type")),
   );
-  add("robustness", "hygiene", cap(3 * per100(m, m.anyTypes), 20), `${m.anyTypes} 'any' type(s)`);
-  if (m.codeLines > 20 && m.validationHints === 0)
-    add("robustness", "hygiene", 15, "no input validation seen");
-  if (m.codeLines > 50 && m.tryBlocks === 0)
-    add("robustness", "hygiene", 10, "no explicit error handling");
-  add("robustness", "hygiene", cap(15 * m.evalCalls, 30), `${m.evalCalls} eval/exec call(s)`);
-  add(
-    "idiomaticity",
-    "hygiene",
-    cap(5 * m.varDeclarations, 20),
-    `${m.varDeclarations} 'var' declaration(s)`,
-  );
-  add(
-    "idiomaticity",
-    "hygiene",
-    cap(3 * m.looseEquality, 15),
-    `${m.looseEquality} loose equality comparison(s)`,
-  );
-  add(
-    "idiomaticity",
-    "hygiene",
-    cap(8 * m.deprecatedCalls, 24),
-    `${m.deprecatedCalls} deprecated API call(s)`,
-  );
-  add(
-    "idiomaticity",
-    "structure",
-    cap(6 * m.nestedCallbacks, 18),
-    `${m.nestedCallbacks} nested callback(s)`,
-  );
-  add(
-    "idiomaticity",
-    "readability",
-    cap(2 * m.consoleCalls, 10),
-    `${m.consoleCalls} debug print(s)`,
-  );
-  add(
-    "idiomaticity",
-    "readability",
-    cap(3 * m.todoMarkers, 15),
-    `${m.todoMarkers} TODO/FIXME marker(s)`,
-  );
+
+  for (const [rule, spec] of Object.entries(PER_FINDING) as [
+    FindingRule,
+    NonNullable<(typeof PER_FINDING)[FindingRule]>,
+  ][]) {
+    const [dimension, group, each, max, why] = spec;
+    if (each === 0) continue;
+    const fs = by(rule);
+    add(dimension, group, cap(each * fs.length, max), rule, `${fs.length} × ${why}`, locate(fs));
+  }
   return p;
 }
 
 /** The three lenses and how much each weighs each penalty group. */
 export const OFFLINE_LENSES: Record<string, Record<Group, number>> = {
-  "offline-structure": { structure: 1.3, hygiene: 0.85, readability: 0.85 },
-  "offline-hygiene": { structure: 0.85, hygiene: 1.3, readability: 0.85 },
-  "offline-readability": { structure: 0.85, hygiene: 0.85, readability: 1.3 },
+  "offline-structure": { structure: 1.3, hygiene: 0.85, readability: 0.85, base: 1 },
+  "offline-hygiene": { structure: 0.85, hygiene: 1.3, readability: 0.85, base: 1 },
+  "offline-readability": { structure: 0.85, hygiene: 0.85, readability: 1.3, base: 1 },
 };
 
 const round = (x: number) => Math.round(cap(x, 100));
@@ -141,7 +283,14 @@ const round = (x: number) => Math.round(cap(x, 100));
 export type OfflineGrade = Pick<
   Judgement,
   "dimensions" | "score" | "rationale" | "injectionSuspected"
->;
+> &
+  Partial<Pick<Judgement, "deductions">>;
+
+/** The provenance every heuristic judge reports. */
+export const HEURISTIC_PROVENANCE: JudgeProvenance = {
+  kind: "heuristic",
+  method: 'static analysis (docs/judges.md, "The heuristic panel")',
+};
 
 /** An offline lens's judgement of `task`, answered at once. */
 export function resolveOfflineJudgement(
@@ -149,7 +298,16 @@ export function resolveOfflineJudgement(
   task: JudgeTask,
   grade: OfflineGrade,
 ): Promise<JudgeResult> {
-  return Promise.resolve(ok({ judge: lens, source: "offline", task: task.kind, ...grade }));
+  return Promise.resolve(
+    ok({
+      judge: lens,
+      source: "offline",
+      task: task.kind,
+      provenance: HEURISTIC_PROVENANCE,
+      deductions: [],
+      ...grade,
+    }),
+  );
 }
 
 /** An offline lens's refusal of a task it cannot grade, answered at once. */
@@ -175,11 +333,18 @@ function judgeCode(lens: string, files: SourceFile[]): Omit<OfflineGrade, "injec
     robustness: round(dims.robustness),
     idiomaticity: round(dims.idiomaticity),
   };
+  const deductions = penalties.map((p) => ({
+    dimension: p.dimension,
+    rule: p.rule,
+    points: Math.round(p.points * weights[p.group] * 100) / 100,
+    why: p.why,
+    evidence: p.evidence,
+  }));
   const rationale =
     penalties.length === 0
-      ? `${m.codeLines} code lines in ${m.files} file(s); no penalties`
-      : `${m.codeLines} code lines in ${m.files} file(s); ${penalties.map((p) => `${p.dimension} −${p.points}×${weights[p.group]} (${p.why})`).join("; ")}`;
-  return { dimensions, score: null, rationale };
+      ? `heuristic: ${m.codeLines} code lines in ${m.files} file(s); no deductions`
+      : `heuristic: ${m.codeLines} code lines in ${m.files} file(s); ${deductions.map((d) => `${d.dimension} −${d.points} ${d.rule} (${d.why}${d.evidence.length ? `: ${d.evidence.join(", ")}` : ""})`).join("; ")}`;
+  return { dimensions, score: null, rationale, deductions };
 }
 
 // ─── Deliverables ───

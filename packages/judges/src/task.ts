@@ -72,6 +72,19 @@ export interface TraceFacts {
 
 export type JudgeTaskKind = JudgeTask["kind"];
 
+/** What kind of judge answered: the heuristic panel's static analysis, or a model with its id. */
+export type JudgeProvenance =
+  { kind: "heuristic"; method: string } | { kind: "model"; provider: string; model: string };
+
+/** One deduction a heuristic judge made: its dimension, points (lens weight applied) and where. */
+export interface JudgeDeduction {
+  dimension: string;
+  rule: string;
+  points: number;
+  why: string;
+  evidence: string[];
+}
+
 /** A judge's answer. Rubric tasks carry dimensions, trace tasks a single score. */
 export interface Judgement {
   judge: string;
@@ -83,6 +96,10 @@ export interface Judgement {
   rationale: string;
   /** The judge reported, or our pre-scan found, text that tries to instruct the judge. */
   injectionSuspected: boolean;
+  /** Heuristic or model (with the model's id). */
+  provenance: JudgeProvenance;
+  /** A heuristic judge's deductions with their evidence; [] for models. */
+  deductions: JudgeDeduction[];
 }
 
 /** The code-quality rubric's criteria (scoring-engine-design, Component 3). */

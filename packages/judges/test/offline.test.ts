@@ -32,14 +32,17 @@ describe("offline code-quality judge", () => {
   });
   it("explains its penalties", async () => {
     const messy = await grade(MESSY);
-    expect(messy.rationale).toContain("swallowed error");
+    expect(messy.rationale).toContain("errors swallowed by empty handlers");
+    expect(messy.rationale).toContain("src/app.js:3 empty catch block");
+    expect(messy.deductions.map((d) => d.rule)).toContain("empty-catch");
+    expect(messy.provenance.kind).toBe("heuristic");
     expect(messy.rationale).toContain("'var' declaration");
     expect(messy.source).toBe("offline");
   });
   it("is deterministic", async () => {
     expect(await grade(MESSY)).toEqual(await grade(MESSY));
   });
-  it("is not moved by instructions aimed at the judge, but flags them", async () => {
+  it("does not gain from instructions aimed at the judge, and flags them", async () => {
     const injected = [
       {
         path: MESSY[0]!.path,
@@ -48,7 +51,8 @@ describe("offline code-quality judge", () => {
     ];
     const before = await grade(MESSY);
     const after = await grade(injected);
-    expect(after.dimensions).toEqual(before.dimensions);
+    expect(mean(after)).toBeLessThan(mean(before));
+    expect(after.deductions.map((d) => d.rule)).toContain("judge-directed-text");
     expect(before.injectionSuspected).toBe(false);
     expect(after.injectionSuspected).toBe(true);
   });
