@@ -239,12 +239,11 @@ async function buildSignedString(
   nonce: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", req.body));
-  return encoder.encode(
-    [SCHEME, req.method.toUpperCase(), req.path, timestamp, nonce, toHex(digest)].join("\n"),
-  );
+  const text = [SCHEME, req.method.toUpperCase(), req.path, timestamp, nonce, toHex(digest)];
+  return new Uint8Array(encoder.encode(text.join("\n")));
 }
 
-function importKey(secret: string, usage: "sign" | "verify"): Promise<CryptoKey> {
+function importKey(secret: string, usage: "sign" | "verify") {
   return crypto.subtle.importKey(
     "raw",
     encoder.encode(secret),
