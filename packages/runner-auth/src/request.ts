@@ -4,7 +4,7 @@
  * so the bytes signed are the bytes sent). Pure: the caller passes `now` and the nonce.
  */
 import { err, ok, type Result } from "@bouts/result";
-import { signRunnerRequest, type RunnerAuthError } from "./signing.ts";
+import { RUNNER_AUTH_HEADERS, signRunnerRequest, type RunnerAuthError } from "./signing.ts";
 
 /** What {@link buildSignedRequest} sends. */
 export interface SignedRequestOptions {
@@ -49,7 +49,7 @@ export async function buildSignedRequest(
   });
   if (!signed.ok) return signed;
   const headers = new Headers(draft.headers);
-  for (const [name, value] of Object.entries(signed.value)) headers.set(name, value);
+  for (const name of Object.values(RUNNER_AUTH_HEADERS)) headers.set(name, signed.value[name]);
   return ok(
     new Request(url, {
       method: options.method,

@@ -15,7 +15,7 @@ export class RunnerContainer extends Container<Env> {
   override enableInternet = false;
   override pingEndpoint = "localhost/healthz";
 
-  constructor(ctx: DurableObjectState<{}>, env: Env) {
+  constructor(ctx: ConstructorParameters<typeof Container<Env>>[0], env: Env) {
     super(ctx, env);
     // Unset, the image (listening on 0.0.0.0) refuses to start: fail closed, never open.
     const secret = (env as Env & { RUNNER_SHARED_SECRET?: string }).RUNNER_SHARED_SECRET;
