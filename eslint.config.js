@@ -24,6 +24,7 @@ const PURE_PACKAGES = [
   "judges",
   "ranking",
   "result",
+  "runner-auth",
   "scoring",
   "telemetry",
   "webhooks",

@@ -3,11 +3,12 @@
  * migrations, the runner and the platform Worker (both on loopback, started side by side), a demo
  * operator, a demo agent and the example challenges (QA'd together, published when QA passes;
  * QA reports reused from .wrangler/qa-cache by bundle), the demo credentials in
- * .dev/credentials.json (git-ignored). Every line carries the time since the command began; it
+ * .dev/credentials.json (git-ignored). A fresh RUNNER_SHARED_SECRET per start goes to the runner
+ * (environment) and the Worker (a private --env-file), so every local run is signed and checked. Every line carries the time since the command began; it
  * stays in the foreground until Ctrl-C, then stops every child it started.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   cpSync,
   existsSync,
@@ -59,12 +60,21 @@ type Credentials = {
   challenges: { id: string; slug: string; status: string }[];
 };
 
+/** This start's runner secret (docs/runner.md, "Authentication"): new every time, never stored. */
+const RUNNER_SECRET = randomBytes(32).toString("hex");
+/** The Worker's secrets file: private to this start, removed when it stops. */
+const SECRETS_DIR = mkdtempSync(path.join(tmpdir(), "bouts-start-secrets-"));
+const WORKER_SECRETS = path.join(SECRETS_DIR, "runner.env");
+writeFileSync(WORKER_SECRETS, `RUNNER_SHARED_SECRET=${RUNNER_SECRET}\n`, { mode: 0o600 });
+process.on("exit", () => rmSync(SECRETS_DIR, { recursive: true, force: true }));
+
 const children: ChildProcess[] = [];
 let stopping = false;
 
 function stopAll(code: number): never {
   stopping = true;
   for (const c of children.reverse()) stopChild(c);
+  rmSync(SECRETS_DIR, { recursive: true, force: true });
   process.exit(code);
 }
 
@@ -322,6 +332,7 @@ async function main() {
         RUNNER_HOST: "127.0.0.1",
         RUNNER_PORT: String(RUNNER_PORT),
         RUNNER_QA_CACHE_DIR: QA_CACHE,
+        RUNNER_SHARED_SECRET: RUNNER_SECRET,
       },
       false,
       (line) => {
@@ -353,6 +364,7 @@ async function main() {
   const worker = startWorker({
     port: PORT,
     persistTo: PERSIST,
+    envFile: WORKER_SECRETS,
     vars: {
       // Set before the runner is known to be healthy; if it never is, nothing is published.
       RUNNER_URL: existsSync(RUNNER_ENTRY) ? RUNNER : "",

@@ -169,6 +169,8 @@ export function startWorker(opts: {
   quiet?: boolean;
   /** Another wrangler config than the root wrangler.toml (it must sit in the repository root). */
   config?: string;
+  /** A dotenv file of secrets (`--env-file`): kept off the command line, which `ps` shows. */
+  envFile?: string;
 }): ChildProcess {
   const args = [
     "wrangler",
@@ -184,6 +186,7 @@ export function startWorker(opts: {
     opts.persistTo,
     "--local",
     "--show-interactive-dev-session=false",
+    ...(opts.envFile ? ["--env-file", opts.envFile] : []),
     ...Object.entries(opts.vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
   return startChild("worker", "npx", args, wranglerEnv(), opts.quiet);

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
-import { FAKE_RUNNER_URL, handleFakeRunner } from "./test/fake-runner.ts";
+import { FAKE_RUNNER_URL, handleFakeRunner, RUNNER_SECRET } from "./test/fake-runner.ts";
 import { buildCorpus } from "../../packages/archive/test/corpus.ts";
 
 const root = path.join(import.meta.dirname, "../..");
@@ -56,6 +56,7 @@ export default defineProject({
         bindings: {
           TEST_MIGRATIONS: migrations,
           RUNNER_URL: FAKE_RUNNER_URL,
+          RUNNER_SHARED_SECRET: RUNNER_SECRET,
           TEST_BUNDLE_DEEP_MERGE: packExample("deep-merge"),
           TEST_HOSTILE_ARCHIVES: hostileCorpus,
           // The reference solution no longer merges: the runner's QA must refuse to publish.

@@ -1,11 +1,13 @@
 /**
  * Vitest project "score": the score role in workerd through the Cloudflare plugin, against
  * the root wrangler.toml and the platform entry, with the real sandboxed runner (`npm run runner`, started here on a
- * free loopback port) behind a Node-side service binding (RUNNER_HTTP), and the real
+ * free loopback port, with a fresh RUNNER_SHARED_SECRET the Worker signs with) behind a Node-side
+ * service binding (RUNNER_HTTP), and the real
  * ChallengeLeaderboard object. FIXTURES serves the example challenges' bundles and
  * submissions, packed here with tar.
  */
 import { spawn, execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -22,6 +24,8 @@ const port = await new Promise<number>((resolve) => {
     s.close(() => resolve(p));
   });
 });
+/** The runner's and the Worker's shared secret: every run in these tests is signed and checked. */
+const runnerSecret = randomBytes(32).toString("hex");
 let runner: Promise<void> | null = null;
 /** Starts the runner once, on first use; it stops with the test process. */
 function startRunner(): Promise<void> {
@@ -37,6 +41,7 @@ function startRunner(): Promise<void> {
         // Its own uid range (the runner tests use 62000–65999, npm start 61000): separate runner
         // processes on one host must not share uids.
         RUNNER_UID_BASE: "66400",
+        RUNNER_SHARED_SECRET: runnerSecret,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -58,7 +63,8 @@ function startRunner(): Promise<void> {
 async function forwardToRunner(request: Request): Promise<Response> {
   await startRunner();
   const url = new URL(request.url);
-  return fetch(`http://127.0.0.1:${port}${url.pathname}`, {
+  // Path and query pass unchanged: they are signed.
+  return fetch(`http://127.0.0.1:${port}${url.pathname}${url.search}`, {
     method: request.method,
     headers: request.headers,
     body: await request.arrayBuffer(),
@@ -145,7 +151,7 @@ export default defineProject({
     cloudflareTest({
       wrangler: { configPath: path.join(root, "wrangler.toml") },
       miniflare: {
-        bindings: { TEST_MIGRATIONS: migrations },
+        bindings: { TEST_MIGRATIONS: migrations, RUNNER_SHARED_SECRET: runnerSecret },
         serviceBindings: { RUNNER_HTTP: forwardToRunner, FIXTURES: serveFixture },
         outboundService: fakeModel,
         // Deliver queued submissions promptly to the score role's consumer.

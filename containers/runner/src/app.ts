@@ -6,7 +6,8 @@
  * of the runner itself (the sandbox is unavailable, an unexpected error) is a 5xx. Every
  * expected error goes through `toProblem`, an exhaustive switch over the reasons; the edge kit
  * answers the rest (no route: 404, or 405 with `Allow`; an unexpected throw: a generic 500).
- * Problem `type`s are the platform's `urn:bouts:problem:<code>`.
+ * Problem `type`s are the platform's `urn:bouts:problem:<code>`. With RUNNER_SHARED_SECRET set,
+ * every request but `GET /healthz` must be signed (`@bouts/runner-auth`) before any route runs.
  */
 import { randomUUID } from "node:crypto";
 import type { Context, Hono } from "hono";
@@ -25,6 +26,12 @@ import {
 } from "@bouts/contracts";
 import { createApp, problemResponse } from "@bouts/edge";
 import { err, ok, type Result } from "@bouts/result";
+import {
+  authenticateRunnerRequest,
+  createReplayGuard,
+  describeRunnerAuthError,
+  type RunnerAuthError,
+} from "@bouts/runner-auth";
 import {
   describeBundleError,
   computeSha256,
@@ -48,7 +55,8 @@ export type ServiceError =
   | { reason: "job"; error: JobError }
   | { reason: "sandbox-unavailable"; report: RunReport }
   | { reason: "run-fault"; detail: string }
-  | { reason: "artifact-integrity"; expected: string; actual: string };
+  | { reason: "artifact-integrity"; expected: string; actual: string }
+  | { reason: "unauthenticated"; error: RunnerAuthError };
 
 /** An `invalid-job` issue (`path: message`) as a field error; one without a path is the job's. */
 function toFieldError(issue: string): ProblemFieldError {
@@ -107,6 +115,15 @@ export function toProblem(e: ServiceError): RunnerProblem {
         "artifact-integrity",
         "Archive is not the one uploaded",
         `the submission's sha256 is ${e.actual}, not the ${e.expected} recorded at upload; it was not run`,
+      );
+    case "unauthenticated":
+      return buildProblem(
+        401,
+        e.error.reason === "timestamp-out-of-tolerance" ? "clock-skew" : "unauthenticated",
+        e.error.reason === "timestamp-out-of-tolerance"
+          ? "Request timestamp outside the window"
+          : "Request not authenticated",
+        `${describeRunnerAuthError(e.error)}; nothing was run`,
       );
     case "run-fault":
       return buildProblem(
@@ -208,6 +225,7 @@ export function createRunnerApp(
       status: "ok",
       activeRuns: active,
       capacity: config.MAX_CONCURRENT_RUNS,
+      authentication: config.SHARED_SECRET !== undefined ? "hmac-sha256" : "none (loopback only)",
       runtimes: environment.runtimeVersions,
       isolation: selfTest
         ? { checks: selfTest.checks, cgroups: selfTest.cgroups }
@@ -215,10 +233,41 @@ export function createRunnerApp(
     }),
   );
 
-  const limitBody = bodyLimit({
-    maxSize: maxBody,
-    onError: () => answerProblem({ reason: "request-too-large", limit: maxBody }),
-  });
+  // /healthz (registered above, so it answers before these) stays open: the Container's ping
+  // and a load balancer's probe carry no signature, and it runs nothing.
+  // Before every other route: the size limit (so authentication reads a bounded body), then the
+  // signature. A refused request reaches no handler, so nothing is unpacked or run.
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: maxBody,
+      onError: () => answerProblem({ reason: "request-too-large", limit: maxBody }),
+    }),
+  );
+  const secret = config.SHARED_SECRET;
+  if (secret !== undefined) {
+    const replay = createReplayGuard();
+    app.use("*", async (c, next) => {
+      const url = new URL(c.req.url);
+      const r = await authenticateRunnerRequest({
+        method: c.req.method,
+        path: url.pathname + url.search,
+        headers: c.req.raw.headers,
+        readBody: async () => new Uint8Array(await c.req.arrayBuffer()),
+        secret,
+        now: new Date(),
+        replay,
+      });
+      if (!r.ok) {
+        console.warn(`runner: refused ${c.req.method} ${c.req.path}: ${r.error.reason}`);
+        return problemResponse(toProblem({ reason: "unauthenticated", error: r.error }), {
+          "WWW-Authenticate":
+            'Bouts-HMAC-SHA256 headers="x-bouts-timestamp x-bouts-nonce x-bouts-signature"',
+        });
+      }
+      await next();
+    });
+  }
 
   /** Reads a run request: both archives, the job validated by `schema`, the prepared bundle. */
   async function readRunRequest<T>(
@@ -254,7 +303,7 @@ export function createRunnerApp(
     }
   });
 
-  app.post("/v1/runs", limitBody, guarded, async (c) => {
+  app.post("/v1/runs", guarded, async (c) => {
     const req = await readRunRequest(c, RunJobRequestSchema);
     if (!req.ok) return answerProblem(req.error);
     const job: RunJobRequest = req.value.job;
@@ -283,7 +332,7 @@ export function createRunnerApp(
 
   // A suite written elsewhere (the score role's model-backed generator), checked against the
   // reference solution before it counts (generated-run.ts).
-  app.post("/v1/runs/generated", limitBody, guarded, async (c) => {
+  app.post("/v1/runs/generated", guarded, async (c) => {
     const req = await readRunRequest(c, RunGeneratedRequestSchema);
     if (!req.ok) return answerProblem(req.error);
     const r = await runGeneratedSuite(environment, req.value);
@@ -291,7 +340,7 @@ export function createRunnerApp(
     return c.json(r.value);
   });
 
-  app.post("/v1/challenges/qa", limitBody, guarded, async (c) => {
+  app.post("/v1/challenges/qa", guarded, async (c) => {
     const parts = await readParts(c, ["bundle"]);
     if (!parts.ok) return answerProblem(parts.error);
     const challenge = await prepareChallenge(parts.value.files.bundle!, prepareOptions);

@@ -2,7 +2,8 @@
  * @module runner/server
  * Entry point of the runner service (`npm run runner`, and the container's CMD). Parses the
  * RUNNER_* environment (bad values exit 2), proves isolation with the self-test (a failure
- * exits 1: the runner never serves without a working sandbox), then listens.
+ * exits 1: the runner never serves without a working sandbox), then listens. Off loopback it
+ * needs RUNNER_SHARED_SECRET (config.ts), and then every request but /healthz must be signed.
  */
 import { serve } from "@hono/node-server";
 import { createRunnerApp } from "./app.ts";
@@ -14,6 +15,12 @@ import { installProcessGuard } from "./guard.ts";
 installProcessGuard();
 
 const config = loadRunnerConfigOrExit();
+// The secret lives in the config alone: no child the runner spawns may inherit it.
+delete process.env.RUNNER_SHARED_SECRET;
+if (config.SHARED_SECRET === undefined)
+  console.warn(
+    `runner: RUNNER_SHARED_SECRET is unset: requests are not authenticated (allowed on loopback ${config.HOST} only)`,
+  );
 const env = await createRunnerEnvironment(config);
 if (!env.ok) {
   console.error(`runner: refusing to start: ${JSON.stringify(env.error)}`);

@@ -5,11 +5,14 @@
  * `QaReportSchema`. Transport: RUNNER_URL when set (wrangler dev with a local runner process,
  * and tests), else the RUNNER Container binding (production). Invariant: a runner that is
  * missing, down or answers garbage is "unavailable" (503), never a passed QA; a bundle the
- * runner refuses (4xx) is a failed QA carrying the runner's detail.
+ * runner refuses (4xx) is a failed QA carrying the runner's detail, except 401: a signature the
+ * runner refused (RUNNER_SHARED_SECRET differs) is ours, so "unavailable". With the secret set,
+ * every request is signed (`@bouts/runner-auth`).
  */
 import { getContainer } from "@cloudflare/containers";
 import { QaReportSchema, type QaReport } from "@bouts/contracts";
 import type { Err, Result } from "@bouts/result";
+import { buildSignedRequest, describeRunnerAuthError } from "@bouts/runner-auth";
 import { z } from "zod";
 
 /** A problem document from the runner. */
@@ -28,16 +31,26 @@ export type QaError = { reason: "runner-unavailable"; detail: string };
 
 /** Sends a bundle to the runner's challenge QA and reads its verdict. */
 export async function runChallengeQa(
-  env: Env,
+  env: Pick<Env, "RUNNER"> & { RUNNER_SHARED_SECRET?: string },
   runnerUrl: string,
-  bundle: Uint8Array,
+  bundle: Uint8Array<ArrayBuffer>,
 ): Promise<Result<QaResult, QaError>> {
   const form = new FormData();
   form.set("bundle", new File([bundle], "bundle.tar.gz", { type: "application/gzip" }));
-  const request = new Request(`${runnerUrl || "http://runner"}/v1/challenges/qa`, {
-    method: "POST",
-    body: form,
-  });
+  const url = `${runnerUrl || "http://runner"}/v1/challenges/qa`;
+  let request = new Request(url, { method: "POST", body: form });
+  if (env.RUNNER_SHARED_SECRET) {
+    const signed = await buildSignedRequest({
+      url,
+      method: "POST",
+      body: form,
+      secret: env.RUNNER_SHARED_SECRET,
+      now: new Date(),
+      nonce: crypto.randomUUID(),
+    });
+    if (!signed.ok) return unavailable(describeRunnerAuthError(signed.error));
+    request = signed.value;
+  }
   let response: Response;
   try {
     if (runnerUrl) response = await fetch(request);
@@ -47,6 +60,10 @@ export async function runChallengeQa(
     return unavailable(`the runner could not be reached: ${String(err)}`);
   }
   if (response.status >= 500) return unavailable(`the runner answered ${response.status}`);
+  if (response.status === 401)
+    return unavailable(
+      `the runner refused our signature (RUNNER_SHARED_SECRET must be the same on the Worker and the runner): ${(await response.text()).slice(0, 300)}`,
+    );
   if (response.status >= 400) {
     // The runner refused the bundle itself (e.g. a test file the manifest lists is missing).
     const problem = RunnerProblemSchema.safeParse(await response.json().catch(() => null));

@@ -14,6 +14,8 @@ declare global {
       TEST_BUNDLE_DEEP_MERGE_BROKEN: string;
       /** @bouts/archive's hostile corpus: JSON of { name, refusal, base64 }[]. */
       TEST_HOSTILE_ARCHIVES: string;
+      /** The secret the runner (real and stand-in) checks signatures with. */
+      RUNNER_SHARED_SECRET: string;
     }
   }
 }

@@ -1,17 +1,22 @@
 /**
  * The runner as the ingest tests see it: the Node-side handler of every outbound fetch of the
  * Worker under test (Miniflare `outboundService`), reached through RUNNER_URL exactly as in
- * `wrangler dev`. A bundle of an example challenge (challenges/) goes to the real runner; synthetic
- * test bundles get a stand-in that answers in the runner's QaReport shape.
+ * `wrangler dev`. A bundle of an example challenge (challenges/) goes, as signed, to the real
+ * runner (which checks the signature with the same RUNNER_SHARED_SECRET); synthetic test bundles
+ * get a stand-in that checks the signature too and answers in the runner's QaReport shape.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
+import { authenticateRunnerRequest, describeRunnerAuthError } from "@bouts/runner-auth";
 
 /** The RUNNER_URL the tests give the Worker. */
 export const FAKE_RUNNER_URL = "http://runner.test";
+/** The RUNNER_SHARED_SECRET the tests give the Worker and the real runner. */
+export const RUNNER_SECRET = randomBytes(32).toString("hex");
 
 const ROOT = path.join(import.meta.dirname, "../../..");
 const EXAMPLE_CHALLENGES = new Set(
@@ -31,6 +36,20 @@ export async function handleFakeRunner(request: Request): Promise<Response> {
   if (url.origin !== FAKE_RUNNER_URL || url.pathname !== "/v1/challenges/qa") {
     return new Response("no network in tests", { status: 502 });
   }
+  const raw = new Uint8Array(await request.clone().arrayBuffer());
+  const auth = await authenticateRunnerRequest({
+    method: request.method,
+    path: url.pathname + url.search,
+    headers: request.headers,
+    readBody: () => Promise.resolve(raw),
+    secret: RUNNER_SECRET,
+    now: new Date(),
+  });
+  if (!auth.ok)
+    return Response.json(
+      { status: 401, detail: describeRunnerAuthError(auth.error) },
+      { status: 401, headers: { "Content-Type": "application/problem+json" } },
+    );
   const form = await request.formData();
   const bundle = form.get("bundle");
   if (!(bundle instanceof Blob)) {
@@ -41,9 +60,12 @@ export async function handleFakeRunner(request: Request): Promise<Response> {
   const manifest = readManifest(tar);
   const manifestId = typeof manifest?.id === "string" ? manifest.id : null;
   if (manifestId !== null && EXAMPLE_CHALLENGES.has(manifestId)) {
-    const body = new FormData();
-    body.set("bundle", new Blob([bytes]), "bundle.tar.gz");
-    return fetch(`${await realRunner()}/v1/challenges/qa`, { method: "POST", body });
+    // The request as the Worker signed it: the real runner checks the signature itself.
+    return fetch(`${await realRunner()}/v1/challenges/qa`, {
+      method: "POST",
+      headers: request.headers,
+      body: raw,
+    });
   }
   const text = tar.toString("latin1");
   if (text.includes("RUNNER_REFUSES")) {
@@ -105,6 +127,7 @@ function realRunner(): Promise<string> {
         RUNNER_HOST: "127.0.0.1",
         RUNNER_PORT: String(port),
         RUNNER_QA_REPEATS: "2",
+        RUNNER_SHARED_SECRET: RUNNER_SECRET,
       },
       detached: true,
       stdio: "ignore",

@@ -4,7 +4,8 @@
  * and reads the RunReport. Invariants: only a report that passes the contract is returned; a
  * refused archive is the agent's failure, anything else is ours and retryable; no call outlives
  * its deadline (RUNNER_TIMEOUT_MS and the caller's signal), so a hung runner costs one attempt,
- * never the whole lease.
+ * never the whole lease. With RUNNER_SHARED_SECRET set every request is signed
+ * (`@bouts/runner-auth`), whichever transport carries it.
  */
 import { getContainer } from "@cloudflare/containers";
 import {
@@ -17,6 +18,7 @@ import {
   type RunReport,
 } from "@bouts/contracts";
 import type { Result } from "@bouts/result";
+import { buildSignedRequest, describeRunnerAuthError } from "@bouts/runner-auth";
 
 /** Why no report came back. */
 export type RunnerError =
@@ -35,6 +37,8 @@ export type RunnerEnv = Pick<Env, "RUNNER_URL"> & {
   RUNNER_HTTP?: Fetcher;
   /** Deadline of one runner call in ms (default RUNNER_TIMEOUT_MS_DEFAULT). */
   RUNNER_TIMEOUT_MS?: string;
+  /** The HMAC key shared with the runner (a Worker secret); unset: requests go unsigned. */
+  RUNNER_SHARED_SECRET?: string;
 };
 
 /** A runner call's deadline when RUNNER_TIMEOUT_MS is unset: shorter than the 15-minute lease. */
@@ -63,11 +67,33 @@ async function send(
   signal: AbortSignal,
 ): Promise<Response> {
   const url = `${env.RUNNER_URL || "http://runner"}${route}`;
-  const request = () => new Request(url, { method: "POST", body, signal });
-  if (env.RUNNER_HTTP) return env.RUNNER_HTTP.fetch(request());
-  if (env.RUNNER_URL) return fetch(request());
-  if (env.RUNNER) return getContainer(env.RUNNER, `run-${runId}`).fetch(request());
+  const request = await buildRunnerRequest(env, url, body, signal);
+  if (env.RUNNER_HTTP) return env.RUNNER_HTTP.fetch(request);
+  if (env.RUNNER_URL) return fetch(request);
+  if (env.RUNNER) return getContainer(env.RUNNER, `run-${runId}`).fetch(request);
   throw new Error("no runner is configured (RUNNER_HTTP, RUNNER_URL or the RUNNER container)");
+}
+
+/** The POST to send: signed with RUNNER_SHARED_SECRET when it is set (the multipart body is then
+ * serialized once, so the bytes signed are the bytes sent). */
+async function buildRunnerRequest(
+  env: RunnerEnv,
+  url: string,
+  body: FormData,
+  signal: AbortSignal,
+): Promise<Request> {
+  if (!env.RUNNER_SHARED_SECRET) return new Request(url, { method: "POST", body, signal });
+  const signed = await buildSignedRequest({
+    url,
+    method: "POST",
+    body,
+    signal,
+    secret: env.RUNNER_SHARED_SECRET,
+    now: new Date(),
+    nonce: crypto.randomUUID(),
+  });
+  if (!signed.ok) throw new Error(describeRunnerAuthError(signed.error));
+  return signed.value;
 }
 
 /** Settles with `work`, or rejects once `signal` aborts, whether or not the transport listens. */
@@ -170,7 +196,10 @@ async function exchange<T>(
       error: {
         reason: "runner-unavailable",
         retryable: true,
-        detail: `runner answered ${res.status}: ${text.slice(0, 300)}`,
+        detail:
+          res.status === 401
+            ? `the runner refused our signature (RUNNER_SHARED_SECRET must be the same on the Worker and the runner): ${text.slice(0, 300)}`
+            : `runner answered ${res.status}: ${text.slice(0, 300)}`,
       },
     };
   let json: unknown;

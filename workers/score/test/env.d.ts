@@ -6,6 +6,7 @@ declare global {
     interface Env {
       TEST_MIGRATIONS: D1Migration[];
       RUNNER_HTTP: Fetcher;
+      RUNNER_SHARED_SECRET: string;
       FIXTURES: Fetcher;
     }
   }
