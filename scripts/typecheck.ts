@@ -6,13 +6,12 @@
  * (typescript-eslint does not take 7 yet); both read the same tsconfig files.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { dirname, join, relative } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..");
-const WORKSPACE_DIRS = ["packages", "workers", "containers"];
 // TypeScript 7 is installed under an alias so that `tsc` (and typescript-eslint) stay on 6.
 const TSC = join(
   dirname(createRequire(import.meta.url).resolve("typescript-7/package.json")),
@@ -22,8 +21,12 @@ const TSC = join(
 
 /** Every folder with a tsconfig.json that is its own project, root first. */
 function findProjects(): string[] {
+  // The workspaces as package.json declares them (`<group>/*` each).
+  const { workspaces } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    workspaces: string[];
+  };
   const projects = [ROOT];
-  for (const group of WORKSPACE_DIRS) {
+  for (const group of workspaces.map((w) => w.replace(/\/\*$/, ""))) {
     for (const name of readdirSync(join(ROOT, group)).sort()) {
       for (const dir of [join(ROOT, group, name), join(ROOT, group, name, "test")]) {
         if (existsSync(join(dir, "tsconfig.json"))) projects.push(dir);
