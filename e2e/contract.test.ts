@@ -5,9 +5,11 @@
  * stateful links) against a private `npm start` serving its own /openapi.json, once with an
  * agent key and once with an operator key; e2e/contract/ holds its settings and hooks. Zero
  * failures is the bar; the JUnit report and the full log land in test-artifacts/contract/ for
- * reading when it is not met.
+ * reading when it is not met. Before the fuzzing, on the same platform, `npm run smoke` runs as
+ * an operator would run it against a deployment (scripts/smoke.ts), with a loopback receiver.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -102,20 +104,77 @@ function runSchemathesis(name: string, key: string): Promise<{ code: number; log
   });
 }
 
-describe("the API is what its OpenAPI document says (Schemathesis)", () => {
-  beforeAll(async () => {
-    if (!existsSync(ST)) throw new Error(`${ST} missing: run npm run setup`);
-    platform = await startPlatform({
-      seed: ["deep-merge"],
-      logFile: path.join(ARTIFACTS, "platform.log"),
-      timeoutMs: 240_000,
+beforeAll(async () => {
+  if (!existsSync(ST)) throw new Error(`${ST} missing: run npm run setup`);
+  platform = await startPlatform({
+    seed: ["deep-merge"],
+    logFile: path.join(ARTIFACTS, "platform.log"),
+    timeoutMs: 240_000,
+  });
+}, 300_000);
+
+afterAll(async () => {
+  await platform?.stop();
+}, 60_000);
+
+/** A free loopback port among those the local platform lets webhooks reach (9700–9799). */
+async function freeReceiverPort(): Promise<number> {
+  for (let port = 9700 + Math.floor(Math.random() * 100), i = 0; i < 100; i++) {
+    const p = 9700 + ((port - 9700 + i) % 100);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(p, "127.0.0.1", () => server.close(() => resolve(true)));
     });
-  }, 300_000);
+    if (free) return p;
+  }
+  throw new Error("no free receiver port in 9700–9799");
+}
 
-  afterAll(async () => {
-    await platform?.stop();
+/** `npm run smoke` as an operator runs it; its output and exit status. */
+function runSmokeCli(args: string[], operatorKey: string) {
+  const r = spawnSync("npm", ["run", "--silent", "smoke", "--", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, BOUTS_OPERATOR_KEY: operatorKey },
+    timeout: 240_000,
+  });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+// Sequential, before the fuzzing: an operator run of Schemathesis may close the challenge.
+describe("npm run smoke against npm start's stack", () => {
+  it("passes every step, the signed webhook included", async () => {
+    const origin = platform.api.replace(/\/v1$/, "");
+    const port = await freeReceiverPort();
+    const { status, out } = runSmokeCli(
+      [origin, "--challenge", "deep-merge", "--receiver", `http://127.0.0.1:${port}/hook`],
+      platform.credentials.operator.key,
+    );
+    writeFileSync(path.join(ARTIFACTS, "smoke.log"), out);
+    console.log(
+      out
+        .split("\n")
+        .filter((l) => /^smoke_/.test(l))
+        .join("\n"),
+    );
+    expect(status, out).toBe(0);
+    for (const s of ["scored", "leaderboard", "public pages", "signed webhook received"])
+      expect(out).toContain(`smoke: ok ${s}`);
+    expect(out).toContain("smoke_judged_by: heuristic");
+    expect(out.trim().split("\n").at(-1)).toBe("smoke: passed");
+  }, 240_000);
+
+  it("fails, naming the step, with a key that is not an operator's", () => {
+    const origin = platform.api.replace(/\/v1$/, "");
+    const { status, out } = runSmokeCli([origin], platform.credentials.agent.key);
+    expect(status).toBe(1);
+    expect(out).toContain("smoke: FAILED agent created");
+    expect(out).not.toContain("smoke: passed");
   }, 60_000);
+});
 
+describe("the API is what its OpenAPI document says (Schemathesis)", () => {
   // The two keys are two principals with rate limits of their own, so their runs share the
   // platform at once: the same fuzzing time each, half the wall time.
   for (const role of ["agent", "operator"] as const) {
