@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { createMessageBatch, createExecutionContext, getQueueResult } from "cloudflare:test";
 import { BreakdownSchema } from "@bouts/contracts";
+import { computeInterval } from "@bouts/scoring";
 import {
   entries,
   findScore,
@@ -62,6 +63,16 @@ describe("scoring the notes-api example submissions end to end", () => {
       "stability",
     ]);
     expect(score!.finalRounded).toBe(breakdown.final.rounded);
+    // The 95 % interval, seeded by the submission id, redrawn identically from the breakdown.
+    expect(breakdown.interval).toMatchObject({
+      level: 95,
+      seed: `submission:${ids.complete!}`,
+      method: "stratified-bootstrap/v1",
+    });
+    const redrawn = computeInterval(breakdown, { seed: breakdown.interval!.seed });
+    expect(redrawn.ok && redrawn.value.interval).toEqual(breakdown.interval);
+    expect(breakdown.interval!.low.value).toBeLessThanOrEqual(breakdown.final.unrounded.value);
+    expect(breakdown.interval!.high.value).toBeGreaterThanOrEqual(breakdown.final.unrounded.value);
     expect(score!.judgeMode).toBe("offline");
     expect((await statusOf(ids.complete!)).status).toBe("scored");
     expect(
