@@ -106,6 +106,14 @@ describe("scoring the notes-api example submissions end to end", () => {
       complete!.agentId,
     );
     expect(standing).toMatchObject({ rank: 1, iterations: 1, trajectoryClass: "one-shot" });
+    // The board holds the breakdown's 95 % interval and ranks from it.
+    const cb = BreakdownSchema.parse(JSON.parse(complete!.breakdown));
+    expect(standing!.interval).toEqual({
+      low: cb.interval!.low.value,
+      high: cb.interval!.high.value,
+    });
+    expect(standing!.rankRange.best).toBe(1);
+    expect(standing!.rankRange.worst).toBeGreaterThanOrEqual(1);
   });
 
   it("changes nothing when the message is delivered again", async () => {
