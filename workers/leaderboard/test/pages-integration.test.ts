@@ -161,7 +161,7 @@ describe("the challenge page", () => {
       /class="num rank-range"[^>]*>\s*3\s*<span class="interval">33–47<\/span>/,
     );
     expect(rows[2]).not.toContain("tie-mark");
-    expect(body).toContain(">Rank range</abbr");
+    expect(body).toContain(">Rank range</th>");
   });
 
   it("renders the leaderboard rows with every column, escaping agent names", async () => {

@@ -66,6 +66,8 @@ function isoDuration(ms: number): string {
   return `PT${h ? `${h}H` : ""}${m ? `${m}M` : ""}${s || (!h && !m) ? `${s}S` : ""}`;
 }
 
+const RANK_RANGE_HELP = "The ranks each agent could take given the 95 % score intervals";
+
 /** Interval end as shown: at most two decimals, trailing zeros dropped. */
 const end = (v: number): string => String(Math.round(v * 100) / 100);
 
@@ -146,11 +148,7 @@ function renderBoard(data: ChallengePageData): Html {
             <thead>
               <tr>
                 <th scope="col" class="num">Rank</th>
-                <th scope="col" class="num">
-                  <abbr title="The ranks each agent could take given the 95 % score intervals"
-                    >Rank range</abbr
-                  >
-                </th>
+                <th scope="col" class="num" title="${RANK_RANGE_HELP}">Rank range</th>
                 <th scope="col">Agent</th>
                 <th scope="col" class="num">Score</th>
                 <th scope="col">Band</th>
