@@ -202,7 +202,26 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     const table = page.getByRole("table", { name: /Leaderboard of/ });
     await table.waitFor();
     const headers = await table.getByRole("columnheader").allTextContents();
-    expect(headers).toEqual(["Rank", "Agent", "Score", "Band", "Iterations", "Time", "Trajectory"]);
+    expect(headers).toEqual([
+      "Rank",
+      "Rank range",
+      "Agent",
+      "Score",
+      "Band",
+      "Iterations",
+      "Time",
+      "Trajectory",
+    ]);
+    const api = (await (
+      await fetch(`${platform.api}/v1/challenges/${SLUG}/leaderboard`)
+    ).json()) as {
+      entries: {
+        agentId: string;
+        rankRange: { best: number; worst: number };
+        tied: boolean;
+        interval: { low: number; high: number };
+      }[];
+    };
     const rows = table.locator("tbody tr");
     expect(await rows.count()).toBe(2);
     // The hostile name is shown as text and ran nothing.
@@ -217,11 +236,24 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
         t.replace(/\s+/g, " ").trim(),
       );
       expect(cells[0]).toMatch(/^[12]$/);
-      expect(cells[1]).toMatch(new RegExp(`^\\d{1,3}: score breakdown of ${escapeRegExp(s.name)}`));
-      expect(cells[2]).toMatch(/^(Elite|Strong|Competent|Struggling|Weak|Failed)$/);
-      expect(cells[3]).toBe("1");
-      expect(cells[4]).toMatch(/^\d+:\d\d$/);
-      expect(cells[5]).toContain("One-shot");
+      // The rank range the API states, "tied" when it spans both ranks, and the interval.
+      const entry = api.entries.find((e) => e.agentId === s.agentId)!;
+      const { best, worst } = entry.rankRange;
+      expect(entry.tied).toBe(best < worst);
+      expect(cells[1]).toMatch(
+        entry.tied
+          ? new RegExp(
+              `^${best}–${worst} ?tied: statistically tied, could rank ${best} to ${worst} ?\\d`,
+            )
+          : new RegExp(`^${best} ?\\d`),
+      );
+      expect(cells[1]).toMatch(/\d+(\.\d+)?–\d+(\.\d+)?$/);
+      expect(entry.interval.low).toBeLessThanOrEqual(entry.interval.high);
+      expect(cells[2]).toMatch(new RegExp(`^\\d{1,3}: score breakdown of ${escapeRegExp(s.name)}`));
+      expect(cells[3]).toMatch(/^(Elite|Strong|Competent|Struggling|Weak|Failed)$/);
+      expect(cells[4]).toBe("1");
+      expect(cells[5]).toMatch(/^\d+:\d\d$/);
+      expect(cells[6]).toContain("One-shot");
       await expect
         .poll(() => row.getByRole("img").getAttribute("aria-label"))
         .toMatch(/^One-shot trajectory\. Scores by iteration: iteration 1: \d+\.$/);
@@ -289,6 +321,7 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       final: { unrounded: string; rounded: number };
       breakdown: {
         components: { label: string; weight: number; contribution: { text: string } }[];
+        interval: { low: { text: string }; high: { text: string }; seed: string };
       };
     };
     const { context, page } = await newPage();
@@ -319,6 +352,10 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     expect(
       await steps.getByRole("row", { name: /Final, rounded half-up/ }).textContent(),
     ).toContain(String(breakdown.final.rounded));
+    const interval = await steps.getByRole("row", { name: /95 % interval/ }).textContent();
+    expect(interval).toContain(breakdown.breakdown.interval.low.text);
+    expect(interval).toContain(breakdown.breakdown.interval.high.text);
+    expect(interval).toContain(`submission:${hostile!.id}`);
     expect(await page.locator("pre.math").textContent()).toContain("rounded half-up");
     const text = (await page.locator("body").textContent()) ?? "";
     for (const hidden of hiddenTestStrings()) expect(text).not.toContain(hidden);

@@ -23,8 +23,11 @@ import { sweepScratchMounts } from "../containers/runner/src/sandbox/scratch-mou
 
 /** Repository root. */
 export const ROOT = path.join(import.meta.dirname, "..");
-/** First host uid of the browser tests' runner (other runners on the host use other bases). */
-export const E2E_RUNNER_UID_BASE = "67000";
+/**
+ * First host uid of the browser tests' runner (other runners on the host use other bases);
+ * `E2E_RUNNER_UID_BASE` overrides it where several checkouts run the browser tests at once.
+ */
+export const E2E_RUNNER_UID_BASE = process.env.E2E_RUNNER_UID_BASE ?? "67000";
 
 /** What `npm start` writes to its credentials file. */
 export interface Credentials {

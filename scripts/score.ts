@@ -1,7 +1,10 @@
 /**
- * `npm run score -- <input.json> [--json]` and `npm run score -- --example <name> [--json]`:
- * computes a breakdown with the engine and prints it readably (or as JSON). Exit codes:
- * 0 scored, 1 the input cannot be scored (the error names the field), 2 usage.
+ * `npm run score -- <input.json> [--json] [--seed <seed>]` and
+ * `npm run score -- --example <name> [--json] [--seed <seed>]`: computes a breakdown with the
+ * engine, with its 95 % interval drawn from `--seed` (default "bouts"; the platform's seed is
+ * the breakdown's `interval.seed`, so passing it reproduces a published interval), and prints
+ * it readably (or as JSON). Exit codes: 0 scored, 1 the input cannot be scored (the error
+ * names the field), 2 usage.
  */
 import { readFileSync } from "node:fs";
 import { ScoreInputSchema } from "@bouts/contracts";
@@ -18,8 +21,11 @@ const EXAMPLES: Record<string, ScoreInput> = {
   "seed-engineering": SEED_ENGINEERING_EXAMPLE,
   "seed-agent": SEED_AGENT_EXAMPLE,
 };
-const USAGE = `usage: npm run score -- <input.json> [--json]
-       npm run score -- --example <${Object.keys(EXAMPLES).join("|")}> [--json]`;
+const USAGE = `usage: npm run score -- <input.json> [--json] [--seed <seed>]
+       npm run score -- --example <${Object.keys(EXAMPLES).join("|")}> [--json] [--seed <seed>]`;
+const DEFAULT_SEED = "bouts";
+/** Flags followed by a value. */
+const VALUED = new Set(["--example", "--seed"]);
 
 function loadInput(
   args: string[],
@@ -32,7 +38,7 @@ function loadInput(
       ? { ok: true, input: example }
       : { ok: false, message: `unknown example ${JSON.stringify(name)}\n${USAGE}`, code: 2 };
   }
-  const file = args.find((a) => !a.startsWith("--"));
+  const file = args.find((a, j) => !a.startsWith("--") && !VALUED.has(args[j - 1] ?? ""));
   if (!file) return { ok: false, message: USAGE, code: 2 };
   let text: string;
   try {
@@ -68,6 +74,14 @@ function render(b: Breakdown, indent = ""): string[] {
     "",
     `${indent}final score: ${b.final.unrounded.text} → ${b.final.rounded} (${b.band.label}: ${b.band.meaning})`,
   );
+  if (b.interval) {
+    const iv = b.interval;
+    out.push(
+      `${indent}${iv.level}% interval: ${iv.low.text} – ${iv.high.text} (${iv.method}, ${iv.replicates} replicates, ${iv.prng} seed ${JSON.stringify(iv.seed)}${iv.widenedToPoint ? ", widened to the point estimate" : ""})`,
+      ...iv.resampled.map((r) => `${indent}  resampled: ${r}`),
+      ...iv.fixed.map((f) => `${indent}  fixed: ${f}`),
+    );
+  }
   if (b.objective)
     out.push(
       "",
@@ -90,7 +104,13 @@ if (!parsed.success) {
   );
   process.exit(1);
 }
-const result = computeScore(parsed.data);
+const seedAt = args.indexOf("--seed");
+const seed = seedAt >= 0 ? args[seedAt + 1] : DEFAULT_SEED;
+if (seed === undefined || seed.length === 0 || seed.length > 200) {
+  console.error(`--seed needs a value of 1 to 200 characters\n${USAGE}`);
+  process.exit(2);
+}
+const result = computeScore(parsed.data, { interval: { seed } });
 if (!result.ok) {
   const e = result.error;
   console.error(

@@ -1,8 +1,9 @@
 /**
  * `npm run bench -- leaderboard [--sizes 10000,100000,1000000] [--seed 1]`: the leaderboard's
  * in-memory ranking index (@bouts/ranking) against a plain in-memory SQLite board at each size:
- * updates, rank look-ups, top-100 reads, memory and rebuild-on-wake time (docs/benchmarks.md,
- * "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
+ * updates, rank look-ups, top-100 reads, memory and rebuild-on-wake time, and the rank ranges
+ * of the 95 % score intervals (@bouts/ranking RankRanges: build, a top-100 page with every
+ * entry's range, one range, one interval update) (docs/benchmarks.md, "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
  * operation count or a time budget, and prints how many operations it sampled (`*_ops`).
  */
 import { DatabaseSync } from "node:sqlite";
@@ -12,6 +13,8 @@ import vm from "node:vm";
 import {
   buildRankingIndex,
   compareStandings,
+  RankRanges,
+  type IntervalEnds,
   type RankingIndex,
   type Standing,
 } from "@bouts/ranking";
@@ -206,6 +209,29 @@ function runSize(n: number, seed: number, gc: () => void): void {
   printTiming(prefix, "update", update);
   printTiming(prefix, "top100", top);
   print(`${prefix}_memory_after_updates_mb`, (measureLiveBytes(gc) - before) / 1e6);
+
+  // Rank ranges: each agent an interval around its score, 2 to 16 points wide.
+  const intervalOf = (score: number): IntervalEnds => {
+    const half = 1 + random() * 7;
+    return { low: Math.max(0, score - half), high: Math.min(100, score + half) };
+  };
+  const ends = rows.map((r) => [r.agentId, intervalOf(r.score)] as const);
+  const intervalUpdates = updates.map((u) => ({ agentId: u.agentId, ends: intervalOf(u.score) }));
+  start = performance.now();
+  const ranges = RankRanges.build(ends);
+  print(`ranges_${n}_build_ms`, performance.now() - start);
+  const rangeOne = measureOps(500_000, 1500, 1024, (i) => ranges.rangeOf(lookups[i & mask]!, 1));
+  const rangeTop = measureOps(50_000, 1500, 256, () => {
+    const page = live.page({ limit: 100 });
+    if (page.ok) for (const e of page.value.entries) ranges.rangeOf(e.agentId, e.rank);
+  });
+  const rangeUpdate = measureOps(100_000, 1500, 64, (i) => {
+    const u = intervalUpdates[i & mask]!;
+    ranges.set(u.agentId, u.ends);
+  });
+  printTiming(`ranges_${n}`, "range", rangeOne);
+  printTiming(`ranges_${n}`, "top100_with_ranges", rangeTop);
+  printTiming(`ranges_${n}`, "update", rangeUpdate);
 
   // The baseline; its COUNT(*) walks every row ranked above the agent, so it gets a time budget
   // and samples far fewer look-ups at large sizes (see sqlite_*_rank_ops).

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { SEED_ENGINEERING_EXAMPLE } from "@bouts/scoring";
+import { computeScore, SEED_ENGINEERING_EXAMPLE } from "@bouts/scoring";
 import { describe, expect, it } from "vitest";
 
 const run = promisify(execFile);
@@ -25,6 +25,23 @@ describe("npm run score", () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain("= 82.075");
     expect(r.out).toContain("final score: 82.075 → 82 (Strong");
+  });
+  it("reproduces a stored breakdown's interval from its seed", async () => {
+    const stored = computeScore(SEED_ENGINEERING_EXAMPLE, {
+      interval: { seed: "submission:3f1d2c4e" },
+    });
+    if (!stored.ok) throw new Error("example failed");
+    const dir = mkdtempSync(path.join(tmpdir(), "score-"));
+    const file = path.join(dir, "input.json");
+    writeFileSync(file, JSON.stringify(SEED_ENGINEERING_EXAMPLE));
+    const r = await score("--seed", "submission:3f1d2c4e", file, "--json");
+    expect(r.code, r.err).toBe(0);
+    const b = JSON.parse(r.out) as { interval: unknown };
+    expect(b.interval).toEqual(stored.value.interval);
+    const text = await score(file, "--seed", "submission:3f1d2c4e");
+    const iv = stored.value.interval!;
+    expect(text.out).toContain(`95% interval: ${iv.low.text} – ${iv.high.text}`);
+    expect((await score(file, "--seed")).code).toBe(2);
   });
   it("prints the machine form with --json", async () => {
     const r = await score("--example", "seed-agent", "--json");

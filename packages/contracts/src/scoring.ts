@@ -320,6 +320,29 @@ export const JudgingSchema = z.strictObject({
   summary: z.string(),
 });
 
+/** The 95 % interval of a final score (docs/scoring.md, "Score interval"). */
+export const ScoreIntervalSchema = z
+  .strictObject({
+    level: z.number().min(0).max(100).describe("confidence level, percent"),
+    low: ExactValueSchema,
+    high: ExactValueSchema,
+    method: z.literal("stratified-bootstrap/v1"),
+    prng: z.literal("xoshiro128**"),
+    seed: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe("`npm run score -- <input> --seed <seed>` reproduces it"),
+    replicates: z.int().min(100).max(100_000),
+    resampled: z.array(z.string()).describe("what varied between replicates"),
+    fixed: z.array(z.string()).describe("what entered every replicate unchanged"),
+    widenedToPoint: z
+      .boolean()
+      .describe("the percentile interval missed the point estimate and was widened to it"),
+  })
+  .describe("seeded stratified bootstrap through the engine's exact formula");
+export type ScoreIntervalWire = z.infer<typeof ScoreIntervalSchema>;
+
 const BAND_KEYS = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
 
 /** A breakdown around its components; `objective` is what it nests (an Objective, or null). */
@@ -333,6 +356,7 @@ const breakdownObject = <C extends z.ZodType, O extends z.ZodType>(components: C
     weightedSum: ExactValueSchema.describe("Σ contributions, before adjustments"),
     adjustments: z.array(AdjustmentSchema),
     final: z.strictObject({ unrounded: ExactValueSchema, rounded: z.int().min(0).max(100) }),
+    interval: ScoreIntervalSchema.optional(),
     band: z.strictObject({
       key: z.enum(BAND_KEYS),
       label: z.string(),

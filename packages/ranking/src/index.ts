@@ -36,3 +36,4 @@ export {
   type RankedStanding,
   type Standing,
 } from "./standing.ts";
+export { RankRanges, rangesOverlap, type IntervalEnds, type RankRange } from "./rank-ranges.ts";

@@ -263,5 +263,5 @@ describe("ranking index node rebalancing", () => {
       ),
       { numRuns: 300 },
     );
-  });
+  }, 30_000);
 });

@@ -44,6 +44,50 @@ const median = (sorted: readonly Exact[]): Exact => {
   return sorted.length % 2 === 1 ? hi : hi.add(sorted[mid - 1] ?? hi).div(Exact.of(2));
 };
 
+/** The decision of the aggregation, before it is put into words. */
+interface Decision {
+  score: Exact;
+  rule: AggregationRule;
+  sorted: PanelScore[];
+  values: Exact[];
+  spread: Exact;
+  outlier: PanelScore | null;
+  rest: Exact[];
+  avg: Exact | null;
+}
+
+/** The aggregation's arithmetic alone (aggregatePanel words it; the score interval reuses it). */
+function decide(scores: readonly PanelScore[]): Decision {
+  const sorted = [...scores].sort((a, b) => a.score.cmp(b.score) || (a.judge < b.judge ? -1 : 1));
+  const values = sorted.map((s) => s.score);
+  const lowest = values[0] ?? Exact.ZERO;
+  const highest = values[values.length - 1] ?? Exact.ZERO;
+  const spread = highest.sub(lowest);
+  const base = { sorted, values, spread, outlier: null, rest: [], avg: null };
+  if (scores.length === 1) return { ...base, score: lowest, rule: "single-judge" };
+  if (spread.cmp(SPREAD) <= 0) return { ...base, score: median(values), rule: "median" };
+  const outliers = sorted.filter((s) =>
+    sorted.every((o) => o === s || s.score.sub(o.score).abs().cmp(SPREAD) > 0),
+  );
+  const outlier = outliers[0];
+  if (outliers.length === 1 && outlier && scores.length >= JUDGE_PANEL_SIZE) {
+    const rest = sorted.filter((s) => s !== outlier).map((s) => s.score);
+    return { ...base, score: mean(rest), rule: "outlier-discarded", outlier, rest };
+  }
+  const avg = mean(values);
+  const score = avg.sub(PENALTY).clamp(Exact.ZERO, Exact.HUNDRED);
+  return { ...base, score, rule: "ambiguity-penalty", avg };
+}
+
+/**
+ * The aggregated score of a panel alone — exactly aggregatePanel's `score`, without the words.
+ * Requires at least one score.
+ */
+export function aggregateScore(scores: readonly PanelScore[]): Exact {
+  if (scores.length === 0) throw new RangeError("aggregateScore needs at least one score");
+  return decide(scores).score;
+}
+
 /**
  * Aggregates a panel: spread ≤ 15 → median; exactly one judge more than 15 from every other
  * → mean of the rest; otherwise → mean − 10 (clamped at 0) with a human-review flag. A panel
@@ -53,60 +97,43 @@ const median = (sorted: readonly Exact[]): Exact => {
  */
 export function aggregatePanel(scores: readonly PanelScore[]): PanelResult {
   if (scores.length === 0) throw new RangeError("aggregatePanel needs at least one score");
-  const sorted = [...scores].sort((a, b) => a.score.cmp(b.score) || (a.judge < b.judge ? -1 : 1));
-  const values = sorted.map((s) => s.score);
-  const lowest = values[0] ?? Exact.ZERO;
-  const highest = values[values.length - 1] ?? Exact.ZERO;
-  const spread = highest.sub(lowest);
+  const d = decide(scores);
+  const { score, spread, values } = d;
   const degraded = scores.length < JUDGE_PANEL_SIZE;
-  const base = { spread, degraded, discarded: [] as string[] };
-
-  if (scores.length === 1) {
-    return {
-      ...base,
-      score: lowest,
-      rule: "single-judge",
-      humanReview: true,
-      note: "Only one judge returned a valid judgement",
-      explanation: `one judge → ${lowest.toText()}`,
-    };
+  const base = { score, rule: d.rule, spread, degraded, discarded: [] as string[] };
+  switch (d.rule) {
+    case "single-judge":
+      return {
+        ...base,
+        humanReview: true,
+        note: "Only one judge returned a valid judgement",
+        explanation: `one judge → ${score.toText()}`,
+      };
+    case "median":
+      return {
+        ...base,
+        humanReview: degraded,
+        note: null,
+        explanation: `spread ${spread.toText()} ≤ ${JUDGE_AGREEMENT_SPREAD} → median(${list(values)}) = ${score.toText()}`,
+      };
+    case "outlier-discarded": {
+      const outlier = d.outlier!;
+      return {
+        ...base,
+        discarded: [outlier.judge],
+        humanReview: degraded,
+        note: null,
+        explanation: `spread ${spread.toText()} > ${JUDGE_AGREEMENT_SPREAD}; ${outlier.judge} (${outlier.score.toText()}) is more than ${JUDGE_AGREEMENT_SPREAD} from every other judge → mean(${list(d.rest)}) = ${score.toText()}`,
+      };
+    }
+    case "ambiguity-penalty": {
+      const avg = d.avg!;
+      return {
+        ...base,
+        humanReview: true,
+        note: AMBIGUITY_NOTE,
+        explanation: `spread ${spread.toText()} > ${JUDGE_AGREEMENT_SPREAD} with no single outlier → mean(${list(values)}) − ${JUDGE_AMBIGUITY_PENALTY} = ${avg.toText()} − ${JUDGE_AMBIGUITY_PENALTY} = ${score.toText()}${avg.sub(PENALTY).isNegative() ? " (clamped at 0)" : ""}`,
+      };
+    }
   }
-  if (spread.cmp(SPREAD) <= 0) {
-    const score = median(values);
-    return {
-      ...base,
-      score,
-      rule: "median",
-      humanReview: degraded,
-      note: null,
-      explanation: `spread ${spread.toText()} ≤ ${JUDGE_AGREEMENT_SPREAD} → median(${list(values)}) = ${score.toText()}`,
-    };
-  }
-  const outliers = sorted.filter((s) =>
-    sorted.every((o) => o === s || s.score.sub(o.score).abs().cmp(SPREAD) > 0),
-  );
-  const outlier = outliers[0];
-  if (outliers.length === 1 && outlier && scores.length >= JUDGE_PANEL_SIZE) {
-    const rest = sorted.filter((s) => s !== outlier).map((s) => s.score);
-    const score = mean(rest);
-    return {
-      ...base,
-      score,
-      rule: "outlier-discarded",
-      discarded: [outlier.judge],
-      humanReview: degraded,
-      note: null,
-      explanation: `spread ${spread.toText()} > ${JUDGE_AGREEMENT_SPREAD}; ${outlier.judge} (${outlier.score.toText()}) is more than ${JUDGE_AGREEMENT_SPREAD} from every other judge → mean(${list(rest)}) = ${score.toText()}`,
-    };
-  }
-  const avg = mean(values);
-  const score = avg.sub(PENALTY).clamp(Exact.ZERO, Exact.HUNDRED);
-  return {
-    ...base,
-    score,
-    rule: "ambiguity-penalty",
-    humanReview: true,
-    note: AMBIGUITY_NOTE,
-    explanation: `spread ${spread.toText()} > ${JUDGE_AGREEMENT_SPREAD} with no single outlier → mean(${list(values)}) − ${JUDGE_AMBIGUITY_PENALTY} = ${avg.toText()} − ${JUDGE_AMBIGUITY_PENALTY} = ${score.toText()}${avg.sub(PENALTY).isNegative() ? " (clamped at 0)" : ""}`,
-  };
 }

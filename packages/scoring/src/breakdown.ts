@@ -6,6 +6,7 @@
 import type { ExactValue } from "./exact.ts";
 import type { AggregationRule } from "./aggregate.ts";
 import type { JudgingSummary } from "./judging.ts";
+import type { ScoreInterval } from "./interval.ts";
 import type {
   BandKey,
   CodeQualityDimension,
@@ -263,6 +264,11 @@ export interface Breakdown {
   weightedSum: ExactValue;
   adjustments: AdjustmentBreakdown[];
   final: { unrounded: ExactValue; rounded: number };
+  /**
+   * The 95 % interval of the final score (docs/scoring.md, "Score interval"), when the caller
+   * passed a seed; the platform always does. Absent from breakdowns stored before intervals.
+   */
+  interval?: ScoreInterval;
   band: { key: BandKey; label: string; min: number; max: number; meaning: string };
   flags: Flag[];
   /** Who graded the judged components: the heuristic panel or models (docs/judges.md). */

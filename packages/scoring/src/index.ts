@@ -42,7 +42,18 @@ export {
   type JudgingSummary,
 } from "./judging.ts";
 export { validateCustomWeights, resolveFamilyWeights } from "./weights.ts";
-export { computeScore } from "./score.ts";
+export { computeScore, withInterval, type ScoreOptions } from "./score.ts";
+export {
+  computeInterval,
+  INTERVAL_LEVEL,
+  INTERVAL_METHOD,
+  INTERVAL_REPLICATES,
+  submissionSeed,
+  type BreakdownIntervals,
+  type IntervalOptions,
+  type ScoreInterval,
+} from "./interval.ts";
+export { createPrng, fnv1a32, type Prng } from "./prng.ts";
 export * from "./leaderboard.ts";
 export { SEED_ENGINEERING_EXAMPLE, SEED_AGENT_EXAMPLE } from "./examples.ts";
 export { EDGE_EXAMPLES } from "./edge-examples.ts";

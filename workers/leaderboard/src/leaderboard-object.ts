@@ -10,6 +10,8 @@ import { DurableObject } from "cloudflare:workers";
 import {
   buildRankingIndex,
   computeAgentStanding,
+  RankRanges,
+  type IntervalEnds,
   sameRankingKey,
   type AgentStanding,
   type RankedStanding,
@@ -23,6 +25,7 @@ import { resolveBand, type TrajectoryClass } from "@bouts/scoring";
 import {
   RebuildInputSchema,
   RecordResultInputSchema,
+  type RebuildRow,
   type BandCountsView,
   type BoardEntry,
   type BoardResult,
@@ -30,6 +33,7 @@ import {
   type BoardPage,
   type Overtaken,
   type PageError,
+  type RankCertainty,
   type RankChangedMessage,
   type RecordResultOutcome,
   type StandingView,
@@ -72,6 +76,11 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS overtaken (
   submission_id TEXT PRIMARY KEY,
   agents        TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS score_intervals (
+  submission_id TEXT PRIMARY KEY,
+  low           REAL NOT NULL,
+  high          REAL NOT NULL
 );
 `;
 
@@ -118,6 +127,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   #challengeId: string | null = null;
   #mode: RankingMode | null = null;
   #index: RankingIndex | null = null;
+  /** The standings' 95 % intervals, for rank ranges: a lazy cache like #index. */
+  #ranges: RankRanges | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -155,8 +166,10 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     const board = this.#board();
     const before = board.get(r.agentId);
     const previous = board.rankOf(r.agentId);
+    const ranges = this.#rankRanges();
     const standing = this.ctx.storage.transactionSync(() => {
       if (this.#insertResult(r, { ifNew: true }) === 0) return null;
+      if (r.interval) this.#insertInterval(r.submissionId, r.interval);
       const recomputed = this.#recomputeAgent(r.agentId);
       this.#bumpVersion();
       return recomputed;
@@ -183,8 +196,10 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
         : board.upsert(standing);
     } catch (err) {
       this.#index = null; // storage committed: rebuild the cache from it on the next call
+      this.#ranges = null;
       throw err;
     }
+    ranges.set(r.agentId, this.#intervalOf(standing.submissionId, standing.unrounded));
     const { rank, previousRank } = moved;
     const overtaken = this.#passedOver(r.agentId, rank, previousRank ?? board.size);
     // No await since the insert, so this commits with it (write coalescing). Replaced, not
@@ -222,7 +237,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       return { ok: false, error: { reason: "invalid-input", detail: parsed.error.message } };
     }
     const { challengeId, rankingMode, rows } = parsed.data;
-    const byAgent = new Map<string, ResultRecord[]>();
+    const byAgent = new Map<string, RebuildRow[]>();
     const seen = new Set<string>();
     for (const row of rows) {
       if (seen.has(row.submissionId)) continue;
@@ -235,8 +250,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     for (const list of byAgent.values()) standings.push(computeAgentStanding(list, rankingMode)!);
     const index = buildRankingIndex(standings);
     this.ctx.storage.transactionSync(() => {
-      this.#sql.exec("DELETE FROM results; DELETE FROM standings;");
-      for (const list of byAgent.values()) for (const r of list) this.#insertResult(r);
+      this.#sql.exec("DELETE FROM results; DELETE FROM standings; DELETE FROM score_intervals;");
+      for (const list of byAgent.values())
+        for (const r of list) {
+          this.#insertResult(r);
+          if (r.interval) this.#insertInterval(r.submissionId, r.interval);
+        }
       for (const s of standings) this.#writeStanding(s);
       this.#setMeta("challenge_id", challengeId);
       this.#setMeta("ranking_mode", rankingMode);
@@ -245,6 +264,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     this.#challengeId = challengeId;
     this.#mode = rankingMode;
     this.#index = index;
+    this.#ranges = null;
     this.#broadcast([]);
     return {
       ok: true,
@@ -291,6 +311,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       band: resolveBand(row.score).key,
       trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
       trajectoryClass: row.trajectory_class as TrajectoryClass,
+      ...this.#certainty(agentId, rank),
       version: this.#version,
     };
   }
@@ -314,7 +335,20 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       submittedAt: e.submittedAt,
       band: resolveBand(e.score).key,
       trajectoryClass: classes.get(e.agentId) ?? "one-shot",
+      ...this.#certainty(e.agentId, e.rank),
     }));
+  }
+
+  /** An entry's rank range, tie mark and interval (two binary searches). */
+  #certainty(agentId: string, rank: number): RankCertainty {
+    const ranges = this.#rankRanges();
+    const range = ranges.rangeOf(agentId, rank) ?? { best: rank, worst: rank };
+    const ends = ranges.get(agentId);
+    return {
+      rankRange: range,
+      tied: range.best < range.worst,
+      interval: ends ? { low: ends.low, high: ends.high } : { low: 0, high: 0 },
+    };
   }
 
   /**
@@ -441,6 +475,48 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     return this.#index;
   }
 
+  #rankRanges(): RankRanges {
+    // Built lazily like #board, from each standing's ranking submission and its interval.
+    if (this.#ranges === null) {
+      const rows = this.#sql
+        .exec<{ agent_id: string; unrounded: string; low: number | null; high: number | null }>(
+          `SELECT s.agent_id, s.unrounded, i.low, i.high FROM standings s
+           LEFT JOIN score_intervals i ON i.submission_id = s.submission_id`,
+        )
+        .toArray();
+      this.#ranges = RankRanges.build(
+        rows.map((row) => [
+          row.agent_id,
+          row.low !== null && row.high !== null
+            ? { low: row.low, high: row.high }
+            : pointOf(row.unrounded),
+        ]),
+      );
+    }
+    return this.#ranges;
+  }
+
+  /** The stored interval of a submission, or its score as a point when it has none. */
+  #intervalOf(submissionId: string, unrounded: string): IntervalEnds {
+    const row = this.#sql
+      .exec<{ low: number; high: number }>(
+        "SELECT low, high FROM score_intervals WHERE submission_id = ?",
+        submissionId,
+      )
+      .toArray()[0];
+    return row ? { low: row.low, high: row.high } : pointOf(unrounded);
+  }
+
+  #insertInterval(submissionId: string, interval: IntervalEnds): void {
+    this.#sql.exec(
+      `INSERT INTO score_intervals (submission_id, low, high) VALUES (?, ?, ?)
+       ON CONFLICT (submission_id) DO NOTHING`,
+      submissionId,
+      interval.low,
+      interval.high,
+    );
+  }
+
   #recomputeAgent(agentId: string): AgentStanding {
     const history = this.#sql
       .exec<ResultRow>("SELECT * FROM results WHERE agent_id = ?", agentId)
@@ -541,6 +617,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       }
     }
   }
+}
+
+/** A score without a stored interval counts as a point ("82.075…" → 82.075). */
+function pointOf(unrounded: string): IntervalEnds {
+  const v = Number(unrounded.replace("…", ""));
+  return { low: v, high: v };
 }
 
 function clampInt(value: number, min: number, max: number): number {

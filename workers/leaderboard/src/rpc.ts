@@ -29,6 +29,14 @@ export const ResultInputSchema = z.strictObject({
   enteredAt: epochMs,
   submittedAt: epochMs,
   scoredAt: epochMs,
+  /**
+   * The breakdown's 95 % interval of the unrounded score (nearest doubles of its exact ends);
+   * absent for scores stored before intervals, which then count as a point.
+   */
+  interval: z
+    .strictObject({ low: z.number().min(0).max(100), high: z.number().min(0).max(100) })
+    .refine((i) => i.low <= i.high, "interval low must not exceed high")
+    .optional(),
 });
 
 /** Input of `recordResult`. */
@@ -77,8 +85,18 @@ export interface RecordResultOutcome {
   version: number;
 }
 
+/** How sure a rank is (docs/leaderboard.md, "Rank ranges and ties"). */
+export interface RankCertainty {
+  /** The span of ranks the entry could take given the 95 % intervals; contains `rank`. */
+  rankRange: { best: number; worst: number };
+  /** True when the range spans more than one rank: statistically tied with a neighbour. */
+  tied: boolean;
+  /** The entry's 95 % interval on the unrounded scale ([score, score] when none was stored). */
+  interval: { low: number; high: number };
+}
+
 /** One row of a board page. */
-export interface BoardEntry {
+export interface BoardEntry extends RankCertainty {
   rank: number;
   agentId: string;
   score: number;
@@ -98,7 +116,7 @@ export interface BoardPage {
 }
 
 /** One agent's standing in full. */
-export interface StandingView {
+export interface StandingView extends RankCertainty {
   agentId: string;
   rank: number;
   total: number;

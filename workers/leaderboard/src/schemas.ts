@@ -106,9 +106,29 @@ export const PublicChallengeListSchema = z
   .object({ challenges: z.array(PublicChallengeSchema) })
   .openapi("PublicChallengeList");
 
+/** How sure a rank is: docs/leaderboard.md, "Rank ranges and ties". */
+const RankCertaintyFields = {
+  rankRange: z.object({ best: z.int().min(1), worst: z.int().min(1) }).openapi({
+    description:
+      "The span of ranks the entry could take given every entry's 95 % score interval; " +
+      "it contains `rank`, which stays the official one (rounded score, then tiebreaks).",
+  }),
+  tied: z.boolean().openapi({
+    description: "True when the rank range spans more than one rank: statistically tied.",
+  }),
+  interval: z
+    .object({ low: z.number().min(0).max(100), high: z.number().min(0).max(100) })
+    .openapi({
+      description:
+        "The ranking score's 95 % interval on the unrounded scale (the breakdown's " +
+        "`interval`); [score, score] for a score stored before intervals.",
+    }),
+};
+
 /** One row of the board. */
 export const BoardEntrySchema = z
   .object({
+    ...RankCertaintyFields,
     rank: z.int().min(1),
     agentId: z.string(),
     score: z.int().min(0).max(100),
@@ -160,6 +180,7 @@ export const StandingSchema = z
     band: Band,
     trajectory: z.array(z.object({ iteration: z.int(), score: z.int(), submissionId: z.string() })),
     trajectoryClass: TrajectoryClass,
+    ...RankCertaintyFields,
     around: z.array(BoardEntrySchema),
     version: z.int(),
   })

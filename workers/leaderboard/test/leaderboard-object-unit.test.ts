@@ -11,6 +11,7 @@ import type {
   RankChangedMessage,
   RecordResultOutcome,
 } from "../src/index.ts";
+import { computeScore, SEED_ENGINEERING_EXAMPLE } from "@bouts/scoring";
 import { T0, freshBoard, mmss, result } from "./helpers.ts";
 
 type Board = DurableObjectStub<ChallengeLeaderboard>;
@@ -353,5 +354,112 @@ describe("lifecycle", () => {
       ],
     });
     ws.close(1000, "done");
+  });
+});
+
+describe("rank ranges and statistical ties", () => {
+  /** A real breakdown's interval: the seed example with `passed` static tests of 20. */
+  function scoredAt(passed: number, judge = 80, seed = "s") {
+    const input = structuredClone(SEED_ENGINEERING_EXAMPLE);
+    input.static = { passed, total: 20 };
+    input.codeQuality.judges = input.codeQuality.judges.map((j, i) => ({
+      ...j,
+      dimensions: {
+        readability: judge + i * 4,
+        architecture: judge + i * 4,
+        robustness: judge + i * 4,
+        idiomaticity: judge + i * 4,
+      },
+    }));
+    const b = computeScore(input, { interval: { seed } });
+    if (!b.ok || !b.value.interval) throw new Error("example failed");
+    return {
+      score: b.value.final.rounded,
+      unrounded: b.value.final.unrounded.text,
+      interval: { low: b.value.interval.low.value, high: b.value.interval.high.value },
+    };
+  }
+
+  it("marks two nearly equal agents tied and two distant ones not; official ranks unchanged", async () => {
+    const { challengeId, board } = freshBoard();
+    const a = scoredAt(18, 80, "submission:a");
+    const b = scoredAt(17, 80, "submission:b");
+    const far = scoredAt(4, 20, "submission:far");
+    expect(a.score - b.score).toBeLessThanOrEqual(2);
+    for (const [id, s] of [
+      ["near-a", a],
+      ["near-b", b],
+      ["far", far],
+    ] as const)
+      await record(
+        board,
+        result(challengeId, id, s.score, { unrounded: s.unrounded, interval: s.interval }),
+      );
+    const page = await board.getPage({ limit: 10 });
+    if (!page.ok) throw new Error("page refused");
+    const [first, second, third] = page.value.entries;
+    expect([first!.agentId, second!.agentId, third!.agentId]).toEqual(["near-a", "near-b", "far"]);
+    expect([first!.rank, second!.rank, third!.rank]).toEqual([1, 2, 3]);
+    expect(first).toMatchObject({
+      rankRange: { best: 1, worst: 2 },
+      tied: true,
+      interval: a.interval,
+    });
+    expect(second).toMatchObject({ rankRange: { best: 1, worst: 2 }, tied: true });
+    expect(third).toMatchObject({ rankRange: { best: 3, worst: 3 }, tied: false });
+    const standing = await board.getStanding("far");
+    expect(standing).toMatchObject({ rank: 3, rankRange: { best: 3, worst: 3 }, tied: false });
+  });
+
+  it("follows an agent's new ranking score, keeps ranges through a rebuild, and counts a score without interval as a point", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "x", 80, { interval: { low: 74, high: 86 } }));
+    await record(board, result(challengeId, "y", 78, { interval: { low: 72, high: 84 } }));
+    await record(board, result(challengeId, "old", 79)); // stored before intervals: a point
+    const ranges = async () => {
+      const p = await board.getPage({ limit: 10 });
+      if (!p.ok) throw new Error("page refused");
+      return p.value.entries.map((e) => [e.agentId, e.rankRange.best, e.rankRange.worst, e.tied]);
+    };
+    expect(await ranges()).toEqual([
+      ["x", 1, 3, true],
+      ["old", 1, 3, true],
+      ["y", 1, 3, true],
+    ]);
+    // y's second iteration is far ahead and sure of it: nobody ties with it any more.
+    await record(
+      board,
+      result(challengeId, "y", 97, { iteration: 2, interval: { low: 95, high: 99 } }),
+    );
+    expect(await ranges()).toEqual([
+      ["y", 1, 1, false],
+      ["x", 2, 3, true],
+      ["old", 2, 3, true],
+    ]);
+    const before = await ranges();
+    const rebuilt = await board.rebuild({
+      challengeId,
+      rankingMode: "latest",
+      rows: [
+        { ...result(challengeId, "x", 80, { interval: { low: 74, high: 86 } }) },
+        { ...result(challengeId, "y", 78, { interval: { low: 72, high: 84 } }) },
+        { ...result(challengeId, "y", 97, { iteration: 2, interval: { low: 95, high: 99 } }) },
+        { ...result(challengeId, "old", 79) },
+      ].map(({ challengeId: _c, rankingMode: _m, ...row }) => row),
+    });
+    expect(rebuilt.ok).toBe(true);
+    expect(await ranges()).toEqual(before);
+    await evictDurableObject(board);
+    expect(await ranges()).toEqual(before);
+  });
+
+  it("refuses an interval whose low end exceeds its high end, changing nothing", async () => {
+    const { challengeId, board } = freshBoard();
+    const refused = await board.recordResult(
+      result(challengeId, "x", 80, { interval: { low: 90, high: 70 } }),
+    );
+    expect(refused).toMatchObject({ ok: false, error: { reason: "invalid-input" } });
+    const page = await board.getPage({ limit: 10 });
+    expect(page.ok && page.value.total).toBe(0);
   });
 });

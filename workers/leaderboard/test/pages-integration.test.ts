@@ -139,6 +139,31 @@ describe("the index page", () => {
 });
 
 describe("the challenge page", () => {
+  it("shows each row's rank range and marks statistically tied entries", async () => {
+    const { challengeId, agents: seeded } = await seedChallenge({ agents: 3 });
+    type Seeded = { id: string; token: string };
+    const [a, b, c] = seeded as [Seeded, Seeded, Seeded];
+    const board = env.LEADERBOARD.getByName(challengeId);
+    await board.recordResult(result(challengeId, a.id, 85, { interval: { low: 80.5, high: 89 } }));
+    await board.recordResult(result(challengeId, b.id, 84, { interval: { low: 79, high: 88.25 } }));
+    await board.recordResult(result(challengeId, c.id, 40, { interval: { low: 33, high: 47 } }));
+    const { body } = await page(`/challenges/${challengeId}`);
+    const rows = body.match(/<tr data-agent-id="[^"]+">[\s\S]*?<\/tr>/g) ?? [];
+    expect(rows).toHaveLength(3);
+    expect(rows[0]).toMatch(/class="num rank">1</);
+    expect(rows[0]).toMatch(
+      /class="num rank-range tied"[^>]*>\s*1–2\s*<span class="tie-mark">tied<\/span>/,
+    );
+    expect(rows[0]).toContain('title="95 % interval of the score: 80.5–89"');
+    expect(rows[0]).toContain("statistically tied, could rank 1 to 2");
+    expect(rows[1]).toMatch(/class="num rank-range tied"[^>]*>\s*1–2\s*</);
+    expect(rows[2]).toMatch(
+      /class="num rank-range"[^>]*>\s*3\s*<span class="interval">33–47<\/span>/,
+    );
+    expect(rows[2]).not.toContain("tie-mark");
+    expect(body).toContain(">Rank range</th>");
+  });
+
   it("renders the leaderboard rows with every column, escaping agent names", async () => {
     const { challengeId, agents: seeded } = await seedChallenge({ agents: 3 });
     type Seeded = { id: string; token: string };

@@ -19,8 +19,8 @@ import type { SubmissionPageData } from "../src/pages/submission-page.ts";
 const T0 = Date.UTC(2026, 10, 30, 8, 0, 0);
 
 /** The stored (owner-level) breakdown of an input, as it comes back from D1. */
-function storedBreakdown(input: ScoreInput): BreakdownWire {
-  const scored = computeScore(input);
+function storedBreakdown(input: ScoreInput, seed?: string): BreakdownWire {
+  const scored = computeScore(input, seed === undefined ? {} : { interval: { seed } });
   if (!scored.ok) throw new Error(`example does not score: ${JSON.stringify(scored.error)}`);
   return BreakdownSchema.parse(JSON.parse(JSON.stringify(scored.value)));
 }
@@ -131,5 +131,10 @@ export function submissionPageCases(): [string, SubmissionPageData][] {
       pageData(name, storedBreakdown(input)),
     ]),
     ["seed-agent-with-trace", pageData("trace", withTrace(storedBreakdown(SEED_AGENT_EXAMPLE)))],
+    // As the platform stores it now: with the 95 % interval seeded by the submission id.
+    [
+      "seed-agent-with-interval",
+      pageData("interval", storedBreakdown(SEED_AGENT_EXAMPLE, "submission:s-interval")),
+    ],
   ];
 }

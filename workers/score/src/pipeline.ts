@@ -24,7 +24,13 @@ import {
   type SubmissionFailureCode,
 } from "@bouts/db";
 import type { Result } from "@bouts/result";
-import { computeEngineering, type Breakdown, type ScoreInput } from "@bouts/scoring";
+import {
+  computeEngineering,
+  submissionSeed,
+  withInterval,
+  type Breakdown,
+  type ScoreInput,
+} from "@bouts/scoring";
 import { computeAgentRun, loadAgentPrelude } from "./agent-run.ts";
 import { buildEngineeringInput } from "./build-input.ts";
 import { evaluateRun } from "./evaluate.ts";
@@ -279,6 +285,13 @@ export async function processSubmission(
     judged.failures.push(...run.value.judged.failures);
     if (run.value.judged.offlineTrace && judgeMode !== "offline") judgeMode += "+offline-trace";
   }
+
+  // The 95 % interval (docs/scoring.md, "Score interval"), seeded by the submission id: the
+  // same breakdown and id always give the same interval, and `npm run score -- --seed` redraws it.
+  const withIv = withInterval(stored.breakdown, { seed: submissionSeed(submissionId) });
+  if (!withIv.ok)
+    return fail("scoring-refused", `the interval could not be drawn: ${withIv.error.detail}`);
+  stored = { input: stored.input, breakdown: withIv.value };
 
   const reportKey = `reports/${submissionId}.json`;
   await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {

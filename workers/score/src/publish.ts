@@ -13,6 +13,7 @@ import {
   type ResultHistoryRow,
   type ScoringContext,
 } from "@bouts/db";
+import { parseJson, ScoreIntervalSchema } from "@bouts/contracts";
 import type { RankingMode } from "@bouts/ranking";
 import type { Result } from "@bouts/result";
 import type { ScoreEnv } from "./pipeline.ts";
@@ -81,6 +82,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     enteredAt: score.enteredAt,
     submittedAt: score.submittedAt,
     scoredAt: score.scoredAt,
+    ...intervalOf(score.breakdown),
     rankingMode: ctx.challenge.rankingMode,
   });
   // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
@@ -125,6 +127,16 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
   // One score can overtake up to 100 agents, i.e. 101 events: more than one sendBatch carries.
   for (let i = 0; i < events.length; i += MAX_BATCH_MESSAGES)
     await env.WEBHOOKS.sendBatch(events.slice(i, i + MAX_BATCH_MESSAGES).map((body) => ({ body })));
+}
+
+/**
+ * The stored breakdown's 95 % interval as the board takes it (nearest doubles of the exact
+ * ends), or nothing for a breakdown stored before intervals.
+ */
+function intervalOf(breakdown: string): { interval?: { low: number; high: number } } {
+  const parsed = parseJson(breakdown) as { interval?: unknown } | null | undefined;
+  const iv = ScoreIntervalSchema.safeParse(parsed?.interval);
+  return iv.success ? { interval: { low: iv.data.low.value, high: iv.data.high.value } } : {};
 }
 
 /** Enqueues the failure event; safe to repeat (the event id is deterministic). */

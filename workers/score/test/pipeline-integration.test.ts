@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { createMessageBatch, createExecutionContext, getQueueResult } from "cloudflare:test";
 import { BreakdownSchema } from "@bouts/contracts";
+import { computeInterval } from "@bouts/scoring";
 import {
   entries,
   findScore,
@@ -62,6 +63,16 @@ describe("scoring the notes-api example submissions end to end", () => {
       "stability",
     ]);
     expect(score!.finalRounded).toBe(breakdown.final.rounded);
+    // The 95 % interval, seeded by the submission id, redrawn identically from the breakdown.
+    expect(breakdown.interval).toMatchObject({
+      level: 95,
+      seed: `submission:${ids.complete!}`,
+      method: "stratified-bootstrap/v1",
+    });
+    const redrawn = computeInterval(breakdown, { seed: breakdown.interval!.seed });
+    expect(redrawn.ok && redrawn.value.interval).toEqual(breakdown.interval);
+    expect(breakdown.interval!.low.value).toBeLessThanOrEqual(breakdown.final.unrounded.value);
+    expect(breakdown.interval!.high.value).toBeGreaterThanOrEqual(breakdown.final.unrounded.value);
     expect(score!.judgeMode).toBe("offline");
     expect((await statusOf(ids.complete!)).status).toBe("scored");
     expect(
@@ -95,6 +106,14 @@ describe("scoring the notes-api example submissions end to end", () => {
       complete!.agentId,
     );
     expect(standing).toMatchObject({ rank: 1, iterations: 1, trajectoryClass: "one-shot" });
+    // The board holds the breakdown's 95 % interval and ranks from it.
+    const cb = BreakdownSchema.parse(JSON.parse(complete!.breakdown));
+    expect(standing!.interval).toEqual({
+      low: cb.interval!.low.value,
+      high: cb.interval!.high.value,
+    });
+    expect(standing!.rankRange.best).toBe(1);
+    expect(standing!.rankRange.worst).toBeGreaterThanOrEqual(1);
   });
 
   it("changes nothing when the message is delivered again", async () => {

@@ -115,3 +115,31 @@ export async function listResultHistory(db: Db, challengeId: string): Promise<Re
     .where(eq(scores.challengeId, challengeId))
     .all();
 }
+
+/** A scored submission's 95 % interval ends, as its stored breakdown publishes them. */
+export interface ScoreIntervalRow {
+  submissionId: string;
+  low: number;
+  high: number;
+}
+
+/**
+ * The 95 % interval of every scored submission of a challenge whose breakdown carries one
+ * (read out of the breakdown JSON; breakdowns stored before intervals have none).
+ */
+export async function listScoreIntervals(db: Db, challengeId: string): Promise<ScoreIntervalRow[]> {
+  const rows = await db
+    .select({
+      submissionId: scores.submissionId,
+      low: sql<number | null>`json_extract(${scores.breakdown}, '$.interval.low.value')`,
+      high: sql<number | null>`json_extract(${scores.breakdown}, '$.interval.high.value')`,
+    })
+    .from(scores)
+    .where(eq(scores.challengeId, challengeId))
+    .all();
+  return rows.flatMap((r) =>
+    r.low !== null && r.high !== null
+      ? [{ submissionId: r.submissionId, low: r.low, high: r.high }]
+      : [],
+  );
+}

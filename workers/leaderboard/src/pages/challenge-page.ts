@@ -66,6 +66,28 @@ function isoDuration(ms: number): string {
   return `PT${h ? `${h}H` : ""}${m ? `${m}M` : ""}${s || (!h && !m) ? `${s}S` : ""}`;
 }
 
+const RANK_RANGE_HELP = "The ranks each agent could take given the 95 % score intervals";
+
+/** Interval end as shown: at most two decimals, trailing zeros dropped. */
+const end = (v: number): string => String(Math.round(v * 100) / 100);
+
+/** The rank range cell: "2–3 tied" when the intervals overlap, the rank alone otherwise. */
+function renderRankRange(entry: BoardPageBody["entries"][number]): Html {
+  const { best, worst } = entry.rankRange;
+  const iv = `95 % interval of the score: ${end(entry.interval.low)}–${end(entry.interval.high)}`;
+  return html`<td class="num rank-range${entry.tied ? " tied" : ""}" title="${iv}">
+    ${best === worst ? String(best) : `${best}–${worst}`}${
+      entry.tied
+        ? html` <span class="tie-mark">tied</span
+            ><span class="visually-hidden"
+              >: statistically tied, could rank ${best} to ${worst}</span
+            >`
+        : null
+    }
+    <span class="interval">${end(entry.interval.low)}–${end(entry.interval.high)}</span>
+  </td>`;
+}
+
 function renderRow(
   entry: BoardPageBody["entries"][number],
   name: string,
@@ -76,6 +98,7 @@ function renderRow(
   const points = detail?.trajectory ?? [];
   return html`<tr data-agent-id="${entry.agentId}">
     <td class="num rank">${entry.rank}</td>
+    ${renderRankRange(entry)}
     <th scope="row" class="agent"><span class="agent-name">${name}</span></th>
     <td class="num score">
       ${
@@ -125,6 +148,7 @@ function renderBoard(data: ChallengePageData): Html {
             <thead>
               <tr>
                 <th scope="col" class="num">Rank</th>
+                <th scope="col" class="num" title="${RANK_RANGE_HELP}">Rank range</th>
                 <th scope="col">Agent</th>
                 <th scope="col" class="num">Score</th>
                 <th scope="col">Band</th>
@@ -193,7 +217,8 @@ export function renderChallengePage(data: ChallengePageData): Html {
       <dt>Ranks by</dt>
       <dd>
         ${ch.rankingMode === "best" ? "each agent's best score" : "each agent's latest score"}; ties
-        go to fewer iterations, then less time
+        go to fewer iterations, then less time. The rank range shows the ranks a score's 95 %
+        interval allows; overlapping entries are marked tied (the official rank is unchanged)
       </dd>
     </div>
     <div>

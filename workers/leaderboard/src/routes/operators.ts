@@ -8,7 +8,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
-import { createDb, findChallenge, listResultHistory } from "@bouts/db";
+import { createDb, findChallenge, listResultHistory, listScoreIntervals } from "@bouts/db";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { fail } from "../errors.ts";
 import { ChallengeParamSchema } from "../schemas.ts";
@@ -46,7 +46,15 @@ operatorRoutes.openapi(
     if (!ch || ch.createdBy !== operatorId) {
       fail({ reason: "not-found", resource: "challenge" });
     }
-    const rows = await listResultHistory(createDb(c.env.DB), ch.id);
+    const history = await listResultHistory(createDb(c.env.DB), ch.id);
+    // Each score's 95 % interval rides along, so the rebuilt board keeps its rank ranges.
+    const intervals = new Map(
+      (await listScoreIntervals(createDb(c.env.DB), ch.id)).map((i) => [i.submissionId, i]),
+    );
+    const rows = history.map((r) => {
+      const i = intervals.get(r.submissionId);
+      return i ? { ...r, interval: { low: i.low, high: i.high } } : r;
+    });
     const board = c.env.LEADERBOARD.getByName(ch.id);
     const done = await board.rebuild({
       challengeId: ch.id,

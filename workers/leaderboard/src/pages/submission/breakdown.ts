@@ -160,6 +160,25 @@ function renderFinal(b: PublicBreakdownWire): Html {
         <th scope="row">Final, rounded half-up</th>
         <td class="num">${b.final.rounded}</td>
       </tr>
+      ${
+        b.interval
+          ? html`<tr class="interval">
+              <th scope="row">${b.interval.level} % interval</th>
+              <td class="num">
+                ${renderExact(b.interval.low)} – ${renderExact(b.interval.high)}
+                <span class="interval-method"
+                  >${b.interval.replicates} bootstrap replicates (${b.interval.method}), seed
+                  <code>${b.interval.seed}</code>; resampled:
+                  ${
+                    b.interval.resampled.length > 0
+                      ? b.interval.resampled.join("; ")
+                      : "nothing varies"
+                  }${b.interval.widenedToPoint ? "; widened to include the score" : ""}</span
+                >
+              </td>
+            </tr>`
+          : null
+      }
       <tr>
         <th scope="row">Band</th>
         <td>

@@ -1,0 +1,158 @@
+/**
+ * @module ranking/rank-ranges
+ * Rank ranges and statistical ties from the entries' 95 % score intervals (docs/leaderboard.md,
+ * "Rank ranges and ties"). An entry's range runs from 1 + the number of entries whose interval
+ * lies wholly above its own (they are surely better) to the board size − the number whose
+ * interval lies wholly below (surely worse); it always contains the official rank, which stays
+ * the rounded score's with its tiebreaks. An entry whose range spans more than one rank is
+ * statistically tied with someone. Pure, in memory.
+ *
+ * Invariants: `lows` and `highs` hold every entry's interval ends, each sorted ascending, in
+ * their first `size` cells. A read is two binary searches; a write moves at most `size` cells.
+ */
+
+/** An entry's interval ends on the unrounded 0–100 scale (the nearest doubles of the exact ends). */
+export interface IntervalEnds {
+  low: number;
+  high: number;
+}
+
+/** The span of ranks an entry could take given the intervals. */
+export interface RankRange {
+  best: number;
+  worst: number;
+}
+
+/** Index of the first cell of a[0..n) that is > x (upper bound). */
+function upperBound(a: Float64Array, n: number, x: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first cell of a[0..n) that is ≥ x (lower bound). */
+function lowerBound(a: Float64Array, n: number, x: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The intervals of a board's entries, by agent, with the counts a rank range needs. */
+export class RankRanges {
+  #ends = new Map<string, IntervalEnds>();
+  #lows = new Float64Array(16);
+  #highs = new Float64Array(16);
+
+  /** Builds from every entry at once (sorts once). */
+  static build(entries: Iterable<readonly [string, IntervalEnds]>): RankRanges {
+    const r = new RankRanges();
+    for (const [agentId, ends] of entries) r.#ends.set(agentId, checkEnds(ends));
+    const n = r.#ends.size;
+    r.#lows = new Float64Array(Math.max(16, n));
+    r.#highs = new Float64Array(Math.max(16, n));
+    let i = 0;
+    for (const e of r.#ends.values()) {
+      r.#lows[i] = e.low;
+      r.#highs[i] = e.high;
+      i++;
+    }
+    r.#lows.subarray(0, n).sort();
+    r.#highs.subarray(0, n).sort();
+    return r;
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.#ends.size;
+  }
+
+  /** The agent's interval ends, if held. */
+  get(agentId: string): IntervalEnds | undefined {
+    return this.#ends.get(agentId);
+  }
+
+  /** Sets (or replaces) an agent's interval. */
+  set(agentId: string, ends: IntervalEnds): void {
+    const e = checkEnds(ends);
+    const old = this.#ends.get(agentId);
+    if (old && old.low === e.low && old.high === e.high) return;
+    if (old) this.#drop(old);
+    const n = this.#ends.size - (old ? 1 : 0);
+    if (n + 1 > this.#lows.length) {
+      const grow = (a: Float64Array) => {
+        const b = new Float64Array(a.length * 2);
+        b.set(a.subarray(0, n));
+        return b;
+      };
+      this.#lows = grow(this.#lows);
+      this.#highs = grow(this.#highs);
+    }
+    insertSorted(this.#lows, n, e.low);
+    insertSorted(this.#highs, n, e.high);
+    this.#ends.set(agentId, e);
+  }
+
+  /** Removes an agent's interval; false when it held none. */
+  remove(agentId: string): boolean {
+    const old = this.#ends.get(agentId);
+    if (!old) return false;
+    this.#drop(old);
+    this.#ends.delete(agentId);
+    return true;
+  }
+
+  /**
+   * The agent's rank range, widened to contain its official rank; null when it holds no
+   * interval for the agent.
+   * @example ranges.rangeOf("a", 3) // { best: 2, worst: 5 }
+   */
+  rangeOf(agentId: string, officialRank: number): RankRange | null {
+    const e = this.#ends.get(agentId);
+    if (!e) return null;
+    const n = this.#ends.size;
+    // Surely better: low_j > high_i. Surely worse: high_j < low_i. Never the entry itself.
+    const above = n - upperBound(this.#lows, n, e.high);
+    const below = lowerBound(this.#highs, n, e.low);
+    return {
+      best: Math.min(1 + above, officialRank),
+      worst: Math.max(n - below, officialRank),
+    };
+  }
+
+  #drop(old: IntervalEnds): void {
+    const n = this.#ends.size;
+    removeSorted(this.#lows, n, old.low);
+    removeSorted(this.#highs, n, old.high);
+  }
+}
+
+/** Whether two entries are statistically tied: their rank ranges overlap. */
+export const rangesOverlap = (a: RankRange, b: RankRange): boolean =>
+  a.best <= b.worst && b.best <= a.worst;
+
+function checkEnds(e: IntervalEnds): IntervalEnds {
+  if (!Number.isFinite(e.low) || !Number.isFinite(e.high) || e.low > e.high)
+    throw new RangeError(`bad interval [${e.low}, ${e.high}]`);
+  return { low: e.low, high: e.high };
+}
+
+function insertSorted(a: Float64Array, n: number, x: number): void {
+  const at = upperBound(a, n, x);
+  a.copyWithin(at + 1, at, n);
+  a[at] = x;
+}
+
+function removeSorted(a: Float64Array, n: number, x: number): void {
+  const at = lowerBound(a, n, x);
+  a.copyWithin(at, at + 1, n);
+}

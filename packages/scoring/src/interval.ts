@@ -1,0 +1,614 @@
+/**
+ * @module scoring/interval
+ * The 95 % interval of a final score (docs/scoring.md, "Score interval"; docs/design.md §22):
+ * a seeded, stratified bootstrap of what the score is made of — static tests within their
+ * categories, adversarial tests within their severities (so each keeps its weight), the judges
+ * of each panel — with every replicate put through the engine's own exact formula (weights,
+ * judge aggregation, the critical cap, adjustments, the clamp). Components without variation
+ * (security, stability, efficiency, a missing deliverable, the agent's own claims and trace)
+ * enter every replicate unchanged. Pure and deterministic: the caller passes the seed.
+ *
+ * Exactness: every replicate's score is an exact rational over one common denominator `D`
+ * computed up front, so replicates are integers `N / D`, added and compared exactly (as
+ * doubles while every sum stays below 2⁵³, as bigints beyond).
+ */
+import { ok, type Result } from "@bouts/result";
+import { aggregateScore, type PanelScore } from "./aggregate.ts";
+import type { Breakdown, ObjectiveBreakdown } from "./breakdown.ts";
+import { invalid, type ScoringError } from "./errors.ts";
+import { Exact, parseFraction, toExactValue, type ExactValue } from "./exact.ts";
+import { createPrng, type Prng } from "./prng.ts";
+import { ADVERSARIAL_WEIGHT_HALVES, CRITICAL_FINDING_CAP, SEVERITIES } from "./tables.ts";
+
+/** Confidence level of the published interval, in percent. */
+export const INTERVAL_LEVEL = 95;
+/** Bootstrap replicates per interval unless the caller asks for another count. */
+export const INTERVAL_REPLICATES = 1000;
+/** Method tag of the interval; bump on any change that moves an interval. */
+export const INTERVAL_METHOD = "stratified-bootstrap/v1";
+
+/** The 95 % interval of a final score and how it was drawn. */
+export interface ScoreInterval {
+  /** Confidence level, percent. */
+  level: number;
+  /** Lower end (unrounded final-score scale, 0–100). */
+  low: ExactValue;
+  /** Upper end. */
+  high: ExactValue;
+  method: typeof INTERVAL_METHOD;
+  prng: "xoshiro128**";
+  /** The seed the stream was drawn from; `npm run score -- --seed <seed>` reproduces it. */
+  seed: string;
+  replicates: number;
+  /** What varied between replicates, e.g. "static: 20 tests in 3 categories". */
+  resampled: string[];
+  /** What entered every replicate unchanged, e.g. "security (no variation between runs)". */
+  fixed: string[];
+  /** True when the percentile interval missed the point estimate and was widened to it. */
+  widenedToPoint: boolean;
+}
+
+/**
+ * The platform's seed for a submission's interval: `submission:<id>`. The id is the server's
+ * (a random UUID drawn at submission, not chosen by the agent), so nothing an agent submits picks its own draw.
+ * @example submissionSeed("01JABC") // "submission:01JABC"
+ */
+export const submissionSeed = (submissionId: string): string => `submission:${submissionId}`;
+
+/** How to draw the interval: the seed (derived by the caller, e.g. from the submission id). */
+export interface IntervalOptions {
+  seed: string;
+  /** Replicates; 100–100 000, default {@link INTERVAL_REPLICATES}. */
+  replicates?: number;
+}
+
+/** A bootstrap stratum: `n` tests of which `passed` passed, each worth `coef` points when passed. */
+interface Stratum {
+  n: number;
+  passed: number;
+  coef: Exact;
+}
+
+/** A judge panel whose aggregated score contributes `score × factor` points. */
+interface Panel {
+  scores: Exact[];
+  factor: Exact;
+}
+
+/** What one breakdown's score is made of, for resampling. */
+interface Model {
+  fixed: Exact;
+  strata: Stratum[];
+  panels: Panel[];
+  /** The critical-finding cap, when it applies. */
+  cap: Exact | null;
+  /** For the agent profile: the Objective's model and its weight / 100. */
+  nested: { model: Model; factor: Exact } | null;
+  resampled: string[];
+  fixedNotes: string[];
+}
+
+const ratio = (v: ExactValue): Exact => parseFraction(v.fraction) ?? Exact.ZERO;
+
+function engineeringModel(b: ObjectiveBreakdown): Model {
+  const m: Model = {
+    fixed: Exact.ZERO,
+    strata: [],
+    panels: [],
+    cap: b.adjustments.some((a) => a.key === "critical-cap")
+      ? Exact.of(CRITICAL_FINDING_CAP)
+      : null,
+    nested: null,
+    resampled: [],
+    fixedNotes: [],
+  };
+  for (const c of b.components) {
+    const w = Exact.of(c.weight);
+    switch (c.key) {
+      case "static": {
+        const cats = Object.values(c.details.categories);
+        const groups = cats.length
+          ? cats.map((g) => ({ n: g.total, passed: g.passed }))
+          : [{ n: c.details.total, passed: c.details.passed }];
+        const coef = w.div(Exact.of(c.details.total));
+        const what = `static: ${c.details.total} tests${cats.length ? ` in ${cats.length} categories` : ""}`;
+        if (addStrata(m, groups, () => coef)) m.resampled.push(`${what}, resampled within each`);
+        else m.fixedNotes.push(`${what} (every category all passed or all failed: no variation)`);
+        break;
+      }
+      case "adversarial": {
+        const totalHalves = BigInt(Math.round(c.details.weightedTotal * 2));
+        const groups = SEVERITIES.map((s) => ({ ...c.details.bySeverity[s], severity: s }));
+        const varied = addStrata(
+          m,
+          groups.map((g) => ({ n: g.total, passed: g.passed, severity: g.severity })),
+          (g) => Exact.of(BigInt(ADVERSARIAL_WEIGHT_HALVES[g.severity]), totalHalves).mul(w),
+        );
+        const what = `adversarial: ${groups.reduce((s, g) => s + g.total, 0)} tests`;
+        if (varied) m.resampled.push(`${what}, resampled within each severity (weights kept)`);
+        else m.fixedNotes.push(`${what} (every severity all passed or all failed: no variation)`);
+        break;
+      }
+      case "codeQuality":
+        addPanel(m, "codeQuality", c.details.panel.judges, w.div(Exact.HUNDRED));
+        break;
+      case "deliverables": {
+        const factor = w.div(Exact.of(100 * c.details.items.length));
+        for (const item of c.details.items) {
+          if (item.status === "submitted")
+            addPanel(m, `deliverables:${item.name}`, item.panel.judges, factor);
+          else m.fixedNotes.push(`deliverables:${item.name} (${item.status}: 0, no variation)`);
+        }
+        break;
+      }
+      case "security":
+      case "stability":
+        m.fixed = m.fixed.add(ratio(c.contribution));
+        m.fixedNotes.push(`${c.key} (no variation between runs)`);
+        break;
+      case "objective":
+      case "process":
+      case "strategy":
+      case "recovery":
+      case "efficiency":
+        // Agent-run components never appear in an engineering breakdown.
+        m.fixed = m.fixed.add(ratio(c.contribution));
+        break;
+      default:
+        return unreachable(c);
+    }
+  }
+  return m;
+}
+
+function agentModel(b: Breakdown, objective: ObjectiveBreakdown): Model {
+  const m: Model = {
+    fixed: Exact.ZERO,
+    strata: [],
+    panels: [],
+    cap: null,
+    nested: null,
+    resampled: [],
+    fixedNotes: [],
+  };
+  for (const c of b.components) {
+    const w = Exact.of(c.weight);
+    switch (c.key) {
+      case "objective": {
+        const inner = engineeringModel(objective);
+        m.nested = { model: inner, factor: w.div(Exact.HUNDRED) };
+        m.resampled.push(...inner.resampled.map((r) => `objective.${r}`));
+        m.fixedNotes.push(...inner.fixedNotes.map((r) => `objective.${r}`));
+        break;
+      }
+      case "process":
+      case "strategy":
+      case "recovery":
+        addPanel(m, c.key, c.details.judges, w.div(Exact.HUNDRED));
+        break;
+      case "efficiency":
+        m.fixed = m.fixed.add(ratio(c.contribution));
+        m.fixedNotes.push("efficiency (from the trace: one observation, no variation)");
+        break;
+      case "static":
+      case "adversarial":
+      case "codeQuality":
+      case "deliverables":
+      case "security":
+      case "stability":
+        // Engineering components only appear inside the nested Objective.
+        m.fixed = m.fixed.add(ratio(c.contribution));
+        break;
+      default:
+        return unreachable(c);
+    }
+  }
+  for (const a of b.adjustments) {
+    if (a.key === "clamp") continue; // recomputed on every replicate
+    m.fixed = m.fixed.add(ratio(a.points));
+    m.fixedNotes.push(`${a.key} (${a.label}: ${a.points.text} points, not resampled)`);
+  }
+  return m;
+}
+
+const unreachable = (x: never): never => {
+  throw new TypeError(`unknown component ${JSON.stringify(x)}`);
+};
+
+/**
+ * Adds strata; one without variation (all passed or all failed) goes to the fixed part.
+ * True when at least one stratum varies.
+ */
+function addStrata<G extends { n: number; passed: number }>(
+  m: Model,
+  groups: G[],
+  coef: (g: G) => Exact,
+): boolean {
+  let varied = false;
+  for (const g of groups) {
+    if (g.n === 0) continue;
+    const c = coef(g);
+    if (g.passed === 0 || g.passed === g.n) m.fixed = m.fixed.add(c.mul(Exact.of(g.passed)));
+    else {
+      m.strata.push({ n: g.n, passed: g.passed, coef: c });
+      varied = true;
+    }
+  }
+  return varied;
+}
+
+function addPanel(m: Model, name: string, judges: { score: ExactValue }[], factor: Exact): void {
+  const scores = judges.map((j) => ratio(j.score));
+  const first = scores[0];
+  if (scores.length < 2 || !first || scores.every((s) => s.eq(first))) {
+    const only = aggregateScore(scores.map((score, i) => ({ judge: `j${i}`, score })));
+    m.fixed = m.fixed.add(only.mul(factor));
+    m.fixedNotes.push(`${name} (${scores.length} judge(s) in agreement: no variation)`);
+    return;
+  }
+  m.panels.push({ scores, factor });
+  m.resampled.push(`${name}: ${scores.length} judges, resampled`);
+}
+
+// ─── Compiling a model to integers over a common denominator ───
+
+const gcd = (a: bigint, b: bigint): bigint => {
+  a = a < 0n ? -a : a;
+  b = b < 0n ? -b : b;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+};
+const lcm = (a: bigint, b: bigint): bigint => (a / gcd(a, b)) * b;
+const abs = (a: bigint): bigint => (a < 0n ? -a : a);
+
+/** A panel compiled: each possible resample (a multiset of judges) → its points over D. */
+interface CompiledPanel {
+  size: number;
+  /** powers[i] = (size + 1)^i: a resample's key is Σ powers[drawn judge]. */
+  powers: number[];
+  index: Map<number, number>;
+  points: bigint[];
+}
+
+interface Compiled {
+  den: bigint;
+  fixed: bigint;
+  strata: { n: number; passed: number; coef: bigint }[];
+  panels: CompiledPanel[];
+  cap: bigint | null;
+  hundred: bigint;
+  nested: { compiled: Compiled; coef: bigint } | null;
+  /** An upper bound of |numerator| over every replicate. */
+  bound: bigint;
+}
+
+/** Every multiset of `size` draws from `size` judges, as counts per judge. */
+function multisets(size: number): number[][] {
+  const out: number[][] = [];
+  const counts = new Array<number>(size).fill(0);
+  const walk = (i: number, left: number): void => {
+    if (i === size - 1) {
+      counts[i] = left;
+      out.push([...counts]);
+      return;
+    }
+    for (let k = left; k >= 0; k--) {
+      counts[i] = k;
+      walk(i + 1, left - k);
+    }
+  };
+  walk(0, size);
+  return out;
+}
+
+function compile(m: Model): Compiled {
+  const nested = m.nested ? compile(m.nested.model) : null;
+  const panelValues = m.panels.map((p) => {
+    const size = p.scores.length;
+    const powers = Array.from({ length: size }, (_, i) => (size + 1) ** i);
+    const values: { key: number; value: Exact }[] = multisets(size).map((counts) => {
+      const drawn: PanelScore[] = [];
+      counts.forEach((k, j) => {
+        for (let r = 0; r < k; r++) drawn.push({ judge: `j${j}#${r}`, score: p.scores[j]! });
+      });
+      const key = counts.reduce((s, k, j) => s + k * powers[j]!, 0);
+      return { key, value: aggregateScore(drawn).mul(p.factor) };
+    });
+    return { size, powers, values };
+  });
+  let den = m.fixed.den;
+  for (const s of m.strata) den = lcm(den, s.coef.den);
+  for (const p of panelValues) for (const v of p.values) den = lcm(den, v.value.den);
+  let nestedCoef: Exact | null = null;
+  if (nested && m.nested) {
+    nestedCoef = m.nested.factor.div(Exact.of(nested.den));
+    den = lcm(den, nestedCoef.den);
+  }
+  const over = (x: Exact): bigint => (x.num * den) / x.den;
+  const strata = m.strata.map((s) => ({ n: s.n, passed: s.passed, coef: over(s.coef) }));
+  const panels = panelValues.map((p) => ({
+    size: p.size,
+    powers: p.powers,
+    index: new Map(p.values.map((v, i) => [v.key, i])),
+    points: p.values.map((v) => over(v.value)),
+  }));
+  const fixed = over(m.fixed);
+  let bound = abs(fixed) + 200n * den;
+  for (const s of strata) bound += BigInt(s.n) * abs(s.coef);
+  for (const p of panels) bound += p.points.reduce((a, v) => (abs(v) > a ? abs(v) : a), 0n);
+  const nestedPart = nested && nestedCoef ? { compiled: nested, coef: over(nestedCoef) } : null;
+  if (nestedPart) bound += 100n * nestedPart.compiled.den * abs(nestedPart.coef);
+  return {
+    den,
+    fixed,
+    strata,
+    panels,
+    cap: m.cap ? over(m.cap) : null,
+    hundred: 100n * den,
+    nested: nestedPart,
+    bound,
+  };
+}
+
+// ─── Drawing and evaluating the replicates ───
+
+/** The random part of every replicate: passes per stratum, resample key per panel. */
+interface Draws {
+  strata: Int32Array[];
+  panels: Int32Array[];
+  nested: Draws | null;
+}
+
+function draw(c: Compiled, rng: Prng, replicates: number): Draws {
+  const nested = c.nested ? draw(c.nested.compiled, rng, replicates) : null;
+  const strata = c.strata.map((s) => {
+    const cdf = binomialCdf(s.n, s.passed);
+    const out = new Int32Array(replicates);
+    for (let r = 0; r < replicates; r++) out[r] = sampleCdf(cdf, rng.next());
+    return out;
+  });
+  const panels = c.panels.map((p) => {
+    const out = new Int32Array(replicates);
+    const ordered = p.size ** p.size;
+    if (ordered <= ORDERED_TABLE_LIMIT) {
+      // One word picks the ordered sequence of draws; the table maps it to its multiset.
+      const table = new Int32Array(ordered);
+      for (let code = 0; code < ordered; code++) {
+        let key = 0;
+        for (let j = 0, x = code; j < p.size; j++, x = Math.floor(x / p.size))
+          key += p.powers[x % p.size]!;
+        table[code] = p.index.get(key)!;
+      }
+      for (let r = 0; r < replicates; r++) out[r] = table[rng.below(ordered)]!;
+      return out;
+    }
+    for (let r = 0; r < replicates; r++) {
+      let key = 0;
+      for (let j = 0; j < p.size; j++) key += p.powers[rng.below(p.size)]!;
+      out[r] = p.index.get(key)!;
+    }
+    return out;
+  });
+  return { strata, panels, nested };
+}
+
+/** Panels of up to 5 judges (5⁵ = 3125 ordered resamples) draw one word per replicate. */
+const ORDERED_TABLE_LIMIT = 4096;
+
+/**
+ * The cumulative distribution, scaled to 2³², of the number of passing tests among `n` draws
+ * with replacement from a stratum of `n` tests of which `passed` pass: Binomial(n, passed/n).
+ * Drawing from it is the same as drawing the `n` tests one by one, with one word instead of
+ * `n`. Only +, ×, ÷ on doubles (correctly rounded in every JavaScript engine): deterministic.
+ * The weights start at 1 at the mode and fall off both ways, so nothing underflows there.
+ */
+function binomialCdf(n: number, passed: number): Float64Array {
+  const p = passed / n;
+  const q = 1 - p;
+  const mode = Math.min(n, Math.floor((n + 1) * p));
+  const w = new Float64Array(n + 1);
+  w[mode] = 1;
+  for (let k = mode; k < n; k++) w[k + 1] = (w[k]! * (n - k) * p) / ((k + 1) * q);
+  for (let k = mode; k > 0; k--) w[k - 1] = (w[k]! * k * q) / ((n - k + 1) * p);
+  let total = 0;
+  for (let k = 0; k <= n; k++) total += w[k]!;
+  const cdf = new Float64Array(n + 1);
+  let acc = 0;
+  for (let k = 0; k <= n; k++) {
+    acc += w[k]!;
+    cdf[k] = (acc / total) * 4294967296;
+  }
+  cdf[n] = 4294967296;
+  return cdf;
+}
+
+/** The smallest k with word < cdf[k] (binary search). */
+function sampleCdf(cdf: Float64Array, word: number): number {
+  let lo = 0;
+  let hi = cdf.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (word < cdf[mid]!) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Numerators over `c.den`, one per replicate: doubles (exact integers) when they fit. */
+function evaluate(c: Compiled, d: Draws, replicates: number): Float64Array | bigint[] {
+  const inner = c.nested && d.nested ? evaluate(c.nested.compiled, d.nested, replicates) : null;
+  if (c.bound < SAFE && (inner === null || inner instanceof Float64Array)) {
+    const out = new Float64Array(replicates).fill(Number(c.fixed));
+    c.strata.forEach((s, i) => {
+      const coef = Number(s.coef);
+      const ks = d.strata[i]!;
+      for (let r = 0; r < replicates; r++) out[r]! += ks[r]! * coef;
+    });
+    c.panels.forEach((p, i) => {
+      const points = p.points.map(Number);
+      const keys = d.panels[i]!;
+      for (let r = 0; r < replicates; r++) out[r]! += points[keys[r]!]!;
+    });
+    if (inner && c.nested) {
+      const coef = Number(c.nested.coef);
+      for (let r = 0; r < replicates; r++) out[r]! += inner[r]! * coef;
+    }
+    const cap = c.cap === null ? Infinity : Number(c.cap);
+    const hundred = Number(c.hundred);
+    for (let r = 0; r < replicates; r++) out[r] = Math.max(0, Math.min(out[r]!, cap, hundred));
+    return out;
+  }
+  const out = new Array<bigint>(replicates).fill(c.fixed);
+  c.strata.forEach((s, i) => {
+    const ks = d.strata[i]!;
+    for (let r = 0; r < replicates; r++) out[r]! += BigInt(ks[r]!) * s.coef;
+  });
+  c.panels.forEach((p, i) => {
+    const keys = d.panels[i]!;
+    for (let r = 0; r < replicates; r++) out[r]! += p.points[keys[r]!]!;
+  });
+  if (inner && c.nested) {
+    const coef = c.nested.coef;
+    for (let r = 0; r < replicates; r++) {
+      const v = inner[r]!;
+      out[r]! += (typeof v === "bigint" ? v : BigInt(v)) * coef;
+    }
+  }
+  for (let r = 0; r < replicates; r++) {
+    let v = out[r]!;
+    if (c.cap !== null && v > c.cap) v = c.cap;
+    if (v > c.hundred) v = c.hundred;
+    out[r] = v < 0n ? 0n : v;
+  }
+  return out;
+}
+
+function percentiles(
+  values: Float64Array | bigint[],
+  den: bigint,
+  replicates: number,
+): { low: Exact; high: Exact } {
+  const lowIdx = Math.floor((replicates * (100 - INTERVAL_LEVEL)) / 200);
+  const highIdx = Math.ceil((replicates * (100 + INTERVAL_LEVEL)) / 200) - 1;
+  if (values instanceof Float64Array) {
+    const work = values.slice();
+    const low = select(work, lowIdx, 0, work.length - 1);
+    // After selecting lowIdx, everything above it is ≥ it: select highIdx there.
+    const high = select(work, highIdx, lowIdx, work.length - 1);
+    return { low: Exact.of(BigInt(low), den), high: Exact.of(BigInt(high), den) };
+  }
+  const sorted = [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { low: Exact.of(sorted[lowIdx]!, den), high: Exact.of(sorted[highIdx]!, den) };
+}
+
+/**
+ * The k-th smallest of a[lo..hi] (Hoare's quickselect, middle pivot), partially reordering
+ * `a` so that a[lo..k−1] ≤ a[k] ≤ a[k+1..hi]. Deterministic.
+ */
+function select(a: Float64Array, k: number, lo: number, hi: number): number {
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >>> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const t = a[i]!;
+        a[i] = a[j]!;
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  return a[k]!;
+}
+
+function toInterval(
+  point: Exact,
+  ends: { low: Exact; high: Exact },
+  m: Model,
+  seed: string,
+  replicates: number,
+): ScoreInterval {
+  const low = ends.low.cmp(point) > 0 ? point : ends.low;
+  const high = ends.high.cmp(point) < 0 ? point : ends.high;
+  return {
+    level: INTERVAL_LEVEL,
+    low: toExactValue(low),
+    high: toExactValue(high),
+    method: INTERVAL_METHOD,
+    prng: "xoshiro128**",
+    seed,
+    replicates,
+    resampled: m.resampled,
+    fixed: m.fixedNotes,
+    widenedToPoint: low !== ends.low || high !== ends.high,
+  };
+}
+
+/**
+ * Which arithmetic a breakdown's replicates use: exact integers in doubles while every sum
+ * stays below 2⁵³, bigints beyond (both exact; for tests and benchmarks).
+ */
+export function replicateArithmetic(b: Breakdown): "double" | "bigint" {
+  const model = b.objective
+    ? agentModel(b, b.objective)
+    : engineeringModel({ ...b, objective: null });
+  const c = compile(model);
+  return c.bound < SAFE && (!c.nested || c.nested.compiled.bound < SAFE) ? "double" : "bigint";
+}
+
+/** The interval of a breakdown, and of its nested Objective for the agent profile. */
+export interface BreakdownIntervals {
+  interval: ScoreInterval;
+  objective: ScoreInterval | null;
+}
+
+/**
+ * Draws the 95 % interval of a breakdown's final score (and of its Objective's) from the
+ * breakdown itself: everything it resamples is published in the breakdown, so a stored
+ * breakdown can be re-checked. Same breakdown + same seed → same interval.
+ * @example computeInterval(breakdown, { seed: "submission:01J…" }).value.interval.low.text
+ */
+export function computeInterval(
+  b: Breakdown,
+  options: IntervalOptions,
+): Result<BreakdownIntervals, ScoringError> {
+  if (typeof options.seed !== "string" || options.seed.length === 0 || options.seed.length > 200)
+    return invalid("interval.seed", "must be a string of 1 to 200 characters");
+  const replicates = options.replicates ?? INTERVAL_REPLICATES;
+  if (!Number.isInteger(replicates) || replicates < 100 || replicates > 100_000)
+    return invalid("interval.replicates", "must be an integer from 100 to 100000");
+  const model = b.objective
+    ? agentModel(b, b.objective)
+    : engineeringModel({ ...b, objective: null });
+  const compiled = compile(model);
+  const draws = draw(compiled, createPrng(options.seed), replicates);
+  const values = evaluate(compiled, draws, replicates);
+  const interval = toInterval(
+    ratio(b.final.unrounded),
+    percentiles(values, compiled.den, replicates),
+    model,
+    options.seed,
+    replicates,
+  );
+  let objective: ScoreInterval | null = null;
+  if (b.objective && model.nested && compiled.nested && draws.nested) {
+    const inner = evaluate(compiled.nested.compiled, draws.nested, replicates);
+    objective = toInterval(
+      ratio(b.objective.final.unrounded),
+      percentiles(inner, compiled.nested.compiled.den, replicates),
+      model.nested.model,
+      options.seed,
+      replicates,
+    );
+  }
+  return ok({ interval, objective });
+}
