@@ -97,8 +97,12 @@ export type SubmissionParts = {
 /** The multipart body of a submission, as the submit route takes it. */
 export function submissionForm(parts: SubmissionParts): FormData {
   const form = new FormData();
-  form.set("archive", new Blob([parts.archive]), parts.archiveName ?? "solution.tar.gz");
-  if (parts.trace) form.set("trace", new Blob([parts.trace]), "trace.jsonl");
+  form.set(
+    "archive",
+    new Blob([new Uint8Array(parts.archive)]),
+    parts.archiveName ?? "solution.tar.gz",
+  );
+  if (parts.trace) form.set("trace", new Blob([new Uint8Array(parts.trace)]), "trace.jsonl");
   if (parts.claims) form.set("claims", JSON.stringify(parts.claims));
   return form;
 }
@@ -114,10 +118,9 @@ export async function submit(
 ): Promise<{ submission: Schemas["Submission"]; replayed: boolean }> {
   const form = submissionForm(parts);
   const call = client.POST("/v1/challenges/{id}/submissions", {
-    params: {
-      path: { id: challenge },
-      ...(parts.idempotencyKey ? { header: { "Idempotency-Key": parts.idempotencyKey } } : {}),
-    },
+    params: { path: { id: challenge } },
+    // The route reads `Idempotency-Key` itself; the document describes it in prose only.
+    headers: parts.idempotencyKey ? { "Idempotency-Key": parts.idempotencyKey } : {},
     // The document types the binary parts as strings; the body is the FormData itself.
     body: {} as never,
     bodySerializer: () => form,
