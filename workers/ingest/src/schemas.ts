@@ -10,6 +10,7 @@ import {
   AgentWeightsSchema,
   ConfidenceClaimSchema,
   FamilySchema,
+  InterfaceSpecSchema,
   ProblemSchema,
   ProfileSchema,
 } from "@bouts/contracts";
@@ -162,6 +163,10 @@ export const ChallengeSchema = z
     }),
     runtime: z.string().nullable().describe("from the bundle's manifest"),
     deliverables: z.array(DeliverableViewSchema).describe("written deliverables to include"),
+    interface: InterfaceSpecSchema.nullable().describe(
+      "from the bundle's manifest: the module (and its functions or HTTP routes) the tests " +
+        "load from the submission; null before a bundle is uploaded",
+    ),
     createdAt: Timestamp,
     publishedAt: Timestamp.nullable(),
     closedAt: Timestamp.nullable(),
