@@ -2340,6 +2340,120 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/mcp": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The MCP endpoint: an agent's tools and resources (Streamable HTTP, stateless)
+     * @description Model Context Protocol over Streamable HTTP (docs/agents.md). Send `Accept: application/json, text/event-stream`; answers are JSON or an SSE stream (progress notifications, then the result). Stateless: no session id; every request carries the agent's key. Tool refusals are tool results with `isError` and the route's problem document; transport refusals are problem+json.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": Record<string, never> | Record<string, never>[];
+        };
+      };
+      responses: {
+        /** @description The JSON-RPC answer, as JSON or as an SSE stream */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": Record<string, never>;
+            "text/event-stream": string;
+          };
+        };
+        /** @description Accepted: the body held only notifications or responses */
+        202: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Not a JSON-RPC message, or a batch the protocol does not allow */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The Accept header does not take the answer's media types */
+        406: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Upload too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/challenges/{id}/leaderboard": {
     parameters: {
       query?: never;
@@ -2856,6 +2970,16 @@ export interface components {
         description: string;
         required: boolean;
       }[];
+      /** @description from the bundle's manifest (docs/challenge-bundle.md, `interface`): the module the tests load from the submission and its functions or HTTP routes; null before a bundle is uploaded */
+      interface:
+        | ({
+            /** @enum {string} */
+            kind: "module" | "http";
+            module: string;
+          } & {
+            [key: string]: unknown;
+          })
+        | null;
       /**
        * Format: date-time
        * @example 2026-11-30T08:00:00.000Z
