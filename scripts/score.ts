@@ -63,6 +63,7 @@ function render(b: Breakdown, indent = ""): string[] {
         `${indent}  evidence (${a.label}): ${e.item}${e.points === null ? "" : ` ${e.points >= 0 ? "+" : ""}${e.points}`} — ${e.citation}`,
       );
   for (const f of b.flags) out.push(`${indent}  flag: ${f.code}: ${f.message}`);
+  out.push(`${indent}  judged by (${b.judging.panel}): ${b.judging.summary}`);
   out.push(
     "",
     `${indent}final score: ${b.final.unrounded.text} → ${b.final.rounded} (${b.band.label}: ${b.band.meaning})`,

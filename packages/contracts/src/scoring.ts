@@ -64,8 +64,19 @@ export const ConfidenceClaimSchema = z.strictObject({
 });
 export type ConfidenceClaim = z.infer<typeof ConfidenceClaimSchema>;
 
+/** Who a judge is: the offline heuristic panel (static analysis) or a named model. */
+export const JudgeProvenanceSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("heuristic"), method: z.string().min(1).max(300) }),
+  z.strictObject({
+    kind: z.literal("model"),
+    provider: z.string().min(1).max(100),
+    model: z.string().min(1).max(200),
+  }),
+]);
+
 export const CodeQualityJudgementSchema = z.strictObject({
   judge: id,
+  provenance: JudgeProvenanceSchema.optional(),
   dimensions: z.strictObject({
     readability: score,
     architecture: score,
@@ -75,6 +86,7 @@ export const CodeQualityJudgementSchema = z.strictObject({
 });
 export const DeliverableJudgementSchema = z.strictObject({
   judge: id,
+  provenance: JudgeProvenanceSchema.optional(),
   dimensions: z.strictObject({
     accuracy: score,
     clarity: score,
@@ -145,7 +157,11 @@ export const EngineeringInputSchema = z.strictObject({
 });
 export type EngineeringInputWire = z.infer<typeof EngineeringInputSchema>;
 
-const panel = z.strictObject({ judges: z.array(z.strictObject({ judge: id, score })).min(1) });
+const panel = z.strictObject({
+  judges: z
+    .array(z.strictObject({ judge: id, provenance: JudgeProvenanceSchema.optional(), score }))
+    .min(1),
+});
 
 export const EfficiencyInputSchema = z.strictObject({
   totalActions: z.int().min(1),
@@ -280,9 +296,28 @@ const FlagSchema = z.strictObject({
     "security-partially-measured",
     "severity-from-cwe-table",
     "evidence-not-scored",
+    "heuristic-judges",
   ]),
   component: z.string().nullable(),
   message: z.string(),
+});
+
+/** Who graded a breakdown's judged components (docs/judges.md, "Provenance"). */
+export const JudgingSchema = z.strictObject({
+  panel: z
+    .enum(["heuristic", "model", "mixed", "unspecified"])
+    .describe("heuristic: every judge is the offline static-analysis panel, no model"),
+  judges: z.array(
+    z.strictObject({
+      judge: z.string(),
+      kind: z.enum(["heuristic", "model", "unspecified"]),
+      provider: z.string().nullable(),
+      model: z.string().nullable(),
+      method: z.string().nullable(),
+      components: z.array(z.string()),
+    }),
+  ),
+  summary: z.string(),
 });
 
 const BAND_KEYS = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
@@ -306,6 +341,12 @@ const breakdownObject = <C extends z.ZodType, O extends z.ZodType>(components: C
       meaning: z.string(),
     }),
     flags: z.array(FlagSchema),
+    // Breakdowns stored before provenance was recorded read as "unspecified", never as models.
+    judging: JudgingSchema.default({
+      panel: "unspecified",
+      judges: [],
+      summary: "Scored before judge provenance was recorded.",
+    }).describe("who graded the judged components: the heuristic panel or models"),
     math: z.array(z.string()).describe("the computation as plain lines, top to bottom"),
     objective,
   });

@@ -39,6 +39,7 @@ export const toCodeQualityInput = (js: readonly Judgement[]): CodeQualityJudgeme
     .filter((j) => j.task === "code-quality" && j.dimensions)
     .map((j) => ({
       judge: j.judge,
+      provenance: j.provenance,
       dimensions: j.dimensions as CodeQualityJudgement["dimensions"],
     }));
 
@@ -48,9 +49,12 @@ export const toDeliverableInput = (js: readonly Judgement[]): DeliverableJudgeme
     .filter((j) => j.task === "deliverable" && j.dimensions)
     .map((j) => ({
       judge: j.judge,
+      provenance: j.provenance,
       dimensions: j.dimensions as DeliverableJudgement["dimensions"],
     }));
 
 /** Process/strategy/recovery judgements in the engine's shape. */
 export const toScoreInput = (js: readonly Judgement[]): ScoreJudgement[] =>
-  js.filter((j) => j.score !== null).map((j) => ({ judge: j.judge, score: j.score! }));
+  js
+    .filter((j) => j.score !== null)
+    .map((j) => ({ judge: j.judge, provenance: j.provenance, score: j.score! }));

@@ -2,7 +2,7 @@
  * @module judges/task
  * What a judge is asked to grade, and the engineering spec's rubrics in words. Pure data and types.
  */
-import type { CodeQualityDimension, DeliverableDimension } from "@bouts/scoring";
+import type { CodeQualityDimension, DeliverableDimension, JudgeProvenance } from "@bouts/scoring";
 
 /** One file of the submission, as text. */
 export interface SourceFile {
@@ -73,8 +73,7 @@ export interface TraceFacts {
 export type JudgeTaskKind = JudgeTask["kind"];
 
 /** What kind of judge answered: the heuristic panel's static analysis, or a model with its id. */
-export type JudgeProvenance =
-  { kind: "heuristic"; method: string } | { kind: "model"; provider: string; model: string };
+export type { JudgeProvenance } from "@bouts/scoring";
 
 /** One deduction a heuristic judge made: its dimension, points (lens weight applied) and where. */
 export interface JudgeDeduction {

@@ -18,7 +18,13 @@ import {
   type ObjectiveDetails,
 } from "./breakdown.ts";
 import { finish, weighComponent } from "./compose.ts";
-import { computeEngineering, panelFlags, type ComponentScore } from "./engineering.ts";
+import {
+  computeEngineering,
+  engineeringJudgedLists,
+  panelFlags,
+  type ComponentScore,
+} from "./engineering.ts";
+import { judgingFlags, summarizeJudging } from "./judging.ts";
 import { Exact, parseFraction, toExactValue } from "./exact.ts";
 import type { AgentInput, EfficiencyInput } from "./input.ts";
 import { ok, err, type Result } from "@bouts/result";
@@ -370,9 +376,25 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
   if (!calibration.ok) return calibration;
   const adjustments = [integrity.value, exploits.value, calibration.value];
   const total = adjustments.reduce((t, a) => t.add(parseFraction(a.points.fraction)!), weighted);
+  // The agent-run breakdown names every judge once, the Objective's included.
+  const judging = summarizeJudging([
+    ...engineeringJudgedLists(input.objective).map((l) => ({
+      ...l,
+      field: `objective.${l.field}`,
+    })),
+    ...(["process", "strategy", "recovery"] as const).map((k) => ({
+      component: k,
+      field: `${k}.judges`,
+      judges: input[k].judges,
+    })),
+  ]);
+  if (!judging.ok) return judging;
   const flags: Flag[] = [
-    ...obj.flags.map((f) => ({ ...f, component: `objective.${f.component ?? ""}` })),
+    ...obj.flags
+      .filter((f) => f.code !== "heuristic-judges")
+      .map((f) => ({ ...f, component: `objective.${f.component ?? ""}` })),
     ...AGENT_COMPONENTS.flatMap((k) => judged[k]!.flags),
+    ...judgingFlags(judging.value),
   ];
   const weightSum = AGENT_COMPONENTS.reduce((s, k) => s + weights[k], 0);
   const breakdown = finish({
@@ -385,6 +407,7 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
     adjustments,
     total,
     flags,
+    judging: judging.value,
     objective: obj,
   });
   breakdown.math.unshift(`weights: ${weightSource}; they sum to ${weightSum}%`);

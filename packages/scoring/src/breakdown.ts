@@ -5,6 +5,7 @@
  */
 import type { ExactValue } from "./exact.ts";
 import type { AggregationRule } from "./aggregate.ts";
+import type { JudgingSummary } from "./judging.ts";
 import type {
   BandKey,
   CodeQualityDimension,
@@ -245,7 +246,8 @@ export interface Flag {
     | "degraded-panel"
     | "security-partially-measured"
     | "severity-from-cwe-table"
-    | "evidence-not-scored";
+    | "evidence-not-scored"
+    | "heuristic-judges";
   component: string | null;
   message: string;
 }
@@ -263,6 +265,8 @@ export interface Breakdown {
   final: { unrounded: ExactValue; rounded: number };
   band: { key: BandKey; label: string; min: number; max: number; meaning: string };
   flags: Flag[];
+  /** Who graded the judged components: the heuristic panel or models (docs/judges.md). */
+  judging: JudgingSummary;
   /** The computation as plain lines, top to bottom. */
   math: string[];
   /** For the agent profile: the engineering breakdown its Objective came from. */

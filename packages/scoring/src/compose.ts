@@ -15,6 +15,7 @@ import type {
   ObjectiveBreakdown,
 } from "./breakdown.ts";
 import { Exact, toExactValue } from "./exact.ts";
+import type { JudgingSummary } from "./judging.ts";
 import { BANDS, type Band } from "./tables.ts";
 
 /** A component score before weighting (see engineering.ts ComponentScore). */
@@ -68,6 +69,7 @@ interface FinishInput<O extends ObjectiveBreakdown | null> {
   /** Score after adjustments, before the final clamp. */
   total: Exact;
   flags: Flag[];
+  judging: JudgingSummary;
   objective: O;
 }
 
@@ -111,6 +113,7 @@ export function finish<O extends ObjectiveBreakdown | null>(
     final: { unrounded: toExactValue(clamped), rounded },
     band: { key: band.key, label: band.label, min: band.min, max: band.max, meaning: band.meaning },
     flags: f.flags,
+    judging: f.judging,
     math,
     objective: f.objective,
   };

@@ -55,6 +55,7 @@ import {
   checkString,
 } from "./validate.ts";
 import { finish, weighComponent } from "./compose.ts";
+import { judgingFlags, summarizeJudging, type JudgedList } from "./judging.ts";
 
 type Checked<T> = Result<T, ScoringError>;
 
@@ -483,6 +484,18 @@ const LABELS: Record<EngineeringComponent, string> = {
   stability: "Stability",
 };
 
+/** The judgement lists of an engineering input (already checked by their components). */
+export function engineeringJudgedLists(input: EngineeringInput): JudgedList[] {
+  return [
+    { component: "codeQuality", field: "codeQuality.judges", judges: input.codeQuality.judges },
+    ...input.deliverables.items.map((item, i) => ({
+      component: "deliverables",
+      field: `deliverables.items[${i}].judges`,
+      judges: item.judges,
+    })),
+  ];
+}
+
 /**
  * Computes the engineering composite and its breakdown, or names the field that makes the
  * input unscorable.
@@ -522,7 +535,9 @@ export function computeEngineering(
   const components: ComponentBreakdown[] = parts.map(([key, c]) =>
     weighComponent(key, LABELS[key], ENGINEERING_WEIGHTS[key], c),
   );
-  const flags = parts.flatMap(([, c]) => c.flags);
+  const judging = summarizeJudging(engineeringJudgedLists(input));
+  if (!judging.ok) return judging;
+  const flags = [...parts.flatMap(([, c]) => c.flags), ...judgingFlags(judging.value)];
   const weighted = Exact.sum(
     parts.map(([key, c]) => c.score.mul(Exact.of(ENGINEERING_WEIGHTS[key])).div(Exact.HUNDRED)),
   );
@@ -568,6 +583,7 @@ export function computeEngineering(
       adjustments,
       total,
       flags,
+      judging: judging.value,
       objective: null,
     }),
   );

@@ -35,6 +35,12 @@ export {
   computeExploits,
 } from "./agent.ts";
 export { resolveBand } from "./compose.ts";
+export {
+  summarizeJudging,
+  type JudgeIdentity,
+  type JudgeProvenance,
+  type JudgingSummary,
+} from "./judging.ts";
 export { validateCustomWeights, resolveFamilyWeights } from "./weights.ts";
 export { computeScore } from "./score.ts";
 export * from "./leaderboard.ts";

@@ -14,6 +14,7 @@ import type {
   StaticCategory,
   AgentWeights,
 } from "./tables.ts";
+import type { JudgeProvenance } from "./judging.ts";
 
 /** Passed and total test counts. */
 export interface TestCounts {
@@ -24,12 +25,15 @@ export interface TestCounts {
 /** A code-quality judgement: the four rubric dimensions, each 0–100. */
 export interface CodeQualityJudgement {
   judge: string;
+  /** Who the judge is; changes no number, shown in the breakdown's `judging`. */
+  provenance?: JudgeProvenance;
   dimensions: Record<CodeQualityDimension, number>;
 }
 
 /** A deliverable judgement: the four rubric dimensions, each 0–100. */
 export interface DeliverableJudgement {
   judge: string;
+  provenance?: JudgeProvenance;
   dimensions: Record<DeliverableDimension, number>;
 }
 
@@ -73,6 +77,7 @@ export interface EngineeringInput {
 /** A judge's 0–100 score for one agent-run component (process, strategy, recovery). */
 export interface ScoreJudgement {
   judge: string;
+  provenance?: JudgeProvenance;
   score: number;
 }
 

@@ -82,11 +82,22 @@ export function buildWebhookScore(exact: Exact): WebhookScore {
 
 // ─── Data of each event ───
 
+/**
+ * Who graded the judged components, as the breakdown's `judging` says: "heuristic" is the
+ * offline static-analysis panel, never a model's judgement.
+ */
+export const WebhookJudgingSchema = z.strictObject({
+  panel: z.enum(["heuristic", "model", "mixed", "unspecified"]),
+  summary: z.string().min(1).max(1000),
+});
+export type WebhookJudging = z.infer<typeof WebhookJudgingSchema>;
+
 export const SubmissionScoredDataSchema = z.strictObject({
   submissionId: Id,
   challengeId: Id,
   score: WebhookScoreSchema,
   band: z.strictObject({ key: BandKeySchema, label: z.string().min(1).max(40) }),
+  judging: WebhookJudgingSchema,
   /** The agent's rank on the challenge leaderboard after this score; null if unranked. */
   rank: Rank.nullable(),
   breakdownUrl: LinkUrl,

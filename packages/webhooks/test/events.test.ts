@@ -26,6 +26,10 @@ const SCORED: SubmissionScoredData = {
     fraction: { numerator: "3283", denominator: "40" },
   },
   band: { key: "strong", label: "Strong" },
+  judging: {
+    panel: "heuristic",
+    summary: "Judged by the offline heuristic panel (static analysis, no model).",
+  },
   rank: 3,
   breakdownUrl: "https://api.bouts.dev/v1/submissions/sub_01/breakdown",
 };

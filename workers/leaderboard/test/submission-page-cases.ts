@@ -10,6 +10,8 @@ import {
   SEED_AGENT_EXAMPLE,
   SEED_ENGINEERING_EXAMPLE,
   toPublicBreakdown,
+  type EngineeringInput,
+  type JudgeProvenance,
   type ScoreInput,
 } from "@bouts/scoring";
 import type { SubmissionPageData } from "../src/pages/submission-page.ts";
@@ -83,11 +85,44 @@ function pageData(name: string, breakdown: BreakdownWire): SubmissionPageData {
   };
 }
 
+/** The seed's engineering example with every judge's provenance given by `of`. */
+export function judgedBy(of: (judge: string) => JudgeProvenance): EngineeringInput {
+  const seed = SEED_ENGINEERING_EXAMPLE;
+  return {
+    ...seed,
+    codeQuality: {
+      judges: seed.codeQuality.judges.map((j) => ({ ...j, provenance: of(j.judge) })),
+    },
+    deliverables: {
+      items: seed.deliverables.items.map((item) => ({
+        ...item,
+        judges: item.judges?.map((j) => ({ ...j, provenance: of(j.judge) })),
+      })),
+    },
+  };
+}
+
+export const HEURISTIC_JUDGES = judgedBy(() => ({
+  kind: "heuristic",
+  method: 'static analysis (docs/judges.md, "The heuristic panel")',
+}));
+export const MODEL_JUDGES = judgedBy((judge) => ({
+  kind: "model",
+  provider: "workers-ai",
+  model: `@cf/example/${judge}`,
+}));
+
+/** A page of `input`, as the route draws it. */
+export const pageOf = (name: string, input: ScoreInput): SubmissionPageData =>
+  pageData(name, storedBreakdown(input));
+
 /** Every page of the snapshot, by name. */
 export function submissionPageCases(): [string, SubmissionPageData][] {
   const inputs: [string, ScoreInput][] = [
     ["seed-engineering", SEED_ENGINEERING_EXAMPLE],
     ["seed-agent", SEED_AGENT_EXAMPLE],
+    ["heuristic-panel", HEURISTIC_JUDGES],
+    ["model-panel", MODEL_JUDGES],
     ...Object.entries(EDGE_EXAMPLES),
   ];
   return [

@@ -51,6 +51,22 @@ export interface ScoreEventMessage {
   data: Record<string, unknown>;
 }
 
+/**
+ * Who judged a stored score (the breakdown's `judging.panel` and `summary`), for its webhook;
+ * null when the stored breakdown predates provenance (the sender then says "unspecified").
+ */
+export function readStoredJudging(breakdown: string): { panel: string; summary: string } | null {
+  try {
+    const j = (JSON.parse(breakdown) as { judging?: { panel?: unknown; summary?: unknown } })
+      .judging;
+    return typeof j?.panel === "string" && typeof j.summary === "string"
+      ? { panel: j.panel, summary: j.summary }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Records a stored score on the leaderboard and enqueues its events; safe to repeat. */
 export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
   const score = await findScore(db, ctx.submission.id);
@@ -93,6 +109,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
         // The exact value ("p/q"): the decimal text ends in "…" when it does not terminate.
         fraction: score.finalFraction,
         band: score.band,
+        judging: readStoredJudging(score.breakdown),
         rank: recorded.rank,
         iteration: score.iteration,
       },

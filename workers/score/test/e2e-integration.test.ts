@@ -102,6 +102,15 @@ describe("submit → queue → run → judge → score → rank, through the API
     expect(body.final.rounded).toBe(entries[0]!.score);
     expect(body.breakdown.components.map((c) => c.weight)).toEqual([35, 15, 20, 15, 10, 5]);
     expect(body.breakdown.math.at(-1)).toContain(`→ rounded half-up → ${body.final.rounded}`);
+    // The offline default panel is static analysis: the breakdown says so, judge by judge.
+    const { judging, flags } = body.breakdown as unknown as {
+      judging: { panel: string; judges: { kind: string }[] };
+      flags: { code: string }[];
+    };
+    expect(judging.panel).toBe("heuristic");
+    expect(judging.judges.length).toBeGreaterThanOrEqual(3);
+    expect(judging.judges.every((j) => j.kind === "heuristic")).toBe(true);
+    expect(flags.map((f) => f.code)).toContain("heuristic-judges");
     const mine = await call(`/v1/submissions/${complete.submissionId}/breakdown`, {
       token: complete.token,
     });

@@ -23,7 +23,19 @@ afterEach(() => {
 /** 17 of 21 static tests: the final score is 9469/120 = 78.908333…, which never terminates. */
 function nonTerminatingBreakdown() {
   const categories = { ...SEED.static.categories, edge: { passed: 4, total: 7 } };
-  const r = computeScore({ ...SEED, static: { passed: 17, total: 21, categories } });
+  // Graded by the heuristic panel, as the offline default grades: the webhook must say so.
+  const heuristic = { kind: "heuristic" as const, method: "static analysis" };
+  const r = computeScore({
+    ...SEED,
+    static: { passed: 17, total: 21, categories },
+    codeQuality: { judges: SEED.codeQuality.judges.map((j) => ({ ...j, provenance: heuristic })) },
+    deliverables: {
+      items: SEED.deliverables.items.map((item) => ({
+        ...item,
+        judges: item.judges?.map((j) => ({ ...j, provenance: heuristic })),
+      })),
+    },
+  });
   if (!r.ok) throw new Error(JSON.stringify(r.error));
   return r.value;
 }
@@ -144,8 +156,11 @@ describe("publishing a score", () => {
           unrounded: string;
           fraction: { numerator: string; denominator: string };
         };
+        judging: { panel: string; summary: string };
       };
     };
+    expect(event.data.judging).toEqual({ panel: "heuristic", summary: breakdown.judging.summary });
+    expect(event.data.judging.summary).toContain("offline heuristic panel");
     expect(event.type).toBe("submission.scored");
     expect(event.data.score).toEqual({
       rounded: 79,

@@ -11,7 +11,9 @@ import {
   buildSubmissionScoredEvent,
   buildWebhookScore,
   serializeEvent,
+  WebhookJudgingSchema,
   type EventError,
+  type WebhookJudging,
 } from "@bouts/webhooks";
 import { err, type Result } from "@bouts/result";
 import type { EventMessage } from "./messages.ts";
@@ -34,6 +36,17 @@ export interface EventContext {
 
 const num = (v: unknown): number | null => (typeof v === "number" ? v : null);
 const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
+
+/** A scored event queued before the score role recorded who judged it says so, never "model". */
+const UNRECORDED_JUDGING: WebhookJudging = {
+  panel: "unspecified",
+  summary: "Queued before judge provenance was recorded; the breakdown says who judged.",
+};
+
+function readJudging(v: unknown): WebhookJudging {
+  const parsed = WebhookJudgingSchema.safeParse(v);
+  return parsed.success ? parsed.data : UNRECORDED_JUDGING;
+}
 
 /** Builds and serializes the body of `message`; the string is stored, signed and sent. */
 export function buildEventBody(
@@ -58,6 +71,7 @@ export function buildEventBody(
             challengeId: message.challengeId,
             score,
             band: { key: band.key, label: band.label },
+            judging: readJudging(data.judging),
             rank: num(data.rank),
             breakdownUrl: `${base}/submissions/${message.submissionId}/breakdown`,
           },

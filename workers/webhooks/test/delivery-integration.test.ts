@@ -43,6 +43,10 @@ const scored = (agentId: string, eventId: string) => ({
     unrounded: "82.075",
     fraction: "3283/40",
     band: "strong",
+    judging: {
+      panel: "model",
+      summary: "Judged by model judges: workers-ai:llama graded code quality.",
+    },
     rank: 3,
     iteration: 1,
   },
@@ -131,6 +135,10 @@ describe("delivery", () => {
         fraction: { numerator: "3283", denominator: "40" },
       },
       band: { key: "strong", label: "Strong" },
+      judging: {
+        panel: "model",
+        summary: "Judged by model judges: workers-ai:llama graded code quality.",
+      },
       rank: 3,
       breakdownUrl: "http://127.0.0.1:8787/v1/submissions/sub_01/breakdown",
     });

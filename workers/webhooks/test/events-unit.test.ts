@@ -96,6 +96,25 @@ describe("buildEventBody", () => {
     expect(buildEventBody(msg, { ...ctx, storedFraction: "20263/300" }).ok).toBe(true);
   });
 
+  it("says who judged a score, and never passes an unrecorded panel off as models", () => {
+    const scored = (judging: unknown): EventMessage => ({
+      ...base,
+      eventId: "evt_sub_03_scored",
+      type: "submission.scored",
+      data: { score: 68, fraction: "20263/300", band: "competent", rank: 2, judging },
+    });
+    const judgingOf = (m: EventMessage) => {
+      const body = buildEventBody(m, ctx);
+      if (!body.ok) throw new Error(JSON.stringify(body.error));
+      return (JSON.parse(body.value) as { data: { judging: { panel: string } } }).data.judging;
+    };
+    const heuristic = { panel: "heuristic", summary: "Judged by the offline heuristic panel." };
+    expect(judgingOf(scored(heuristic))).toEqual(heuristic);
+    // Queued before provenance was recorded, or malformed: "unspecified", never "model".
+    for (const v of [undefined, { panel: "oracle", summary: "x" }, "model"])
+      expect(judgingOf(scored(v)).panel).toBe("unspecified");
+  });
+
   it("refuses a scored event without its score", () => {
     const msg: EventMessage = {
       ...base,

@@ -66,6 +66,10 @@ export function renderSubmissionPage(data: SubmissionPageData): Html {
             </dd>
           </div>
           <div>
+            <dt>Judged by</dt>
+            <dd class="judging judging-${b.judging.panel}">${JUDGING_LABELS[b.judging.panel]}</dd>
+          </div>
+          <div>
             <dt>Submitted</dt>
             <dd>
               <time datetime="${isoTime(score.submittedAt)}"
@@ -85,7 +89,7 @@ export function renderSubmissionPage(data: SubmissionPageData): Html {
           citations are shown to the submitting agent only.
         </p>
       </section>
-      ${renderBreakdownBody(b, "", 2)}
+      ${renderJudging(b.judging)} ${renderBreakdownBody(b, "", 2)}
       ${
         b.objective
           ? html`<section id="objective" class="objective" aria-labelledby="objective-heading">
@@ -99,4 +103,56 @@ export function renderSubmissionPage(data: SubmissionPageData): Html {
           : null
       }`,
   });
+}
+
+type Judging = PublicBreakdownWire["judging"];
+
+const JUDGING_LABELS: Record<Judging["panel"], string> = {
+  heuristic: "the offline heuristic panel (static analysis, no model)",
+  model: "model judges",
+  mixed: "a mixed panel: heuristic and model judges",
+  unspecified: "judges of unrecorded provenance",
+};
+
+const KIND_LABELS: Record<Judging["judges"][number]["kind"], string> = {
+  heuristic: "heuristic: static analysis, no model",
+  model: "model",
+  unspecified: "not recorded",
+};
+
+/** Who graded the judged components: one row per judge, with its model or its method. */
+function renderJudging(j: Judging): Html {
+  return html`<section class="judging-panel" aria-labelledby="judges-heading">
+    <h2 id="judges-heading">Judges</h2>
+    <p class="judging judging-${j.panel}">${j.summary}</p>
+    ${
+      j.judges.length === 0
+        ? null
+        : html`<div class="table-scroll" role="region" aria-label="The judges" tabindex="0">
+            <table class="judges judge-provenance">
+              <thead>
+                <tr>
+                  <th scope="col">Judge</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Model or method</th>
+                  <th scope="col">Graded</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${j.judges.map(
+                  (x) =>
+                    html`<tr>
+                      <th scope="row">${x.judge}</th>
+                      <td class="judge-kind judge-kind-${x.kind}">${KIND_LABELS[x.kind]}</td>
+                      <td>
+                        ${x.kind === "model" ? `${x.provider}: ${x.model}` : (x.method ?? "—")}
+                      </td>
+                      <td>${x.components.join(", ")}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+  </section>`;
 }

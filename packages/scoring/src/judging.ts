@@ -1,0 +1,156 @@
+/**
+ * @module scoring/judging
+ * Who judged a score: each judgement's provenance (the offline heuristic panel, or a model
+ * behind an adapter), summed up once per breakdown so that a heuristic grade is never read as
+ * a model's. Provenance changes no number; it is validated like every other input. Pure.
+ */
+import { ok, type Result } from "@bouts/result";
+import { invalid, type ScoringError } from "./errors.ts";
+import type { Flag } from "./breakdown.ts";
+import { checkOneOf, checkRecord, checkString } from "./validate.ts";
+
+type Checked<T> = Result<T, ScoringError>;
+
+/** Where a judgement came from: static analysis (the heuristic panel) or a named model. */
+export type JudgeProvenance =
+  { kind: "heuristic"; method: string } | { kind: "model"; provider: string; model: string };
+
+/** One judge of a breakdown, with what it graded. */
+export interface JudgeIdentity {
+  judge: string;
+  /** "unspecified" when the input did not say (a hand-written input, for instance). */
+  kind: "heuristic" | "model" | "unspecified";
+  provider: string | null;
+  model: string | null;
+  /** The heuristic panel's method (where it is documented); null for models. */
+  method: string | null;
+  /** The components this judge graded, in breakdown order. */
+  components: string[];
+}
+
+/** The judges behind a breakdown: "heuristic", "model", "mixed" or "unspecified". */
+export interface JudgingSummary {
+  panel: "heuristic" | "model" | "mixed" | "unspecified";
+  judges: JudgeIdentity[];
+  /** One sentence a reader sees first: who graded this score. */
+  summary: string;
+}
+
+/** The judgement lists of one input, each with the component it belongs to. */
+export interface JudgedList {
+  component: string;
+  field: string;
+  judges: unknown;
+}
+
+const KINDS = ["heuristic", "model"] as const;
+
+/**
+ * Sums up the provenance of every judgement in `lists`. A judge id seen twice must carry the same
+ * provenance both times; lists are checked by their components first, so only `provenance` is
+ * read here.
+ * @example summarizeJudging([{ component: "codeQuality", field: "codeQuality.judges",
+ *   judges: [{ judge: "readability", provenance: { kind: "heuristic", method: "static analysis" } }] }])
+ *   // ok: panel "heuristic"
+ */
+export function summarizeJudging(lists: readonly JudgedList[]): Checked<JudgingSummary> {
+  const byJudge = new Map<string, JudgeIdentity>();
+  for (const list of lists) {
+    if (!Array.isArray(list.judges)) continue;
+    for (const [i, raw] of list.judges.entries()) {
+      const entry = raw as Record<string, unknown>;
+      const judge = entry.judge as string;
+      const field = `${list.field}[${i}].provenance`;
+      const seen = readProvenance(field, judge, entry.provenance);
+      if (!seen.ok) return seen;
+      const known = byJudge.get(judge);
+      if (!known) {
+        byJudge.set(judge, { ...seen.value, components: [list.component] });
+        continue;
+      }
+      if (!sameSource(known, seen.value))
+        return invalid(field, `judge ${JSON.stringify(judge)} has two different provenances`);
+      if (!known.components.includes(list.component)) known.components.push(list.component);
+    }
+  }
+  const judges = [...byJudge.values()];
+  const kinds = new Set(judges.map((j) => j.kind));
+  const panel: JudgingSummary["panel"] =
+    kinds.size === 1 ? [...kinds][0]! : kinds.size === 0 ? "unspecified" : "mixed";
+  return ok({ panel, judges, summary: describeJudging(panel, judges) });
+}
+
+/** The flag a breakdown carries when any of its judges is the heuristic panel's. */
+export function judgingFlags(j: JudgingSummary): Flag[] {
+  return j.judges.some((x) => x.kind === "heuristic")
+    ? [{ code: "heuristic-judges", component: null, message: j.summary }]
+    : [];
+}
+
+function readProvenance(
+  field: string,
+  judge: string,
+  raw: unknown,
+): Checked<Omit<JudgeIdentity, "components">> {
+  const identity = (
+    kind: JudgeIdentity["kind"],
+    provider: string | null,
+    model: string | null,
+    method: string | null,
+  ) => ok({ judge, kind, provider, model, method });
+  if (raw === undefined || raw === null) return identity("unspecified", null, null, null);
+  const rec = checkRecord(field, raw);
+  if (!rec.ok) return rec;
+  const kind = checkOneOf(`${field}.kind`, rec.value.kind, KINDS);
+  if (!kind.ok) return kind;
+  if (kind.value === "heuristic") {
+    const method = checkString(`${field}.method`, rec.value.method, 300);
+    return method.ok ? identity("heuristic", null, null, method.value) : method;
+  }
+  const provider = checkString(`${field}.provider`, rec.value.provider, 100);
+  if (!provider.ok) return provider;
+  const model = checkString(`${field}.model`, rec.value.model, 200);
+  if (!model.ok) return model;
+  return identity("model", provider.value, model.value, null);
+}
+
+const sameSource = (a: Omit<JudgeIdentity, "components">, b: Omit<JudgeIdentity, "components">) =>
+  a.kind === b.kind && a.provider === b.provider && a.model === b.model && a.method === b.method;
+
+const COMPONENT_NAMES: Record<string, string> = {
+  codeQuality: "code quality",
+  deliverables: "deliverables",
+  process: "process",
+  strategy: "strategy",
+  recovery: "recovery",
+};
+
+function describeJudging(panel: JudgingSummary["panel"], judges: JudgeIdentity[]): string {
+  const graded = [...new Set(judges.flatMap((j) => j.components))]
+    .map((c) => COMPONENT_NAMES[c] ?? c)
+    .join(", ");
+  const models = judges
+    .filter((j) => j.kind === "model")
+    .map((j) => `${j.provider}:${j.model}`)
+    .join(", ");
+  const heuristic = judges.filter((j) => j.kind === "heuristic").map((j) => j.judge);
+  switch (panel) {
+    case "heuristic":
+      return `Judged by the offline heuristic panel (static analysis, no model): ${heuristic.join(", ")} graded ${graded}.`;
+    case "model":
+      return `Judged by model judges: ${models} graded ${graded}.`;
+    case "mixed": {
+      const unspecified = judges.filter((j) => j.kind === "unspecified").map((j) => j.judge);
+      const parts = [
+        heuristic.length > 0 && `heuristic (static analysis, no model) ${heuristic.join(", ")}`,
+        models && `models ${models}`,
+        unspecified.length > 0 && `unspecified ${unspecified.join(", ")}`,
+      ].filter(Boolean);
+      return `Judged by a mixed panel: ${parts.join("; ")}; they graded ${graded}.`;
+    }
+    case "unspecified":
+      return judges.length === 0
+        ? "No judge graded this score."
+        : "The input did not say whether its judges were models or the heuristic panel.";
+  }
+}
