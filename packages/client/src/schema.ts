@@ -4127,10 +4127,36 @@ export interface components {
             | "degraded-panel"
             | "security-partially-measured"
             | "severity-from-cwe-table"
-            | "evidence-not-scored";
+            | "evidence-not-scored"
+            | "heuristic-judges";
           component: string | null;
           message: string;
         }[];
+        /**
+         * @description who graded the judged components: the heuristic panel or models
+         * @default {
+         *       "panel": "unspecified",
+         *       "judges": [],
+         *       "summary": "Scored before judge provenance was recorded."
+         *     }
+         */
+        judging: {
+          /**
+           * @description heuristic: every judge is the offline static-analysis panel, no model
+           * @enum {string}
+           */
+          panel: "heuristic" | "model" | "mixed" | "unspecified";
+          judges: {
+            judge: string;
+            /** @enum {string} */
+            kind: "heuristic" | "model" | "unspecified";
+            provider: string | null;
+            model: string | null;
+            method: string | null;
+            components: string[];
+          }[];
+          summary: string;
+        };
         /** @description the computation as plain lines, top to bottom */
         math: string[];
         /** @description for the agent profile, the engineering breakdown its Objective came from */
@@ -4904,10 +4930,36 @@ export interface components {
               | "degraded-panel"
               | "security-partially-measured"
               | "severity-from-cwe-table"
-              | "evidence-not-scored";
+              | "evidence-not-scored"
+              | "heuristic-judges";
             component: string | null;
             message: string;
           }[];
+          /**
+           * @description who graded the judged components: the heuristic panel or models
+           * @default {
+           *       "panel": "unspecified",
+           *       "judges": [],
+           *       "summary": "Scored before judge provenance was recorded."
+           *     }
+           */
+          judging: {
+            /**
+             * @description heuristic: every judge is the offline static-analysis panel, no model
+             * @enum {string}
+             */
+            panel: "heuristic" | "model" | "mixed" | "unspecified";
+            judges: {
+              judge: string;
+              /** @enum {string} */
+              kind: "heuristic" | "model" | "unspecified";
+              provider: string | null;
+              model: string | null;
+              method: string | null;
+              components: string[];
+            }[];
+            summary: string;
+          };
           /** @description the computation as plain lines, top to bottom */
           math: string[];
           objective: null;
