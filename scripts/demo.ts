@@ -8,6 +8,7 @@
  */
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
+import { createBoutsClient, submit, unwrap } from "@bouts/client";
 import { packDirectory, ROOT } from "./lib/local-platform.ts";
 
 type Credentials = {
@@ -27,23 +28,18 @@ if (!existsSync(CREDENTIALS)) {
 const creds = JSON.parse(readFileSync(CREDENTIALS, "utf8")) as Credentials;
 const api = creds.api;
 
-async function call<T>(
-  method: string,
-  url: string,
-  key: string | null,
-  body?: FormData | object,
-): Promise<T> {
-  const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-  let payload: FormData | string | undefined;
-  if (body instanceof FormData) payload = body;
-  else if (body !== undefined) {
-    headers["content-type"] = "application/json";
-    payload = JSON.stringify(body);
-  }
-  const res = await fetch(`${api}${url}`, { method, headers, body: payload });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${url} → ${res.status}: ${text.slice(0, 300)}`);
-  return (text ? JSON.parse(text) : null) as T;
+// The typed client (packages/client): every call below is typed by the OpenAPI document.
+const operator = createBoutsClient({ baseUrl: api, key: creds.operator.key });
+const anonymous = createBoutsClient({ baseUrl: api });
+
+/** The public breakdown of a submission: the body, or the status it answered with. */
+async function readBreakdown(id: string) {
+  const { data, response } = await anonymous.GET("/v1/submissions/{id}/breakdown", {
+    params: { path: { id } },
+  });
+  return data
+    ? { ok: true as const, value: data }
+    : { ok: false as const, status: response.status };
 }
 
 type Submitted = { challenge: string; kind: string; agent: string; agentId: string; id: string };
@@ -60,23 +56,15 @@ async function submitAs(
   trace: string | null,
 ) {
   const name = `demo-${kind}-${challengeId.slice(0, 8)}-${runId}`;
-  const created = await call<{ agent: { id: string }; key: { key: string } }>(
-    "POST",
-    "/v1/agents",
-    creds.operator.key,
-    { name },
+  const created = await unwrap(operator.POST("/v1/agents", { body: { name } }));
+  const agent = createBoutsClient({ baseUrl: api, key: created.key.key });
+  await unwrap(
+    agent.POST("/v1/challenges/{id}/entries", { params: { path: { id: challengeId } } }),
   );
-  const key = created.key.key;
-  await call("POST", `/v1/challenges/${challengeId}/entries`, key, {});
-  const form = new FormData();
-  form.set("archive", new Blob([packDirectory(archiveDir)]), "solution.tar.gz");
-  if (trace) form.set("trace", new Blob([readFileSync(trace)]), "trace.jsonl");
-  const sub = await call<{ id: string }>(
-    "POST",
-    `/v1/challenges/${challengeId}/submissions`,
-    key,
-    form,
-  );
+  const { submission: sub } = await submit(agent, challengeId, {
+    archive: packDirectory(archiveDir),
+    trace: trace ? readFileSync(trace) : null,
+  });
   submitted.push({
     challenge: challengeId,
     kind,
@@ -112,7 +100,7 @@ const pending = new Set(submitted.map((s) => s.id));
 const failed = new Map<string, string>();
 while (pending.size > 0 && Date.now() - started < DEADLINE_MS) {
   for (const id of [...pending]) {
-    const res = await fetch(`${api}/v1/submissions/${id}/breakdown`);
+    const res = await readBreakdown(id);
     if (res.ok) pending.delete(id);
     else if (res.status !== 404 && res.status !== 409) {
       failed.set(id, `${res.status}`);
@@ -126,44 +114,16 @@ while (pending.size > 0 && Date.now() - started < DEADLINE_MS) {
 }
 console.log("");
 
-type Breakdown = {
-  final: { unrounded: string; rounded: number };
-  breakdown: {
-    band: { label: string };
-    components: {
-      key: string;
-      label: string;
-      weight: number;
-      score: { text: string };
-      contribution: { text: string };
-      details?: {
-        composition?: Record<
-          "prebuilt" | "generated",
-          { tests: number; weightShare: { text: string } }
-        >;
-      };
-    }[];
-    adjustments: { label: string; points: { text: string } }[];
-  };
-};
-type Page = {
-  entries: {
-    rank: number;
-    agentId: string;
-    score: number;
-    iterations: number;
-    timeToFinalMs: number;
-    trajectoryClass?: string;
-    band?: string;
-  }[];
-};
-
 const names = new Map(submitted.map((s) => [s.agentId, s.agent]));
 for (const c of creds.challenges.filter((x) => x.status === "published")) {
   const mine = submitted.filter((s) => s.challenge === c.id);
   if (mine.length === 0) continue;
   console.log(`\n═══ ${c.slug} ═══`);
-  const page = await call<Page>("GET", `/v1/challenges/${c.id}/leaderboard?limit=20`, null);
+  const page = await unwrap(
+    anonymous.GET("/v1/challenges/{id}/leaderboard", {
+      params: { path: { id: c.id }, query: { limit: 20 } },
+    }),
+  );
   for (const e of page.entries) {
     const time = `${Math.floor(e.timeToFinalMs / 60000)}:${String(Math.floor(e.timeToFinalMs / 1000) % 60).padStart(2, "0")}`;
     console.log(
@@ -171,12 +131,12 @@ for (const c of creds.challenges.filter((x) => x.status === "published")) {
     );
   }
   for (const s of mine) {
-    const res = await fetch(`${api}/v1/submissions/${s.id}/breakdown`);
+    const res = await readBreakdown(s.id);
     if (!res.ok) {
       console.log(`  ${s.kind}: not scored (${failed.get(s.id) ?? res.status})`);
       continue;
     }
-    const { final, breakdown: b } = (await res.json()) as Breakdown;
+    const { final, breakdown: b } = res.value;
     const parts = b.components
       .map((p) => `${p.label} ${p.score.text}×${p.weight}%=${p.contribution.text}`)
       .join(", ");

@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
+import { createBoutsClient, submit as submitTo, unwrap, type Schemas } from "@bouts/client";
 import { packDirectory, ROOT } from "../lib/local-platform.ts";
 
 type Credentials = {
@@ -17,11 +18,7 @@ type Credentials = {
   operator: { key: string };
   challenges: { id: string; slug: string }[];
 };
-type View = {
-  status: string;
-  failureReason: string | null;
-  timestamps: Record<string, string | null>;
-};
+type View = Schemas["Submission"];
 
 function option(args: string[], name: string, fallback: number, min = 1): number {
   const i = args.indexOf(`--${name}`);
@@ -31,7 +28,7 @@ function option(args: string[], name: string, fallback: number, min = 1): number
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const at = (v: View, key: string) => Date.parse(v.timestamps[key] ?? "");
+const at = (v: View, key: keyof View["timestamps"]) => Date.parse(v.timestamps[key] ?? "");
 const loadAverage = () => loadavg()[0]!.toFixed(2);
 
 const quantile = (sorted: number[], q: number) =>
@@ -50,37 +47,26 @@ export default async function bench(args: string[]): Promise<void> {
   const challenge = creds.challenges.find((c) => c.slug === "deep-merge");
   if (!challenge) throw new Error("the deep-merge example challenge is not published");
   const archive = packDirectory(path.join(ROOT, "challenges/deep-merge/submissions/complete"));
-  const api = (p: string, key: string, init: RequestInit = {}) =>
-    fetch(`${creds.api}${p}`, {
-      ...init,
-      headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${key}` },
-    });
+  // The typed client (packages/client), one per key: every call is checked against the
+  // OpenAPI document at compile time.
+  const as = (key: string) => createBoutsClient({ baseUrl: creds.api, key });
+  const operator = as(creds.operator.key);
 
   const tag = Date.now().toString(36);
-  /** A new agent that entered the challenge; returns its key. */
+  /** A new agent that entered the challenge; returns its client. */
   const enter = async (name: string) => {
-    const res = await api("/v1/agents", creds.operator.key, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name }),
-    });
-    if (!res.ok) throw new Error(`register: ${res.status} ${await res.text()}`);
-    const key = ((await res.json()) as { key: { key: string } }).key.key;
-    await api(`/v1/challenges/${challenge.id}/entries`, key, { method: "POST" });
-    return key;
+    const created = await unwrap(operator.POST("/v1/agents", { body: { name } }));
+    const agent = as(created.key.key);
+    await unwrap(
+      agent.POST("/v1/challenges/{id}/entries", { params: { path: { id: challenge.id } } }),
+    );
+    return agent;
   };
-  const submit = async (key: string) => {
-    const form = new FormData();
-    form.set("archive", new Blob([archive]), "solution.tar.gz");
-    const sub = await api(`/v1/challenges/${challenge.id}/submissions`, key, {
-      method: "POST",
-      body: form,
-    });
-    if (sub.status !== 202) throw new Error(`submit: ${sub.status} ${await sub.text()}`);
-    return ((await sub.json()) as { id: string }).id;
-  };
-  const read = async (id: string, key: string) =>
-    (await (await api(`/v1/submissions/${id}`, key)).json()) as View;
+  type Agent = Awaited<ReturnType<typeof enter>>;
+  const submit = async (agent: Agent) =>
+    (await submitTo(agent, challenge.id, { archive })).submission.id;
+  const read = (id: string, agent: Agent) =>
+    unwrap(agent.GET("/v1/submissions/{id}", { params: { path: { id } } }));
   const settled = (v: View) => v.status === "scored" || v.status === "failed";
 
   console.log(`load_avg_1m_start: ${loadAverage()}`);

@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync 
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import { BoutsApiError, createBoutsClient, submit, unwrap, type BoutsClient } from "@bouts/client";
 import {
   applyMigrations,
   bootstrapOperator,
@@ -202,21 +203,18 @@ export default async function bench(args: string[]): Promise<void> {
     await waitForHealth(`${API}/healthz`, 120_000, worker.child);
     const pgid = worker.child.pid ?? 0;
 
-    const agents: string[] = [];
+    // The typed client (packages/client): the API calls as the OpenAPI document types them.
+    const operatorClient = createBoutsClient({ baseUrl: API, key: operator.key });
+    const agents: BoutsClient[] = [];
     for (let i = 0; i < agentsNeeded; i++) {
-      const res = await fetch(`${API}/v1/agents`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${operator.key}`, "Content-Type": "application/json" },
-        body: JSON.stringify({ name: `bench-${i}` }),
-      });
-      const body = (await res.json()) as { key: { key: string } };
-      const key = body.key.key;
-      const entered = await fetch(`${API}/v1/challenges/${challengeId}/entries`, {
-        method: "POST",
-        headers: { Authorization: `Bearer ${key}` },
-      });
-      if (entered.status !== 201) throw new Error(`entering: ${entered.status}`);
-      agents.push(key);
+      const created = await unwrap(
+        operatorClient.POST("/v1/agents", { body: { name: `bench-${i}` } }),
+      );
+      const agent = createBoutsClient({ baseUrl: API, key: created.key.key });
+      await unwrap(
+        agent.POST("/v1/challenges/{id}/entries", { params: { path: { id: challengeId } } }),
+      );
+      agents.push(agent);
     }
     // Warm-up submissions come first (last agents, distinct keys and bytes), uncounted.
     const total = submissions + WARM_UP_SUBMISSIONS;
@@ -224,19 +222,20 @@ export default async function bench(args: string[]): Promise<void> {
       tarGz({ "src/index.js": `export const n = ${i};\n`, "NOTES.md": `run ${i}\n` }),
     );
     const submitOne = async (i: number) => {
-      const form = new FormData();
-      form.set("archive", new Blob([archives[i] ?? new Uint8Array()]), "solution.tar.gz");
-      const res = await fetch(`${API}/v1/challenges/${challengeId}/submissions`, {
-        method: "POST",
-        headers: {
-          Authorization: `Bearer ${agents[i % agents.length]}`,
-          "Idempotency-Key": `bench-${i}`,
-        },
-        body: form,
-      });
-      await res.arrayBuffer();
-      return res.status === 202;
+      const agent = agents[i % agents.length];
+      if (!agent) return false;
+      try {
+        await submit(agent, challengeId, {
+          archive: archives[i] ?? new Uint8Array(),
+          idempotencyKey: `bench-${i}`,
+        });
+        return true;
+      } catch (e) {
+        if (e instanceof BoutsApiError) return false;
+        throw e;
+      }
     };
+    // Not an API route (no document entry): a plain fetch.
     const getTrivial = async () => {
       const res = await fetch(`${API}/healthz`);
       await res.arrayBuffer();

@@ -15,6 +15,7 @@ export type { ArchiveEntryInfo, ArchiveSink, FileSink } from "./delivery.ts";
 export { detectNestedSignature } from "./delivery.ts";
 export { normalizeEntryPath, countUtf8Bytes } from "./names.ts";
 export { updateCrc32 } from "./crc32.ts";
+export { packTar, type PackedFile } from "./pack.ts";
 export {
   detectArchiveFormat,
   readArchive,

@@ -19,7 +19,17 @@ export { SubmissionMessageSchema } from "./messages.ts";
 export { sweepIngest, type SweepResult } from "./sweep.ts";
 export { listVisibleChallenges, readVisibleChallenge } from "./challenge-reads.ts";
 export { IngestHttpError, type IngestError } from "./errors.ts";
-export { ChallengeListSchema, ChallengeSchema } from "./schemas.ts";
+export { ChallengeListSchema, ChallengeSchema, EntrySchema, SubmissionSchema } from "./schemas.ts";
+// What an agent does, for the platform's MCP tools (the same functions as the routes).
+export {
+  enterVisibleChallenge,
+  IDEMPOTENCY_KEY_PATTERN,
+  loadSubmitContext,
+  readOwnSubmission,
+  submitSolution,
+  type SubmitCall,
+} from "./agent-actions.ts";
+export type { SubmitAnswer } from "./accept-submission.ts";
 export type { IngestEnv } from "./types.ts";
 
 /** The ingest routes, to mount at /v1. */

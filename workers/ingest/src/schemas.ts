@@ -162,6 +162,16 @@ export const ChallengeSchema = z
     }),
     runtime: z.string().nullable().describe("from the bundle's manifest"),
     deliverables: z.array(DeliverableViewSchema).describe("written deliverables to include"),
+    // Documented by its head only: the full spec (docs/challenge-bundle.md) holds z.json()
+    // examples, a recursive schema the OpenAPI generator cannot print.
+    interface: z
+      .looseObject({ kind: z.enum(["module", "http"]), module: z.string() })
+      .nullable()
+      .describe(
+        "from the bundle's manifest (docs/challenge-bundle.md, `interface`): the module the " +
+          "tests load from the submission and its functions or HTTP routes; null before a " +
+          "bundle is uploaded",
+      ),
     createdAt: Timestamp,
     publishedAt: Timestamp.nullable(),
     closedAt: Timestamp.nullable(),

@@ -72,6 +72,7 @@ export function challengeToWire(
       description: d.description,
       required: d.required,
     })),
+    interface: m?.interface ?? null,
     createdAt: iso(ch.createdAt),
     publishedAt: isoOrNull(ch.publishedAt),
     closedAt: isoOrNull(ch.closedAt),

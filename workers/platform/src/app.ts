@@ -2,7 +2,7 @@
  * @module platform/app
  * The platform's one Hono app: the roles' routes composed with `app.route()` (ingest and the
  * webhook role under /v1, the leaderboard role and its pages at the root, the two challenge
- * reads that span roles here), each route with its own access (@bouts/auth: public, optional
+ * reads that span roles here, the MCP endpoint at /mcp), each route with its own access (@bouts/auth: public, optional
  * key, agent, operator), the one `onError` and 404/405 answer (@bouts/edge), `/healthz`, and
  * the OpenAPI 3.1 document of exactly these routes (`/openapi.json`, `/docs`). The pages'
  * stylesheet and script are static assets (public/, [assets]) served before this app runs.
@@ -20,17 +20,20 @@ import {
 import { webhookRoutes } from "@bouts/webhooks-worker";
 import { OPENAPI_INFO } from "./openapi.ts";
 import { createChallengeReadRoutes } from "./routes/challenges.ts";
+import { createMcpRoutes } from "./routes/mcp.ts";
 
 /** Options of the app (tests turn the leaderboard's version cache off). */
 export type PlatformAppOptions = LeaderboardRoutesOptions;
 
 /** Builds the platform app. */
 export function createPlatformApp(options: PlatformAppOptions = {}) {
-  const access = createPublicRead(resolveCacheOptions(options));
+  const cache = resolveCacheOptions(options);
+  const access = createPublicRead(cache);
   const app = createApp<LeaderboardEnv>()
     .route("/v1", ingestRoutes)
     .route("/v1", createChallengeReadRoutes(access))
     .route("/v1", webhookRoutes)
+    .route("/", createMcpRoutes(cache))
     .route("/", createLeaderboardRoutes(options, access));
 
   app.get("/healthz", (c) => c.json({ ok: true }));

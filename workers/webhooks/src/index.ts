@@ -21,6 +21,15 @@ export {
   MAX_TESTS_PER_ENDPOINT,
   ROTATION_OVERLAP_MS,
   TEST_QUOTA_WINDOW_MS,
+  SUBSCRIBABLE_EVENT_TYPES,
+  // The endpoint actions, for the platform's MCP tools (the same functions as the routes).
+  deleteEndpoint,
+  Endpoint as WebhookEndpointSchema,
+  listEndpoints,
+  RegisterBody as RegisterWebhookBodySchema,
+  registerEndpoint,
+  rotateEndpointSecret,
+  sendTestEvent,
 } from "./routes/endpoints.ts";
 export { DELIVERY_RETENTION_MS, sweepWebhooks } from "./sweep.ts";
 

@@ -7,11 +7,10 @@
  * draft; a draft is invisible to agents (404); a closed challenge takes no entries (409).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { ACCESS_PROBLEMS, agentIdOf, agentOnly, operatorIdOf, operatorOnly } from "@bouts/auth";
+import { ACCESS_PROBLEMS, agentOnly, operatorIdOf, operatorOnly } from "@bouts/auth";
 import {
   closeChallenge,
   createDb,
-  enterChallenge,
   findChallenge,
   insertChallenge,
   publishChallenge,
@@ -20,7 +19,8 @@ import {
   type ChallengeRow,
 } from "@bouts/db";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
-import { ownedChallenge, visibleChallenge } from "../access.ts";
+import { ownedChallenge } from "../access.ts";
+import { enterVisibleChallenge } from "../agent-actions.ts";
 import { notDraftError, storeBundle } from "../bundle-upload.ts";
 import { checkCustomWeights } from "../challenge-config.ts";
 import { readConfig } from "../config.ts";
@@ -35,7 +35,7 @@ import {
   UpdateChallengeBodySchema,
 } from "../schemas.ts";
 import type { IngestEnv } from "../types.ts";
-import { challengeToWire, entryToWire } from "../views.ts";
+import { challengeToWire } from "../views.ts";
 
 export const challengeRoutes = createRouter<IngestEnv>();
 
@@ -287,17 +287,11 @@ challengeRoutes.openapi(
     },
   }),
   async (c) => {
-    const agentId = agentIdOf(c.var.principal);
-    const db = createDb(c.env.DB);
-    const ch = await visibleChallenge(db, c.var.principal, c.req.valid("param").id);
-    if (ch.status !== "published") {
-      fail({ reason: "conflict", detail: "The challenge is closed to new entries." });
-    }
-    const { entry, created } = await enterChallenge(db, {
-      agentId,
-      challengeId: ch.id,
-      enteredAt: Date.now(),
-    });
-    return c.json(entryToWire(entry), created ? 201 : 200);
+    const { entry, created } = await enterVisibleChallenge(
+      c.env,
+      c.var.principal,
+      c.req.valid("param").id,
+    );
+    return c.json(entry, created ? 201 : 200);
   },
 );

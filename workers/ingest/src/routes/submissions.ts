@@ -13,25 +13,17 @@ import {
   ACCESS_PROBLEMS,
   agentIdOf,
   agentOnly,
-  checkRateLimit,
   readBearer,
   requireAgent,
   verifyPrincipal,
   type Principal,
 } from "@bouts/auth";
 import { PROBLEM_CONTENT_TYPE } from "@bouts/contracts";
-import {
-  createDb,
-  findSubmission,
-  findSubmitContext,
-  listAgentSubmissions,
-  type SubmitContext,
-} from "@bouts/db";
+import { createDb, listAgentSubmissions, type SubmitContext } from "@bouts/db";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
-import { acceptSubmission, invalid, type SubmitAnswer } from "../accept-submission.ts";
+import { loadSubmitContext, readOwnSubmission, submitSolution } from "../agent-actions.ts";
+import type { SubmitAnswer } from "../accept-submission.ts";
 import { visibleChallenge } from "../access.ts";
-import { readConfig } from "../config.ts";
-import { fail } from "../errors.ts";
 import {
   IdParamSchema,
   SubmissionListSchema,
@@ -44,7 +36,6 @@ import { submissionToWire } from "../views.ts";
 export const submissionRoutes = createRouter<IngestEnv>();
 
 const tags = ["submissions"];
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 type SubmitEnv = IngestEnv & {
   Variables: { principal: Principal; submitContext: SubmitContext };
@@ -57,15 +48,12 @@ type SubmitEnv = IngestEnv & {
  */
 const authenticateSubmitter = createMiddleware<SubmitEnv>(async (c, next) => {
   const bearer = readBearer(c.req.header("Authorization"));
-  const now = Date.now();
   const ctx = bearer.key
-    ? await findSubmitContext(
-        createDb(c.env.DB),
+    ? await loadSubmitContext(
+        c.env,
         bearer.key.id,
         c.req.param("id") ?? "",
         c.req.header("Idempotency-Key") ?? null,
-        now,
-        now - readConfig(c.env).runnerWindowMs,
       )
     : undefined;
   c.set("principal", await verifyPrincipal(bearer, ctx?.key));
@@ -121,25 +109,14 @@ submissionRoutes.openapi(
     },
   }),
   async (c) => {
-    const principal = c.var.principal;
-    const agentId = agentIdOf(principal);
-    const idempotencyKey = c.req.header("Idempotency-Key") ?? null;
-    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
-      fail(invalid("Idempotency-Key", "1 to 255 printable ASCII characters"));
-    }
-    // After authentication, so that nobody can spend another agent's budget; before anything
-    // is read from the body or stored. Keyed by the agent: its keys share one budget.
-    await checkRateLimit(c.env.SUBMIT_RATE_LIMIT, principal, "submissions");
-    const answer = await acceptSubmission(c.env, createDb(c.env.DB), readConfig(c.env), {
-      agentId,
-      keyId: principal.keyId,
+    const answer = await submitSolution(c.env, {
+      principal: c.var.principal,
       context: c.var.submitContext,
-      idempotencyKey,
+      idempotencyKey: c.req.header("Idempotency-Key") ?? null,
       request: c.req.raw,
       origin: new URL(c.req.url).origin,
     });
-    if (!answer.ok) fail(answer.error);
-    return asRouteAnswer(sendAnswer(answer.value));
+    return asRouteAnswer(sendAnswer(answer));
   },
 );
 
@@ -158,11 +135,12 @@ submissionRoutes.openapi(
     },
   }),
   async (c) => {
-    const agentId = agentIdOf(c.var.principal);
-    const s = await findSubmission(createDb(c.env.DB), c.req.valid("param").id);
     // Another agent's submission is indistinguishable from a missing one.
-    if (!s || s.agentId !== agentId) fail({ reason: "not-found", resource: "submission" });
-    return c.json(submissionToWire(s, new URL(c.req.url).origin), 200);
+    const origin = new URL(c.req.url).origin;
+    return c.json(
+      await readOwnSubmission(c.env, c.var.principal, c.req.valid("param").id, origin),
+      200,
+    );
   },
 );
 

@@ -9,26 +9,18 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ACCESS_PROBLEMS } from "@bouts/auth";
-import { decodeCursor } from "@bouts/ranking";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
-import {
-  BOARD_CACHE_CONTROL,
-  boardEtag,
-  matchesIfNoneMatch,
-  notModified,
-  readThroughCache,
-} from "../cache.ts";
+import { BOARD_CACHE_CONTROL, boardEtag, matchesIfNoneMatch, notModified } from "../cache.ts";
 import { fail } from "../errors.ts";
+import { checkPageCursor, readStanding } from "../board-views.ts";
 import type { PublicReadAccess } from "../public-read.ts";
 import {
   boardOf,
   DEFAULT_PAGE_LIMIT,
-  entryToWire,
   readBoardPage,
   readVersion,
   resolveChallenge,
 } from "../reads.ts";
-import type { BoardEntry, StandingView } from "../rpc.ts";
 import {
   AgentParamSchema,
   ChallengeParamSchema,
@@ -40,8 +32,6 @@ import type { LeaderboardEnv } from "../types.ts";
 
 const tags = ["leaderboard"];
 const PUBLIC = ACCESS_PROBLEMS.public;
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The board's current version and ETag, and the 304 to answer when the client already has it. */
 async function checkBoardVersion(c: Context<LeaderboardEnv>, challengeId: string) {
@@ -82,11 +72,8 @@ export function createBoardRoutes(access: PublicReadAccess) {
     async (c) => {
       const query = c.req.valid("query");
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
-      const cursor = query.cursor === undefined || query.cursor === "" ? null : query.cursor;
       // A garbage cursor is refused here, before any cache or Durable Object work.
-      if (cursor !== null && !decodeCursor(cursor).ok) {
-        fail({ reason: "bad-cursor", detail: "undecodable" });
-      }
+      const cursor = checkPageCursor(query.cursor);
       const ch = await resolveChallenge(c, c.req.valid("param").id);
       const { version, etag, unchanged } = await checkBoardVersion(c, ch.id);
       if (unchanged) return unchanged;
@@ -116,23 +103,7 @@ export function createBoardRoutes(access: PublicReadAccess) {
       const ch = await resolveChallenge(c, id);
       const { version, etag, unchanged } = await checkBoardVersion(c, ch.id);
       if (unchanged) return unchanged;
-      const key = `board/${ch.id}/v${version}/agent/${agentId}`;
-      const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
-        const board = boardOf(c, ch.id);
-        const [standing, around] = (await Promise.all([
-          board.getStanding(agentId),
-          board.getAround(agentId, 2),
-        ])) as [StandingView | null, BoardEntry[] | null];
-        if (!standing) return null;
-        return {
-          challengeId: ch.id,
-          ...standing,
-          submittedAt: iso(standing.submittedAt),
-          around: (around ?? []).map(entryToWire),
-        };
-      });
-      if (!body)
-        fail({ reason: "not-found", resource: "standing (the agent has no scored result)" });
+      const body = await readStanding(c, ch.id, version, agentId);
       markBoardAnswer(c, etag);
       return c.json(body, 200);
     },

@@ -9,10 +9,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { ACCESS_PROBLEMS, optionalKey } from "@bouts/auth";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
-import { toPublicBreakdown } from "@bouts/scoring";
 import type { PublicReadAccess } from "../public-read.ts";
 import { PublicBreakdownSchema, SubmissionParamSchema } from "../schemas.ts";
-import { readStoredBreakdown } from "../reads.ts";
+import { readBreakdownView } from "../board-views.ts";
 import type { LeaderboardEnv } from "../types.ts";
 
 /** The breakdown route, to mount at /v1: a public read whose key is optional. */
@@ -37,26 +36,10 @@ export function createBreakdownRoutes(access: PublicReadAccess) {
       },
     }),
     async (c) => {
-      const { id } = c.req.valid("param");
-      const caller = c.var.caller;
-      const { score, breakdown } = await readStoredBreakdown(c, id);
-      const owner = caller.role === "agent" && caller.agentId === score.agentId;
-      c.header("Cache-Control", owner ? "private, no-store" : "public, max-age=60");
+      const body = await readBreakdownView(c, c.req.valid("param").id, c.var.caller);
+      c.header("Cache-Control", body.view === "owner" ? "private, no-store" : "public, max-age=60");
       c.header("Vary", "Authorization");
-      return c.json(
-        {
-          submissionId: score.submissionId,
-          challengeId: score.challengeId,
-          agentId: score.agentId,
-          view: owner ? ("owner" as const) : ("public" as const),
-          profile: score.profile,
-          profileVersion: score.profileVersion,
-          final: { unrounded: score.finalUnrounded, rounded: score.finalRounded },
-          scoredAt: new Date(score.scoredAt).toISOString(),
-          breakdown: owner ? breakdown : toPublicBreakdown(breakdown),
-        },
-        200,
-      );
+      return c.json(body, 200);
     },
   );
   return submissionRoutes;

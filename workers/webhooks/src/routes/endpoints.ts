@@ -108,7 +108,8 @@ const URI_CHARACTERS = new RegExp(
     `(?:\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9._~!$&'()*+,;=%-]*)(?::[0-9]*)?${URI_TAIL}$`,
 );
 
-const RegisterBody = z
+/** The body of a webhook registration. */
+export const RegisterBody = z
   .strictObject({
     url: z
       .string()
@@ -132,7 +133,8 @@ const RegisterBody = z
   })
   .openapi("RegisterWebhookBody");
 
-const Endpoint = z
+/** A webhook endpoint as the API shows it (never its secrets). */
+export const Endpoint = z
   .object({
     id: z.string(),
     url: z.string(),
@@ -274,6 +276,106 @@ function createEndpointId(): string {
   );
 }
 
+// ─── The actions (the routes below and the MCP tools call these) ───
+
+/** Registers an endpoint for the calling agent; the answer carries its secret, once. */
+export async function registerEndpoint(
+  env: Env,
+  principal: Principal,
+  body: z.infer<typeof RegisterBody>,
+): Promise<z.infer<typeof Endpoint> & { secret: string }> {
+  const agentId = agentIdOf(principal);
+  const { url, eventTypes } = body;
+  const target = validateTargetUrl(url, resolveTargetOptions(env));
+  if (!target.ok)
+    fail({ reason: "invalid-target", rule: target.error.reason, detail: target.error.message });
+  const db = createDb(env.DB);
+  const existing = await listAgentWebhookEndpoints(db, agentId);
+  if (existing.length >= MAX_ENDPOINTS_PER_AGENT)
+    fail({ reason: "endpoint-limit", limit: MAX_ENDPOINTS_PER_AGENT });
+  const now = Date.now();
+  const secret = createSecret();
+  const row: WebhookEndpointRow = {
+    id: createEndpointId(),
+    agentId,
+    url: target.value.url,
+    eventTypes: JSON.stringify(eventTypes),
+    secrets: JSON.stringify([{ secret, createdAt: now, expiresAt: null }]),
+    disabledAt: null,
+    disabledReason: null,
+    failingSince: null,
+    consecutiveFailures: 0,
+    lastSuccessAt: null,
+    gone: false,
+    createdAt: now,
+  };
+  await insertWebhookEndpoint(db, row);
+  return { ...endpointToWire(row, now), secret };
+}
+
+/** The calling agent's endpoints. */
+export async function listEndpoints(
+  env: Env,
+  principal: Principal,
+): Promise<{ endpoints: z.infer<typeof Endpoint>[] }> {
+  const rows = await listAgentWebhookEndpoints(createDb(env.DB), agentIdOf(principal));
+  const now = Date.now();
+  return { endpoints: rows.map((r) => endpointToWire(r, now)) };
+}
+
+/** Deletes one of the calling agent's endpoints with its delivery log (404 for others'). */
+export async function deleteEndpoint(env: Env, principal: Principal, id: string): Promise<void> {
+  const { db, row } = await openOwnEndpoint({ env, var: { principal } }, id);
+  await deleteWebhookEndpoint(db, row.id);
+}
+
+/** Rotates an endpoint's secret: the new one is returned once; the old one signs 24 h more. */
+export async function rotateEndpointSecret(
+  env: Env,
+  principal: Principal,
+  id: string,
+): Promise<{ secret: string; previousSecretExpiresAt: string }> {
+  const { db, row } = await openOwnEndpoint({ env, var: { principal } }, id);
+  const now = Date.now();
+  const expiresAt = now + ROTATION_OVERLAP_MS;
+  const kept = (JSON.parse(row.secrets) as StoredWebhookSecret[])
+    .filter((s) => s.expiresAt === null || s.expiresAt > now)
+    .map((s) => ({ ...s, expiresAt: Math.min(s.expiresAt ?? expiresAt, expiresAt) }));
+  const secret = createSecret();
+  const secrets = [{ secret, createdAt: now, expiresAt: null }, ...kept].slice(
+    0,
+    MAX_ACTIVE_SECRETS,
+  );
+  await updateWebhookSecrets(db, row.id, secrets);
+  return { secret, previousSecretExpiresAt: new Date(expiresAt).toISOString() };
+}
+
+/** Queues a webhook.test event to one of the agent's endpoints, within the test quotas. */
+export async function sendTestEvent(
+  env: Env,
+  principal: Principal,
+  id: string,
+): Promise<{ messageId: string; eventId: string }> {
+  const { db, agentId, row } = await openOwnEndpoint({ env, var: { principal } }, id);
+  requireEnabled(row);
+  const now = new Date();
+  await checkTestQuota(db, agentId, row.id, now.getTime());
+  const event = buildWebhookTestEvent(row.id, now);
+  if (!event.ok) throw new Error(`test event refused: ${JSON.stringify(event.error)}`);
+  const eventId = `evt_test_${crypto.randomUUID()}`;
+  const [messageId] = await enqueueMessages(
+    db,
+    env,
+    [row],
+    eventId,
+    "webhook.test",
+    serializeEvent(event.value),
+    now,
+  );
+  if (!messageId) throw new Error("a fresh test event was not stored");
+  return { messageId, eventId };
+}
+
 // ─── Routes ───
 
 /** The webhook routes, to mount at /v1; every one needs an agent key (`agentOnly`). */
@@ -304,35 +406,7 @@ endpointRoutes.openapi(
       ),
     },
   }),
-  async (c) => {
-    const agentId = agentIdOf(c.var.principal);
-    const { url, eventTypes } = c.req.valid("json");
-    const target = validateTargetUrl(url, resolveTargetOptions(c.env));
-    if (!target.ok)
-      fail({ reason: "invalid-target", rule: target.error.reason, detail: target.error.message });
-    const db = createDb(c.env.DB);
-    const existing = await listAgentWebhookEndpoints(db, agentId);
-    if (existing.length >= MAX_ENDPOINTS_PER_AGENT)
-      fail({ reason: "endpoint-limit", limit: MAX_ENDPOINTS_PER_AGENT });
-    const now = Date.now();
-    const secret = createSecret();
-    const row: WebhookEndpointRow = {
-      id: createEndpointId(),
-      agentId,
-      url: target.value.url,
-      eventTypes: JSON.stringify(eventTypes),
-      secrets: JSON.stringify([{ secret, createdAt: now, expiresAt: null }]),
-      disabledAt: null,
-      disabledReason: null,
-      failingSince: null,
-      consecutiveFailures: 0,
-      lastSuccessAt: null,
-      gone: false,
-      createdAt: now,
-    };
-    await insertWebhookEndpoint(db, row);
-    return c.json({ ...endpointToWire(row, now), secret }, 201);
-  },
+  async (c) => c.json(await registerEndpoint(c.env, c.var.principal, c.req.valid("json")), 201),
 );
 
 endpointRoutes.openapi(
@@ -348,11 +422,7 @@ endpointRoutes.openapi(
       ...problems(...AGENT),
     },
   }),
-  async (c) => {
-    const rows = await listAgentWebhookEndpoints(createDb(c.env.DB), agentIdOf(c.var.principal));
-    const now = Date.now();
-    return c.json({ endpoints: rows.map((r) => endpointToWire(r, now)) }, 200);
-  },
+  async (c) => c.json(await listEndpoints(c.env, c.var.principal), 200),
 );
 
 endpointRoutes.openapi(
@@ -367,8 +437,7 @@ endpointRoutes.openapi(
     responses: { 204: { description: "Deleted" }, ...problems(...AGENT, 400, 404) },
   }),
   async (c) => {
-    const { db, row } = await openOwnEndpoint(c, c.req.valid("param").id);
-    await deleteWebhookEndpoint(db, row.id);
+    await deleteEndpoint(c.env, c.var.principal, c.req.valid("param").id);
     return c.body(null, 204);
   },
 );
@@ -390,21 +459,8 @@ endpointRoutes.openapi(
       ...problems(...AGENT, 400, 404),
     },
   }),
-  async (c) => {
-    const { db, row } = await openOwnEndpoint(c, c.req.valid("param").id);
-    const now = Date.now();
-    const expiresAt = now + ROTATION_OVERLAP_MS;
-    const kept = (JSON.parse(row.secrets) as StoredWebhookSecret[])
-      .filter((s) => s.expiresAt === null || s.expiresAt > now)
-      .map((s) => ({ ...s, expiresAt: Math.min(s.expiresAt ?? expiresAt, expiresAt) }));
-    const secret = createSecret();
-    const secrets = [{ secret, createdAt: now, expiresAt: null }, ...kept].slice(
-      0,
-      MAX_ACTIVE_SECRETS,
-    );
-    await updateWebhookSecrets(db, row.id, secrets);
-    return c.json({ secret, previousSecretExpiresAt: new Date(expiresAt).toISOString() }, 200);
-  },
+  async (c) =>
+    c.json(await rotateEndpointSecret(c.env, c.var.principal, c.req.valid("param").id), 200),
 );
 
 endpointRoutes.openapi(
@@ -421,26 +477,7 @@ endpointRoutes.openapi(
       ...problems(...AGENT, 400, 404, 409),
     },
   }),
-  async (c) => {
-    const { db, agentId, row } = await openOwnEndpoint(c, c.req.valid("param").id);
-    requireEnabled(row);
-    const now = new Date();
-    await checkTestQuota(db, agentId, row.id, now.getTime());
-    const event = buildWebhookTestEvent(row.id, now);
-    if (!event.ok) throw new Error(`test event refused: ${JSON.stringify(event.error)}`);
-    const eventId = `evt_test_${crypto.randomUUID()}`;
-    const [messageId] = await enqueueMessages(
-      db,
-      c.env,
-      [row],
-      eventId,
-      "webhook.test",
-      serializeEvent(event.value),
-      now,
-    );
-    if (!messageId) throw new Error("a fresh test event was not stored");
-    return c.json({ messageId, eventId }, 202);
-  },
+  async (c) => c.json(await sendTestEvent(c.env, c.var.principal, c.req.valid("param").id), 202),
 );
 
 endpointRoutes.openapi(

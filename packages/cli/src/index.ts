@@ -1,0 +1,15 @@
+/**
+ * @module cli
+ * The `bouts` command as a library: `main(argv)` and its parts (packing a folder, the
+ * configuration, the terminal renderings), for tests and for scripts that embed it.
+ */
+export { loadConfig, configPath, DEFAULT_API_URL, type CliConfig } from "./config.ts";
+export { main, refuseKeyArguments, UsageError, type CliIo } from "./main.ts";
+export { listSubmissionFiles, packFolder, VCS_DIRS } from "./pack.ts";
+export {
+  formatDuration,
+  renderBoardMessage,
+  renderBreakdown,
+  renderLeaderboard,
+  renderStatus,
+} from "./render.ts";

@@ -1,0 +1,6 @@
+/** Vitest project "client": the typed client, and the drift of its generated types. */
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: { name: "client", include: ["test/**/*.test.ts", "src/**/*.test.ts"], testTimeout: 30_000 },
+});

@@ -1,0 +1,107 @@
+/**
+ * @module leaderboard/board-views
+ * The bodies of the board reads that both front doors serve: the JSON API (`routes/`) and the
+ * platform's MCP tools (workers/platform/src/mcp): a page of the board, one agent's standing,
+ * and a submission's breakdown as a given caller may see it. HTTP concerns (ETag, 304,
+ * Cache-Control) stay in the routes. Invariants: these are the only implementations; only the
+ * submitting agent's own key gets the owner view of a breakdown; a page cursor that does not
+ * decode is `bad-cursor` before anything is read.
+ */
+import type { Context } from "hono";
+import type { z } from "@hono/zod-openapi";
+import type { Caller } from "@bouts/auth";
+import { decodeCursor } from "@bouts/ranking";
+import { toPublicBreakdown } from "@bouts/scoring";
+import { readThroughCache } from "./cache.ts";
+import { fail } from "./errors.ts";
+import {
+  boardOf,
+  DEFAULT_PAGE_LIMIT,
+  entryToWire,
+  readBoardPage,
+  readStoredBreakdown,
+  readVersion,
+  resolveChallenge,
+  type BoardPageBody,
+} from "./reads.ts";
+import type { BoardEntry, StandingView } from "./rpc.ts";
+import type { PublicBreakdownSchema, StandingSchema } from "./schemas.ts";
+import type { LeaderboardEnv } from "./types.ts";
+
+type Ctx = Context<LeaderboardEnv>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A page request's cursor: null when absent or empty; `bad-cursor` when it does not decode. */
+export function checkPageCursor(raw: string | undefined): string | null {
+  const cursor = raw === undefined || raw === "" ? null : raw;
+  if (cursor !== null && !decodeCursor(cursor).ok) {
+    fail({ reason: "bad-cursor", detail: "undecodable" });
+  }
+  return cursor;
+}
+
+/** One page of a public challenge's board at its current version (no ETag handling). */
+export async function readLeaderboard(
+  c: Ctx,
+  idOrSlug: string,
+  limit: number = DEFAULT_PAGE_LIMIT,
+  rawCursor?: string,
+): Promise<BoardPageBody> {
+  const cursor = checkPageCursor(rawCursor);
+  const ch = await resolveChallenge(c, idOrSlug);
+  return readBoardPage(c, ch.id, await readVersion(c, ch.id), limit, cursor);
+}
+
+/**
+ * One agent's standing on a board at `version` (cached per version), with the entries around
+ * it; `not-found` when the agent has no scored result there.
+ */
+export async function readStanding(
+  c: Ctx,
+  challengeId: string,
+  version: number,
+  agentId: string,
+): Promise<z.infer<typeof StandingSchema>> {
+  const key = `board/${challengeId}/v${version}/agent/${agentId}`;
+  const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
+    const board = boardOf(c, challengeId);
+    const [standing, around] = (await Promise.all([
+      board.getStanding(agentId),
+      board.getAround(agentId, 2),
+    ])) as [StandingView | null, BoardEntry[] | null];
+    if (!standing) return null;
+    return {
+      challengeId,
+      ...standing,
+      submittedAt: iso(standing.submittedAt),
+      around: (around ?? []).map(entryToWire),
+    };
+  });
+  if (!body) fail({ reason: "not-found", resource: "standing (the agent has no scored result)" });
+  return body;
+}
+
+/**
+ * A submission's breakdown as `caller` may see it: the owner view (private details) for the
+ * submitting agent's own key, the public view for anyone else.
+ */
+export async function readBreakdownView(
+  c: Ctx,
+  submissionId: string,
+  caller: Caller,
+): Promise<z.infer<typeof PublicBreakdownSchema>> {
+  const { score, breakdown } = await readStoredBreakdown(c, submissionId);
+  const owner = caller.role === "agent" && caller.agentId === score.agentId;
+  return {
+    submissionId: score.submissionId,
+    challengeId: score.challengeId,
+    agentId: score.agentId,
+    view: owner ? ("owner" as const) : ("public" as const),
+    profile: score.profile,
+    profileVersion: score.profileVersion,
+    final: { unrounded: score.finalUnrounded, rounded: score.finalRounded },
+    scoredAt: iso(score.scoredAt),
+    breakdown: owner ? breakdown : toPublicBreakdown(breakdown),
+  };
+}
