@@ -8,6 +8,7 @@
 import {
   countRejudges,
   createDb,
+  findRemoval,
   findScore,
   type Db,
   type ResultHistoryRow,
@@ -55,6 +56,8 @@ export interface ScoreEventMessage {
 export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
   const score = await findScore(db, ctx.submission.id);
   if (!score) return;
+  // An operator removed it from the board (audited): a late republish must not rank it again.
+  if (await findRemoval(db, ctx.submission.id)) return;
   const answer = await env.LEADERBOARD.getByName(ctx.challenge.id).recordResult({
     challengeId: ctx.challenge.id,
     submissionId: score.submissionId,

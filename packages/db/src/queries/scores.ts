@@ -16,6 +16,7 @@ import {
   type SubmissionRow,
 } from "../schema.ts";
 import { scores, type ScoreRow } from "../schema-scores.ts";
+import { AUDIT_COLUMNS, prepareAuditEvent } from "./audit.ts";
 
 /** A submission with what scoring needs to know about its challenge and entry. */
 export interface ScoringContext {
@@ -129,7 +130,8 @@ export async function deferScoring(
 }
 
 /**
- * Marks a submission failed with a reason the agent can read and a stable `code`; scored
+ * Marks a submission failed with a reason the agent can read and a stable `code`, and appends
+ * its `failed` audit event (actor: the platform role `actorId`) in the same batch; scored
  * submissions are untouched.
  */
 export async function failSubmission(
@@ -138,9 +140,19 @@ export async function failSubmission(
   reason: string,
   now: number,
   code: SubmissionFailureCode = "infrastructure",
+  actorId = "score",
 ): Promise<boolean> {
   const d1 = db.$client;
-  const [res] = await d1.batch([
+  const [, res] = await d1.batch([
+    // The `failed` event, with the state it replaces, under the UPDATE's own condition.
+    d1
+      .prepare(
+        `INSERT OR IGNORE INTO audit_events (${AUDIT_COLUMNS})
+         SELECT 'failed:' || id || ':' || ?3, challenge_id, id, agent_id, 'failed', 'submission', 'system', ?5,
+           ?2, json_object('status', status), json_object('status', 'failed', 'failureCode', ?4, 'failureReason', ?2), ?3
+         FROM submissions WHERE id = ?1 AND status IN ('received','queued','running','waiting')`,
+      )
+      .bind(submissionId, reason.slice(0, 2000), now, code, actorId),
     d1
       .prepare(
         `UPDATE submissions SET status = 'failed', failure_reason = ?2, failed_at = ?3, failure_code = ?4,
@@ -189,7 +201,8 @@ export interface ScoreWrite {
 }
 
 /**
- * Writes a score and its parts and marks the submission scored, in one batch. Only a
+ * Writes a score and its parts, appends its `scored` audit event and marks the submission
+ * scored, in one batch. Only a
  * submission that is still running under a lease is scored; rerunning it changes nothing.
  * Returns whether this call wrote the score.
  */
@@ -265,6 +278,32 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
           "INSERT OR IGNORE INTO test_counts (submission_id, suite, bucket, passed, total) SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",
         )
         .bind(id, t.suite, t.bucket, t.passed, t.total),
+    ),
+    // The `scored` event, before the status moves, under the same condition as the move.
+    prepareAuditEvent(
+      d1,
+      {
+        id: `scored:${id}`,
+        challengeId: s.challengeId,
+        submissionId: id,
+        agentId: s.agentId,
+        type: "scored",
+        scope: "submission",
+        actorKind: "system",
+        actorId: "score",
+        cause: `the score pipeline scored iteration ${s.iteration} (${s.judgeMode} judges)`,
+        before: { status: "running" },
+        after: {
+          status: "scored",
+          score: s.finalRounded,
+          unrounded: s.finalUnrounded,
+          band: s.band,
+          profileVersion: s.profileVersion,
+        },
+        at: now,
+      },
+      "EXISTS (SELECT 1 FROM submissions WHERE id = ?3 AND status = 'running') AND EXISTS (SELECT 1 FROM scores WHERE submission_id = ?3 AND scored_at = ?13)",
+      [s.scoredAt],
     ),
     d1
       .prepare(
