@@ -43,3 +43,4 @@ export {
   ZIP_TAIL_BYTES,
   type FileSample,
 } from "./code-sniff.ts";
+export { packTar, type PackFile } from "./tar-pack.ts";

@@ -20,3 +20,4 @@ export * from "./queries/usage.ts";
 export * from "./queries/limits.ts";
 export * from "./queries/leaderboard.ts";
 export * from "./queries/audit.ts";
+export * from "./queries/baselines.ts";

@@ -5,7 +5,13 @@
  * (removed submissions left out) and appends a `rebuilt` event with the board's size and
  * version before and after; a refused rebuild changes nothing and appends nothing.
  */
-import { appendAuditEvent, createDb, listResultHistory, type AuditEventRow } from "@bouts/db";
+import {
+  appendAuditEvent,
+  createDb,
+  listBaselineResults,
+  listResultHistory,
+  type AuditEventRow,
+} from "@bouts/db";
 import { parseJson } from "@bouts/contracts";
 import { fail } from "./errors.ts";
 import type { LeaderboardBindings } from "./types.ts";
@@ -58,10 +64,18 @@ export async function rebuildAudited(
   by: RebuildCause,
 ) {
   const db = createDb(env.DB);
-  const rows = await listResultHistory(db, ch.id);
+  const [rows, baselines] = await Promise.all([
+    listResultHistory(db, ch.id),
+    listBaselineResults(db, ch.id),
+  ]);
   const board = env.LEADERBOARD.getByName(ch.id);
   const before = await board.getBandCounts();
-  const done = await board.rebuild({ challengeId: ch.id, rankingMode: ch.rankingMode, rows });
+  const done = await board.rebuild({
+    challengeId: ch.id,
+    rankingMode: ch.rankingMode,
+    rows,
+    baselines: baselines.map(({ scoredAt, ...b }) => ({ ...b, scoredAt })),
+  });
   if (!done.ok) {
     // Rows D1 holds that the board refuses: a data fault to investigate, not a client error.
     console.error(`rebuild of ${ch.id} refused`, done.error);

@@ -131,6 +131,19 @@ export const BandCountsSchema = z
   })
   .openapi("BandCounts");
 
+/** A baseline on the board: a reference line, never ranked. */
+export const BaselineLineSchema = z
+  .object({
+    agentId: z.string(),
+    submissionId: z.string(),
+    label: z.string(),
+    kind: z.enum(["reference", "stub", "other"]),
+    score: z.int(),
+    unrounded: z.string(),
+    afterRank: z.int().min(0).describe("how many ranked agents sit above this line"),
+  })
+  .openapi("BaselineLine");
+
 export const LeaderboardPageSchema = z
   .object({
     challengeId: z.string(),
@@ -142,6 +155,12 @@ export const LeaderboardPageSchema = z
       .nullable()
       .openapi({ description: "Cursor of the next page; null at the end." }),
     bands: BandCountsSchema,
+    baselines: z
+      .array(BaselineLineSchema)
+      .describe(
+        "the challenge's baselines (reference solution, stub …), best first: marked reference " +
+          "lines with no rank, each shown after the `afterRank` agents whose score is at least its own",
+      ),
   })
   .openapi("LeaderboardPage");
 

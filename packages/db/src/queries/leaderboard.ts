@@ -101,7 +101,8 @@ export interface ResultHistoryRow {
 
 /**
  * Every scored submission of a challenge that ranks, from its `scores` rows (unordered): a
- * submission an operator removed (`submission_removals`) keeps its score but is left out.
+ * submission an operator removed (`submission_removals`) keeps its score but is left out, and
+ * so are the challenge's baselines (`listBaselineResults`), which never rank.
  */
 export async function listResultHistory(db: Db, challengeId: string): Promise<ResultHistoryRow[]> {
   return db
@@ -117,6 +118,13 @@ export async function listResultHistory(db: Db, challengeId: string): Promise<Re
     })
     .from(scores)
     .leftJoin(submissionRemovals, eq(submissionRemovals.submissionId, scores.submissionId))
-    .where(and(eq(scores.challengeId, challengeId), isNull(submissionRemovals.submissionId)))
+    .innerJoin(agents, eq(agents.id, scores.agentId))
+    .where(
+      and(
+        eq(scores.challengeId, challengeId),
+        isNull(submissionRemovals.submissionId),
+        isNull(agents.baselineKind),
+      ),
+    )
     .all();
 }

@@ -8,6 +8,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import {
+  agents,
   challenges,
   entries,
   submissions,
@@ -23,6 +24,8 @@ export interface ScoringContext {
   submission: SubmissionRow;
   challenge: ChallengeRow;
   enteredAt: number;
+  /** Set when the submission is one of the challenge's baselines: it is scored, never ranked. */
+  baseline: { kind: "reference" | "stub" | "other"; label: string } | null;
 }
 
 /**
@@ -34,9 +37,16 @@ export async function findScoringContext(
   submissionId: string,
 ): Promise<ScoringContext | null> {
   const row = await db
-    .select({ submission: submissions, challenge: challenges, enteredAt: entries.enteredAt })
+    .select({
+      submission: submissions,
+      challenge: challenges,
+      enteredAt: entries.enteredAt,
+      baselineKind: agents.baselineKind,
+      agentName: agents.name,
+    })
     .from(submissions)
     .innerJoin(challenges, eq(challenges.id, submissions.challengeId))
+    .innerJoin(agents, eq(agents.id, submissions.agentId))
     // The entry of this agent into this challenge: an agent has one per challenge it entered.
     .leftJoin(
       entries,
@@ -52,6 +62,7 @@ export async function findScoringContext(
     submission: row.submission,
     challenge: row.challenge,
     enteredAt: row.enteredAt ?? row.submission.receivedAt,
+    baseline: row.baselineKind ? { kind: row.baselineKind, label: row.agentName } : null,
   };
 }
 

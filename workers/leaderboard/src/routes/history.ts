@@ -72,7 +72,7 @@ export function createHistoryRoutes(access: PublicReadAccess) {
       request: { params: SubmissionParamSchema, query: HistoryQuerySchema },
       responses: {
         200: json(AuditHistorySchema, "The history"),
-        ...problems(401, 429, 400, 404),
+        ...problems(401, 403, 429, 400, 404),
       },
     }),
     async (c) => {
