@@ -6,10 +6,11 @@
  * `INSERT OR IGNORE`, so a repeated publish step queues nothing twice; a baseline never ranks
  * (`listResultHistory` leaves them out; `listBaselineResults` reads them apart).
  */
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import { agents } from "../schema.ts";
 import { scores } from "../schema-scores.ts";
+import { submissionRemovals } from "../schema-audit.ts";
 
 /** The kinds of baseline (the manifest's `baselines[].kind`). */
 export type BaselineKind = "reference" | "stub" | "other";
@@ -83,7 +84,7 @@ export interface BaselineResultRow {
   scoredAt: number;
 }
 
-/** Every scored baseline of a challenge (unordered). */
+/** Every scored baseline of a challenge that an operator did not remove (unordered). */
 export async function listBaselineResults(
   db: Db,
   challengeId: string,
@@ -100,7 +101,14 @@ export async function listBaselineResults(
     })
     .from(scores)
     .innerJoin(agents, eq(agents.id, scores.agentId))
-    .where(and(eq(scores.challengeId, challengeId), isNotNull(agents.baselineKind)))
+    .leftJoin(submissionRemovals, eq(submissionRemovals.submissionId, scores.submissionId))
+    .where(
+      and(
+        eq(scores.challengeId, challengeId),
+        isNotNull(agents.baselineKind),
+        isNull(submissionRemovals.submissionId),
+      ),
+    )
     .all();
   return rows.map((r) => ({ ...r, kind: r.kind ?? "other" }));
 }
