@@ -11,6 +11,7 @@ export default defineConfig({
     "./packages/db/src/schema-scores.ts",
     "./packages/db/src/schema-webhooks.ts",
     "./packages/db/src/schema-usage.ts",
+    "./packages/db/src/schema-audit.ts",
   ],
   out: "./migrations",
 });

@@ -193,7 +193,9 @@ function packSeed(seed: Seed): Uint8Array {
     const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, unknown>;
     writeFileSync(
       manifestPath,
-      JSON.stringify({ ...manifest, id: seed.slug, title: seed.title }, null, 2),
+      // No baselines on the agent-run variant: a baseline folder carries no agent trace, which
+      // the agent profile scores (it would fail with trace-refused).
+      JSON.stringify({ ...manifest, id: seed.slug, title: seed.title, baselines: [] }, null, 2),
     );
     return packDirectory(copy, NOT_IN_BUNDLE);
   } finally {

@@ -90,6 +90,21 @@ export const ChallengeLimitsSchema = z.strictObject({
 });
 export type ChallengeLimits = z.infer<typeof ChallengeLimitsSchema>;
 
+/** What a baseline stands for: the reference solution, an empty or stub one, or another. */
+export const BASELINE_KINDS = ["reference", "stub", "other"] as const;
+
+/**
+ * A baseline submission the author ships in the bundle: scored by the same pipeline when the
+ * challenge is published, shown on the board as a marked reference line that takes no rank.
+ */
+export const BaselineSpecSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, "kebab-case baseline id"),
+  label: z.string().min(1).max(80).describe('shown on the board, e.g. "reference solution"'),
+  kind: z.enum(BASELINE_KINDS),
+  path: RelativePathSchema.describe("the submission's folder inside the bundle, e.g. reference"),
+});
+export type BaselineSpec = z.infer<typeof BaselineSpecSchema>;
+
 /** The manifest, `challenge.json` at the bundle root. */
 export const ChallengeManifestSchema = z
   .strictObject({
@@ -122,6 +137,11 @@ export const ChallengeManifestSchema = z
           .describe("generated candidates removed by challenge QA (they failed on the reference)"),
       })
       .prefault({}),
+    baselines: z
+      .array(BaselineSpecSchema)
+      .max(8)
+      .default([])
+      .describe("baseline submissions shipped in the bundle, shown on the board without a rank"),
   })
   .superRefine((m, ctx) => {
     const expected = m.runtime === "node22" ? "node:test" : "pytest";
@@ -142,6 +162,17 @@ export const ChallengeManifestSchema = z
         });
       }
       seen.add(t.id);
+    }
+    const baselineIds = new Set<string>();
+    for (const [i, b] of m.baselines.entries()) {
+      if (baselineIds.has(b.id)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["baselines", i, "id"],
+          message: `duplicate baseline id ${b.id}`,
+        });
+      }
+      baselineIds.add(b.id);
     }
   });
 export type ChallengeManifest = z.infer<typeof ChallengeManifestSchema>;

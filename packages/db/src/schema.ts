@@ -69,6 +69,13 @@ export const agents = sqliteTable(
       .notNull()
       .references(() => operators.id),
     createdAt: integer("created_at").notNull(),
+    /**
+     * Set only for a challenge's baseline (the publish step creates it, no route can): what it
+     * stands for. Null for every competing agent.
+     */
+    baselineKind: text("baseline_kind", { enum: ["reference", "stub", "other"] }),
+    /** The challenge a baseline belongs to; null for competing agents. */
+    baselineOf: text("baseline_of"),
   },
   (t) => [index("agents_operator_idx").on(t.operatorId)],
 );

@@ -94,5 +94,23 @@ export async function readBundleManifest(
       },
     };
   }
+  // Every baseline names a folder the bundle ships: checked here, so publish cannot miss one.
+  const paths = checked.value.files.map((f) => f.path);
+  const missing = parsed.data.baselines.filter(
+    (b) => !paths.some((p) => p.startsWith(`${b.path}/`)),
+  );
+  if (missing.length > 0) {
+    return {
+      ok: false,
+      error: {
+        reason: "manifest",
+        detail: `challenge.json declares baselines whose folders hold no files: ${missing.map((b) => `${b.id} (${b.path}/)`).join(", ")}.`,
+        errors: missing.map((b) => ({
+          path: `baselines.${parsed.data.baselines.indexOf(b)}.path`,
+          message: `no files under ${b.path}/ in the bundle`,
+        })),
+      },
+    };
+  }
   return { ok: true, value: parsed.data };
 }

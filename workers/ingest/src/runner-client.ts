@@ -31,7 +31,7 @@ export type QaError = { reason: "runner-unavailable"; detail: string };
 
 /** Sends a bundle to the runner's challenge QA and reads its verdict. */
 export async function runChallengeQa(
-  env: Pick<Env, "RUNNER"> & { RUNNER_SHARED_SECRET?: string },
+  env: Pick<Env, "RUNNER"> & { RUNNER_SHARED_SECRET?: string; RUNNER_HTTP?: Fetcher },
   runnerUrl: string,
   bundle: Uint8Array<ArrayBuffer>,
 ): Promise<Result<QaResult, QaError>> {
@@ -53,7 +53,9 @@ export async function runChallengeQa(
   }
   let response: Response;
   try {
-    if (runnerUrl) response = await fetch(request);
+    // RUNNER_HTTP exists only in tests: the real runner behind a Node-side service binding.
+    if (env.RUNNER_HTTP) response = await env.RUNNER_HTTP.fetch(request);
+    else if (runnerUrl) response = await fetch(request);
     else if (env.RUNNER) response = await getContainer(env.RUNNER, "challenge-qa").fetch(request);
     else return unavailable("no RUNNER_URL and no RUNNER container are configured");
   } catch (err) {

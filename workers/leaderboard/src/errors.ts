@@ -20,6 +20,7 @@ export type LeaderboardError =
   | SharedDomainError
   | { reason: "bad-cursor"; detail: string }
   | { reason: "upgrade-required" }
+  | { reason: "conflict"; detail: string }
   | { reason: "rate-limited"; retryAfter: number }
   | { reason: "unavailable"; service: string; retryAfter: number };
 
@@ -58,6 +59,8 @@ export function toProblem(e: LeaderboardError): ProblemAnswer {
         ),
         { Upgrade: "websocket" },
       );
+    case "conflict":
+      return answerProblem(buildProblem(409, e.reason, "Conflict", e.detail));
     case "rate-limited":
       return answerRetryLater(
         buildProblem(429, e.reason, "Too many requests", "Too many requests; slow down."),

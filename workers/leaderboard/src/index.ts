@@ -12,6 +12,7 @@ import { createPageRoutes } from "./pages/routes.ts";
 import { createPublicRead, type PublicReadAccess } from "./public-read.ts";
 import { createBoardRoutes } from "./routes/challenges.ts";
 import { operatorRoutes } from "./routes/operators.ts";
+import { createHistoryRoutes } from "./routes/history.ts";
 import { createBreakdownRoutes } from "./routes/submissions.ts";
 import type { LeaderboardEnv } from "./types.ts";
 
@@ -66,6 +67,7 @@ const PREFLIGHT_PATHS = [
   "/challenges/:id/leaderboard",
   "/challenges/:id/agents/:agentId",
   "/submissions/:id/breakdown",
+  "/challenges/:id/history",
 ];
 
 /** The resolved cache options of a set of routes. */
@@ -75,7 +77,8 @@ export function resolveCacheOptions(options: LeaderboardRoutesOptions = {}): Cac
 
 /**
  * The leaderboard role's routes, to mount at the root: the public API under /v1 (boards,
- * standings, the live feed, breakdowns, the operator's rebuild, CORS preflights) and the
+ * standings, the live feed, breakdowns, the audit histories, the operator's rebuild and
+ * removal, CORS preflights) and the
  * HTML pages. `access` is the public-read middleware to share with the platform's challenge
  * reads; by default one is built from `options`. Each route has its own access: public-read.ts
  * (with @bouts/auth's `optionalKey` for the breakdown), `operatorOnly` for the rebuild.
@@ -87,7 +90,8 @@ export function createLeaderboardRoutes(
   const api = createRouter<LeaderboardEnv>()
     .route("/", createBoardRoutes(access))
     .route("/", createBreakdownRoutes(access))
-    .route("/", operatorRoutes);
+    .route("/", operatorRoutes)
+    .route("/", createHistoryRoutes(access));
   for (const path of PREFLIGHT_PATHS) api.options(path, access.read, (c) => c.body(null, 204));
   return createRouter<LeaderboardEnv>()
     .route("/v1", api)

@@ -24,8 +24,11 @@ import {
 import { resolveBand, type TrajectoryClass } from "@bouts/scoring";
 import {
   RebuildInputSchema,
+  RecordBaselineInputSchema,
   RecordResultInputSchema,
   type RebuildRow,
+  type BaselineInput,
+  type BaselineLine,
   type BandCountsView,
   type BoardEntry,
   type BoardResult,
@@ -81,6 +84,15 @@ CREATE TABLE IF NOT EXISTS score_intervals (
   submission_id TEXT PRIMARY KEY,
   low           REAL NOT NULL,
   high          REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS baselines (
+  agent_id      TEXT PRIMARY KEY,
+  submission_id TEXT NOT NULL,
+  label         TEXT NOT NULL,
+  kind          TEXT NOT NULL,
+  score         INTEGER NOT NULL,
+  unrounded     TEXT NOT NULL,
+  scored_at     INTEGER NOT NULL
 );
 `;
 
@@ -228,6 +240,40 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   }
 
   /**
+   * Records a scored baseline as a reference line: stored apart from the results and standings,
+   * so it takes no rank, moves nobody and is never overtaken or overtaking. The latest score of
+   * a baseline replaces its earlier one; a repeat changes nothing.
+   */
+  recordBaseline(input: unknown): BoardResult<{ applied: boolean; version: number }> {
+    const parsed = RecordBaselineInputSchema.safeParse(input);
+    if (!parsed.success) {
+      return { ok: false, error: { reason: "invalid-input", detail: parsed.error.message } };
+    }
+    const { challengeId, ...b } = parsed.data;
+    const known = this.#challengeId;
+    if (known !== null && known !== challengeId) {
+      return { ok: false, error: { reason: "wrong-challenge", expected: known, got: challengeId } };
+    }
+    const applied = this.ctx.storage.transactionSync(() => {
+      const same = this.#sql
+        .exec(
+          "SELECT 1 FROM baselines WHERE agent_id = ? AND submission_id = ? AND score = ? AND unrounded = ?",
+          b.agentId,
+          b.submissionId,
+          b.score,
+          b.unrounded,
+        )
+        .toArray();
+      if (same.length > 0) return false;
+      this.#writeBaseline(b);
+      this.#bumpVersion();
+      return true;
+    });
+    if (applied) this.#broadcast([]);
+    return { ok: true, value: { applied, version: this.#version } };
+  }
+
+  /**
    * Replaces the whole board with `rows` (the challenge's result history from D1, after a
    * rescore or a loss). Atomic: on a malformed row nothing changes (`invalid-input`).
    */
@@ -250,7 +296,10 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     for (const list of byAgent.values()) standings.push(computeAgentStanding(list, rankingMode)!);
     const index = buildRankingIndex(standings);
     this.ctx.storage.transactionSync(() => {
-      this.#sql.exec("DELETE FROM results; DELETE FROM standings; DELETE FROM score_intervals;");
+      this.#sql.exec(
+        "DELETE FROM results; DELETE FROM standings; DELETE FROM score_intervals; DELETE FROM baselines;",
+      );
+      for (const b of parsed.data.baselines) this.#writeBaseline(b);
       for (const list of byAgent.values())
         for (const r of list) {
           this.#insertResult(r);
@@ -377,6 +426,37 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   getBandCounts(): BandCountsView {
     const board = this.#board();
     return { ...board.countByBand(), total: board.size, version: this.#version };
+  }
+
+  /**
+   * The board's baselines, best first, each placed after every agent whose score is at least
+   * its own: a tie goes to the agent, so a baseline never overtakes anyone.
+   */
+  getBaselines(): BaselineLine[] {
+    const rows = this.#sql
+      .exec<{
+        agent_id: string;
+        submission_id: string;
+        label: string;
+        kind: string;
+        score: number;
+        unrounded: string;
+        after_rank: number;
+      }>(
+        `SELECT b.agent_id, b.submission_id, b.label, b.kind, b.score, b.unrounded,
+           (SELECT COUNT(*) FROM standings s WHERE s.score >= b.score) AS after_rank
+         FROM baselines b ORDER BY b.score DESC, b.label`,
+      )
+      .toArray();
+    return rows.map((r) => ({
+      agentId: r.agent_id,
+      submissionId: r.submission_id,
+      label: r.label,
+      kind: r.kind === "reference" || r.kind === "stub" ? r.kind : "other",
+      score: r.score,
+      unrounded: r.unrounded,
+      afterRank: r.after_rank,
+    }));
   }
 
   /** The board version: +1 on every change; cheap (no index build). */
@@ -597,6 +677,23 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       )
       .toArray();
     return new Map(rows.map((r) => [r.agent_id, r.trajectory_class as TrajectoryClass]));
+  }
+
+  #writeBaseline(b: BaselineInput): void {
+    this.#sql.exec(
+      `INSERT INTO baselines (agent_id, submission_id, label, kind, score, unrounded, scored_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (agent_id) DO UPDATE SET submission_id = excluded.submission_id,
+         label = excluded.label, kind = excluded.kind, score = excluded.score,
+         unrounded = excluded.unrounded, scored_at = excluded.scored_at`,
+      b.agentId,
+      b.submissionId,
+      b.label,
+      b.kind,
+      b.score,
+      b.unrounded,
+      b.scoredAt,
+    );
   }
 
   #bumpVersion(): void {

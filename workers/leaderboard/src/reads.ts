@@ -11,7 +11,14 @@ import { BreakdownSchema, type BreakdownWire } from "@bouts/contracts";
 import { createDb } from "@bouts/db";
 import { readThroughCache } from "./cache.ts";
 import { fail } from "./errors.ts";
-import type { BandCountsView, BoardEntry, BoardPage, BoardResult, PageError } from "./rpc.ts";
+import type {
+  BandCountsView,
+  BaselineLine,
+  BoardEntry,
+  BoardPage,
+  BoardResult,
+  PageError,
+} from "./rpc.ts";
 import {
   findPublicChallenge,
   findStoredScore,
@@ -82,6 +89,8 @@ export interface BoardPageBody {
   entries: BoardEntryWire[];
   next: string | null;
   bands: Omit<BandCountsView, "total" | "version">;
+  /** Reference lines (no rank): the challenge's scored baselines. */
+  baselines: BaselineLine[];
 }
 
 /** A board row on the wire. */
@@ -104,10 +113,11 @@ export async function readBoardPage(
   const key = `board/${challengeId}/v${version}/page/${limit}/${cursor ?? ""}`;
   const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
     const board = boardOf(c, challengeId);
-    const [page, bands] = (await Promise.all([
+    const [page, bands, baselines] = (await Promise.all([
       board.getPage({ limit, cursor }),
       board.getBandCounts(),
-    ])) as [BoardResult<BoardPage, PageError>, BandCountsView];
+      board.getBaselines(),
+    ])) as [BoardResult<BoardPage, PageError>, BandCountsView, BaselineLine[]];
     if (!page.ok) return { badCursor: true as const };
     const { total: _total, version: _version, ...counts } = bands;
     return {
@@ -117,6 +127,8 @@ export async function readBoardPage(
       entries: page.value.entries.map(entryToWire),
       next: page.value.next,
       bands: counts,
+      // Reference lines, not entries: no rank, placed after `afterRank` agents.
+      baselines,
     };
   });
   if (!body || "badCursor" in body) fail({ reason: "bad-cursor", detail: "refused by board" });

@@ -46,14 +46,32 @@ export const RecordResultInputSchema = ResultInputSchema.extend({
 });
 export type RecordResultInput = z.infer<typeof RecordResultInputSchema>;
 
+/** A scored baseline (a reference line on the board: no rank, never overtakes anyone). */
+export const BaselineInputSchema = z.strictObject({
+  submissionId: z.string().min(1).max(256),
+  agentId: z.string().min(1).max(MAX_AGENT_ID_LENGTH),
+  label: z.string().min(1).max(80),
+  kind: z.enum(["reference", "stub", "other"]),
+  score: z.int().min(0).max(100),
+  unrounded: z.string().regex(/^\d{1,3}(\.\d+)?…?$/),
+  scoredAt: epochMs,
+});
+export type BaselineInput = z.infer<typeof BaselineInputSchema>;
+
+/** Input of `recordBaseline`. */
+export const RecordBaselineInputSchema = BaselineInputSchema.extend({
+  challengeId: z.string().min(1).max(128),
+});
+
 /**
  * Input of `rebuild`: the challenge's whole result history, one row per scored submission, as
- * an operator route reads it from D1 (`scores` ⋈ `submissions` ⋈ `entries`).
+ * an operator route reads it from D1 (`scores` ⋈ `submissions` ⋈ `entries`), and its baselines.
  */
 export const RebuildInputSchema = z.strictObject({
   challengeId: z.string().min(1).max(128),
   rankingMode: z.enum(RANKING_MODES),
   rows: z.array(ResultInputSchema),
+  baselines: z.array(BaselineInputSchema).max(64).default([]),
 });
 export type RebuildInput = z.infer<typeof RebuildInputSchema>;
 /** One row of a rebuild. */
@@ -113,6 +131,20 @@ export interface BoardPage {
   next: string | null;
   total: number;
   version: number;
+}
+
+/**
+ * A baseline as the board shows it: a marked line placed after every agent whose score is at
+ * least its own (`afterRank` agents), so it never overtakes anyone and takes no rank.
+ */
+export interface BaselineLine {
+  agentId: string;
+  submissionId: string;
+  label: string;
+  kind: "reference" | "stub" | "other";
+  score: number;
+  unrounded: string;
+  afterRank: number;
 }
 
 /** One agent's standing in full. */

@@ -151,6 +151,19 @@ export const BandCountsSchema = z
   })
   .openapi("BandCounts");
 
+/** A baseline on the board: a reference line, never ranked. */
+export const BaselineLineSchema = z
+  .object({
+    agentId: z.string(),
+    submissionId: z.string(),
+    label: z.string(),
+    kind: z.enum(["reference", "stub", "other"]),
+    score: z.int(),
+    unrounded: z.string(),
+    afterRank: z.int().min(0).describe("how many ranked agents sit above this line"),
+  })
+  .openapi("BaselineLine");
+
 export const LeaderboardPageSchema = z
   .object({
     challengeId: z.string(),
@@ -162,6 +175,12 @@ export const LeaderboardPageSchema = z
       .nullable()
       .openapi({ description: "Cursor of the next page; null at the end." }),
     bands: BandCountsSchema,
+    baselines: z
+      .array(BaselineLineSchema)
+      .describe(
+        "the challenge's baselines (reference solution, stub …), best first: marked reference " +
+          "lines with no rank, each shown after the `afterRank` agents whose score is at least its own",
+      ),
   })
   .openapi("LeaderboardPage");
 
@@ -204,3 +223,87 @@ export const PublicBreakdownSchema = z
     }),
   })
   .openapi("ScoreBreakdown");
+
+/** The audit trail's event types, as the wire names them. */
+const AUDIT_TYPES = [
+  "scored",
+  "failed",
+  "rejudged",
+  "rescored",
+  "promoted",
+  "discarded",
+  "rebuilt",
+  "removed",
+] as const;
+
+/** One audit event: what changed, who changed it, why, when, and the state before and after. */
+export const AuditEventSchema = z
+  .object({
+    seq: z.int().describe("position in the trail; pass the last one seen as `after`"),
+    id: z.string(),
+    type: z.enum(AUDIT_TYPES),
+    challengeId: z.string(),
+    submissionId: z.string().nullable(),
+    actor: z.object({
+      kind: z.enum(["system", "operator"]),
+      id: z.string().describe("the operator's id, or the platform role that acted"),
+    }),
+    cause: z.string(),
+    before: z.record(z.string(), z.unknown()).nullable(),
+    after: z.record(z.string(), z.unknown()).nullable(),
+    at: z.iso.datetime(),
+  })
+  .openapi("AuditEvent");
+
+/** A page of a history, oldest first. */
+export const AuditHistorySchema = z
+  .object({
+    events: z.array(AuditEventSchema),
+    next: z.int().nullable().describe("pass as `after` for the next page; null on the last"),
+  })
+  .openapi("AuditHistory");
+
+/** Paging of a history: events after a `seq`, at most `limit`. */
+export const HistoryQuerySchema = z.object({
+  after: z
+    .string()
+    .regex(/^[0-9]{1,15}$/, "must be a non-negative integer")
+    .transform(Number)
+    .optional()
+    .openapi({
+      param: { name: "after", in: "query" },
+      type: "integer",
+      minimum: 0,
+      pattern: undefined,
+      description: "only events with a larger `seq` (the previous page's `next`)",
+    }),
+  limit: PageQuerySchema.shape.limit,
+});
+
+/** Why an operator removes a submission from the board. */
+export const RemovalRequestSchema = z
+  .object({
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .describe("why the submission is removed (kept in the audit trail and shown to its owner)"),
+  })
+  .openapi("RemovalRequest");
+
+/** An operator's removal, and the rebuilt board. */
+export const RemovalSchema = z
+  .object({
+    submissionId: z.string(),
+    operatorId: z.string(),
+    reason: z.string(),
+    removedAt: z.iso.datetime(),
+    board: z.object({ agents: z.int(), results: z.int(), version: z.int() }),
+  })
+  .openapi("Removal");
+
+/** Optional body of a rebuild: why (kept in the audit trail). */
+export const RebuildRequestSchema = z
+  .object({ reason: z.string().trim().min(1).max(500).optional() })
+  .openapi("LeaderboardRebuildRequest");

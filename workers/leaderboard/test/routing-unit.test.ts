@@ -12,10 +12,13 @@ describe("OpenAPI", () => {
       .getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } });
     expect(Object.keys(doc.paths ?? {}).sort()).toEqual([
       "/v1/challenges/{id}/agents/{agentId}",
+      "/v1/challenges/{id}/history",
       "/v1/challenges/{id}/leaderboard",
       "/v1/challenges/{id}/leaderboard/rebuild",
       "/v1/challenges/{id}/leaderboard/ws",
       "/v1/submissions/{id}/breakdown",
+      "/v1/submissions/{id}/history",
+      "/v1/submissions/{id}/removal",
     ]);
     const schemas = Object.keys(doc.components?.schemas ?? {});
     expect(schemas).toEqual(expect.arrayContaining(["LeaderboardPage", "AgentStanding"]));

@@ -164,7 +164,10 @@ export async function consumeDeadSubmissions(
       }
       const reason =
         "scoring failed repeatedly on the platform's side; the submission was not scored (an operator can re-judge it)";
-      if (ctx && (await failSubmission(db, ctx.submission.id, reason, now(), "infrastructure")))
+      if (
+        ctx &&
+        (await failSubmission(db, ctx.submission.id, reason, now(), "infrastructure", "score-dlq"))
+      )
         await announceFailure(env, db, ctx, reason, now());
       message.ack();
     } catch (e) {

@@ -8,6 +8,7 @@
 import {
   countRejudges,
   createDb,
+  findRemoval,
   findScore,
   type Db,
   type ResultHistoryRow,
@@ -37,6 +38,17 @@ export interface LeaderboardRecorder {
   recordResult(
     r: ResultHistoryRow & { challengeId: string; rankingMode: RankingMode },
   ): Promise<RecordedResult>;
+  /** A baseline's score: a reference line with no rank (ChallengeLeaderboard.recordBaseline). */
+  recordBaseline(b: {
+    challengeId: string;
+    submissionId: string;
+    agentId: string;
+    label: string;
+    kind: "reference" | "stub" | "other";
+    score: number;
+    unrounded: string;
+    scoredAt: number;
+  }): Promise<Result<{ applied: boolean }, { reason: string; detail?: string }>>;
 }
 
 /** A webhook event as the score role enqueues it; the webhook sender fans it out. */
@@ -72,6 +84,26 @@ export function readStoredJudging(breakdown: string): { panel: string; summary: 
 export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
   const score = await findScore(db, ctx.submission.id);
   if (!score) return;
+  // An operator removed it from the board (audited): a late republish must not rank it again.
+  if (await findRemoval(db, ctx.submission.id)) return;
+  // A baseline is a reference line: recorded apart, ranked never, announced to nobody.
+  if (ctx.baseline) {
+    const line = await env.LEADERBOARD.getByName(ctx.challenge.id).recordBaseline({
+      challengeId: ctx.challenge.id,
+      submissionId: score.submissionId,
+      agentId: score.agentId,
+      label: ctx.baseline.label,
+      kind: ctx.baseline.kind,
+      score: score.finalRounded,
+      unrounded: score.finalUnrounded,
+      scoredAt: score.scoredAt,
+    });
+    if (!line.ok)
+      throw new Error(
+        `the leaderboard refused the baseline: ${line.error.reason} ${line.error.detail ?? ""}`,
+      );
+    return;
+  }
   const answer = await env.LEADERBOARD.getByName(ctx.challenge.id).recordResult({
     challengeId: ctx.challenge.id,
     submissionId: score.submissionId,
@@ -145,6 +177,8 @@ export async function publishFailed(
   ctx: ScoringContext,
   reason: string,
 ): Promise<void> {
+  // A baseline belongs to no competitor: its failure is in its history, announced to nobody.
+  if (ctx.baseline) return;
   // A failure after an operator's rejudge is a new event, not a repeat of the first failure:
   // its id names the rejudge, so receivers (and the sender's dedupe) do not drop it.
   const rejudges = await countRejudges(createDb(env.DB), ctx.submission.id);

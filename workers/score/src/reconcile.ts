@@ -62,7 +62,8 @@ async function requeue(env: { SUBMISSIONS: Queue }, db: Db, s: Requeue, now: num
 async function giveUp(env: ScoreEnv, db: Db, submissionId: string, now: number) {
   const hours = Math.round(RETRY_WINDOW_MS / 3_600_000);
   const reason = `scoring could not complete on the platform's side for ${hours} h; an operator can re-judge it`;
-  if (!(await failSubmission(db, submissionId, reason, now, "infrastructure"))) return false;
+  if (!(await failSubmission(db, submissionId, reason, now, "infrastructure", "reconciler")))
+    return false;
   const ctx = await findScoringContext(db, submissionId);
   if (ctx) await announceFailure(env, db, ctx, reason, now);
   return true;

@@ -73,6 +73,7 @@ describe("reconciling stranded submissions", () => {
       LEADERBOARD: {
         getByName: (): LeaderboardRecorder => ({
           recordResult: () => Promise.reject(new Error("Durable Object unavailable")),
+          recordBaseline: () => Promise.reject(new Error("Durable Object unavailable")),
         }),
       },
     };

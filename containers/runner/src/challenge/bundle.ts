@@ -69,6 +69,7 @@ const BUNDLE_TOP_LEVEL = [
   "tests",
   "harness",
   "reference",
+  "baselines",
   "package-lock.json",
   "requirements.lock",
   "README.md",

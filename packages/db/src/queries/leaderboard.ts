@@ -4,10 +4,11 @@
  * challenge's result history (for board rebuilds). Invariants: a stored score is returned only
  * for a `published` or `closed` challenge (drafts are invisible); these functions only read.
  */
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import { agents, challenges, submissions } from "../schema.ts";
 import { scores } from "../schema-scores.ts";
+import { submissionRemovals } from "../schema-audit.ts";
 
 /** An agent's id and display name (untrusted text chosen by operators: escape it to show). */
 export interface AgentName {
@@ -98,7 +99,11 @@ export interface ResultHistoryRow {
   scoredAt: number;
 }
 
-/** Every scored submission of a challenge, from its `scores` rows (unordered). */
+/**
+ * Every scored submission of a challenge that ranks, from its `scores` rows (unordered): a
+ * submission an operator removed (`submission_removals`) keeps its score but is left out, and
+ * so are the challenge's baselines (`listBaselineResults`), which never rank.
+ */
 export async function listResultHistory(db: Db, challengeId: string): Promise<ResultHistoryRow[]> {
   return db
     .select({
@@ -112,7 +117,15 @@ export async function listResultHistory(db: Db, challengeId: string): Promise<Re
       scoredAt: scores.scoredAt,
     })
     .from(scores)
-    .where(eq(scores.challengeId, challengeId))
+    .leftJoin(submissionRemovals, eq(submissionRemovals.submissionId, scores.submissionId))
+    .innerJoin(agents, eq(agents.id, scores.agentId))
+    .where(
+      and(
+        eq(scores.challengeId, challengeId),
+        isNull(submissionRemovals.submissionId),
+        isNull(agents.baselineKind),
+      ),
+    )
     .all();
 }
 

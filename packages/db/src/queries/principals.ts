@@ -60,10 +60,13 @@ export async function findAgent(db: Db, id: string): Promise<AgentRow | undefine
 
 /** Lists the agents an operator registered, newest first. */
 export async function listOperatorAgents(db: Db, operatorId: string): Promise<AgentRow[]> {
-  return db
-    .select()
-    .from(agents)
-    .where(eq(agents.operatorId, operatorId))
-    .orderBy(desc(agents.createdAt))
-    .all();
+  return (
+    db
+      .select()
+      .from(agents)
+      // A challenge's baselines belong to its operator but are not agents it registered.
+      .where(and(eq(agents.operatorId, operatorId), isNull(agents.baselineKind)))
+      .orderBy(desc(agents.createdAt))
+      .all()
+  );
 }

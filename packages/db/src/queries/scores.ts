@@ -8,6 +8,7 @@
 import { and, eq } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import {
+  agents,
   challenges,
   entries,
   submissions,
@@ -16,12 +17,15 @@ import {
   type SubmissionRow,
 } from "../schema.ts";
 import { scores, type ScoreRow } from "../schema-scores.ts";
+import { AUDIT_COLUMNS, prepareAuditEvent } from "./audit.ts";
 
 /** A submission with what scoring needs to know about its challenge and entry. */
 export interface ScoringContext {
   submission: SubmissionRow;
   challenge: ChallengeRow;
   enteredAt: number;
+  /** Set when the submission is one of the challenge's baselines: it is scored, never ranked. */
+  baseline: { kind: "reference" | "stub" | "other"; label: string } | null;
 }
 
 /**
@@ -33,9 +37,16 @@ export async function findScoringContext(
   submissionId: string,
 ): Promise<ScoringContext | null> {
   const row = await db
-    .select({ submission: submissions, challenge: challenges, enteredAt: entries.enteredAt })
+    .select({
+      submission: submissions,
+      challenge: challenges,
+      enteredAt: entries.enteredAt,
+      baselineKind: agents.baselineKind,
+      agentName: agents.name,
+    })
     .from(submissions)
     .innerJoin(challenges, eq(challenges.id, submissions.challengeId))
+    .innerJoin(agents, eq(agents.id, submissions.agentId))
     // The entry of this agent into this challenge: an agent has one per challenge it entered.
     .leftJoin(
       entries,
@@ -51,6 +62,7 @@ export async function findScoringContext(
     submission: row.submission,
     challenge: row.challenge,
     enteredAt: row.enteredAt ?? row.submission.receivedAt,
+    baseline: row.baselineKind ? { kind: row.baselineKind, label: row.agentName } : null,
   };
 }
 
@@ -129,7 +141,8 @@ export async function deferScoring(
 }
 
 /**
- * Marks a submission failed with a reason the agent can read and a stable `code`; scored
+ * Marks a submission failed with a reason the agent can read and a stable `code`, and appends
+ * its `failed` audit event (actor: the platform role `actorId`) in the same batch; scored
  * submissions are untouched.
  */
 export async function failSubmission(
@@ -138,9 +151,19 @@ export async function failSubmission(
   reason: string,
   now: number,
   code: SubmissionFailureCode = "infrastructure",
+  actorId = "score",
 ): Promise<boolean> {
   const d1 = db.$client;
-  const [res] = await d1.batch([
+  const [, res] = await d1.batch([
+    // The `failed` event, with the state it replaces, under the UPDATE's own condition.
+    d1
+      .prepare(
+        `INSERT OR IGNORE INTO audit_events (${AUDIT_COLUMNS})
+         SELECT 'failed:' || id || ':' || ?3, challenge_id, id, agent_id, 'failed', 'submission', 'system', ?5,
+           ?2, json_object('status', status), json_object('status', 'failed', 'failureCode', ?4, 'failureReason', ?2), ?3
+         FROM submissions WHERE id = ?1 AND status IN ('received','queued','running','waiting')`,
+      )
+      .bind(submissionId, reason.slice(0, 2000), now, code, actorId),
     d1
       .prepare(
         `UPDATE submissions SET status = 'failed', failure_reason = ?2, failed_at = ?3, failure_code = ?4,
@@ -189,7 +212,8 @@ export interface ScoreWrite {
 }
 
 /**
- * Writes a score and its parts and marks the submission scored, in one batch. Only a
+ * Writes a score and its parts, appends its `scored` audit event and marks the submission
+ * scored, in one batch. Only a
  * submission that is still running under a lease is scored; rerunning it changes nothing.
  * Returns whether this call wrote the score.
  */
@@ -265,6 +289,32 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
           "INSERT OR IGNORE INTO test_counts (submission_id, suite, bucket, passed, total) SELECT ?1, ?2, ?3, ?4, ?5 WHERE EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",
         )
         .bind(id, t.suite, t.bucket, t.passed, t.total),
+    ),
+    // The `scored` event, before the status moves, under the same condition as the move.
+    prepareAuditEvent(
+      d1,
+      {
+        id: `scored:${id}`,
+        challengeId: s.challengeId,
+        submissionId: id,
+        agentId: s.agentId,
+        type: "scored",
+        scope: "submission",
+        actorKind: "system",
+        actorId: "score",
+        cause: `the score pipeline scored iteration ${s.iteration} (${s.judgeMode} judges)`,
+        before: { status: "running" },
+        after: {
+          status: "scored",
+          score: s.finalRounded,
+          unrounded: s.finalUnrounded,
+          band: s.band,
+          profileVersion: s.profileVersion,
+        },
+        at: now,
+      },
+      "EXISTS (SELECT 1 FROM submissions WHERE id = ?3 AND status = 'running') AND EXISTS (SELECT 1 FROM scores WHERE submission_id = ?3 AND scored_at = ?13)",
+      [s.scoredAt],
     ),
     d1
       .prepare(

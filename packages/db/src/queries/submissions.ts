@@ -11,6 +11,7 @@ import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Result } from "@bouts/result";
 import type { Db } from "../db.ts";
 import type { KeyCredentials } from "../keys.ts";
+import { AUDIT_COLUMNS } from "./audit.ts";
 import { IDEMPOTENCY_TAKEOVER_SQL } from "./idempotency.ts";
 import {
   challenges,
@@ -445,6 +446,17 @@ export async function rejudgeSubmission(db: Db, r: RejudgeRequest): Promise<Reju
          SELECT ?2, id, ?3, ?4, failure_code, failure_reason, ?5 FROM submissions WHERE ${rejudgeable}`,
       )
       .bind(r.submissionId, r.id, r.operatorId, r.reason.slice(0, 2000), r.now),
+    // The `rejudged` event, read from the rejudge row this batch just wrote (if it did).
+    d1
+      .prepare(
+        `INSERT OR IGNORE INTO audit_events (${AUDIT_COLUMNS})
+         SELECT 'rejudged:' || r.id, s.challenge_id, s.id, s.agent_id, 'rejudged', 'submission', 'operator',
+           r.operator_id, r.reason,
+           json_object('status', 'failed', 'failureCode', r.previous_failure_code, 'failureReason', r.previous_failure_reason),
+           json_object('status', 'queued'), r.requested_at
+         FROM submission_rejudges r JOIN submissions s ON s.id = r.submission_id WHERE r.id = ?2`,
+      )
+      .bind(r.submissionId, r.id),
     d1
       .prepare(
         `UPDATE submissions SET status = 'queued', queued_at = ?3, failure_reason = NULL,

@@ -74,7 +74,15 @@ agentRoutes.openapi(
     const operatorId = operatorIdOf(c.var.principal);
     const { name } = c.req.valid("json");
     const now = Date.now();
-    const agent = { id: crypto.randomUUID(), name, operatorId, createdAt: now };
+    // Never a baseline: only a challenge's publish step creates those (ingest/baselines.ts).
+    const agent = {
+      id: crypto.randomUUID(),
+      name,
+      operatorId,
+      createdAt: now,
+      baselineKind: null,
+      baselineOf: null,
+    };
     const key = await mintAgentKey(agent.id, "initial", now);
     await insertAgentWithKey(createDb(c.env.DB), agent, key.row);
     return c.json(

@@ -18,10 +18,12 @@ import {
   type ChallengePatch,
   type ChallengeRow,
 } from "@bouts/db";
+import { ChallengeManifestSchema, parseJson } from "@bouts/contracts";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { ownedChallenge } from "../access.ts";
 import { enterVisibleChallenge } from "../agent-actions.ts";
 import { notDraftError, storeBundle } from "../bundle-upload.ts";
+import { queueBaselines } from "../baselines.ts";
 import { checkCustomWeights } from "../challenge-config.ts";
 import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
@@ -212,11 +214,8 @@ challengeRoutes.openapi(
     }
     const object = await c.env.ARTIFACTS.get(ch.bundleKey);
     if (!object) fail({ reason: "unavailable", service: "bundle store", retryAfter: 30 });
-    const qa = await runChallengeQa(
-      c.env,
-      cfg.runnerUrl,
-      new Uint8Array(await object.arrayBuffer()),
-    );
+    const bundleBytes = new Uint8Array(await object.arrayBuffer());
+    const qa = await runChallengeQa(c.env, cfg.runnerUrl, bundleBytes);
     if (!qa.ok) {
       console.error("challenge QA could not run", qa.error.detail);
       fail({ reason: "unavailable", service: "runner (challenge QA)", retryAfter: 30 });
@@ -237,6 +236,25 @@ challengeRoutes.openapi(
     }
     if (!(await publishChallenge(db, ch.id, ch.bundleSha256, now))) {
       fail({ reason: "conflict", detail: "The challenge or its bundle changed during QA; retry." });
+    }
+    // The baselines the bundle ships are scored by the same pipeline as every entrant.
+    const manifest = ChallengeManifestSchema.safeParse(parseJson(ch.bundleManifest));
+    if (manifest.success && manifest.data.baselines.length > 0) {
+      try {
+        const queued = await queueBaselines(
+          c.env,
+          db,
+          ch,
+          manifest.data,
+          bundleBytes,
+          cfg.maxBundleBytes,
+          now,
+        );
+        if (!queued.ok) console.error(`publish ${ch.id}: baselines not queued: ${queued.error}`);
+      } catch (e) {
+        // Rows already queued are re-sent by the scoring reconciler; the challenge is published.
+        console.error(`publish ${ch.id}: queueing baselines failed`, e);
+      }
     }
     const fresh = await ownedChallenge(db, c.var.principal, ch.id);
     return c.json(challengeToWire(fresh, true, cfg.maxArchiveBytes), 200);

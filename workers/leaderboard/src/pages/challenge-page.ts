@@ -128,6 +128,48 @@ function renderRow(
   </tr>`;
 }
 
+/** A baseline's reference line: marked, unranked, linked to its breakdown. */
+function renderBaselineRow(b: BoardPageBody["baselines"][number]): Html {
+  const band = describeBand(b.score);
+  return html`<tr class="baseline" data-baseline="${b.kind}">
+    <td class="num rank">
+      <span aria-hidden="true">—</span><span class="visually-hidden">no rank</span>
+    </td>
+    <th scope="row" class="agent">
+      <span class="baseline-mark">Baseline</span> <span class="agent-name">${b.label}</span>
+    </th>
+    <td class="num score">
+      <a href="${submissionPath(b.submissionId)}"
+        >${b.score}<span class="visually-hidden"
+          >: score breakdown of the ${b.label} baseline</span
+        ></a
+      >${b.unrounded !== String(b.score) ? html`<span class="unrounded">${b.unrounded}</span>` : null}
+    </td>
+    <td><span class="band band-${band.key}" title="${band.meaning}">${band.label}</span></td>
+    <td colspan="3" class="baseline-note">reference line: takes no rank</td>
+  </tr>`;
+}
+
+/**
+ * The page's rows: its entries, with each baseline after the `afterRank`-th agent when that
+ * agent is on this page (a baseline above everyone heads the first page; one below everyone
+ * ends the last).
+ */
+function boardRows(data: ChallengePageData, byAgent: Map<string, TrajectoryView>): Html[] {
+  const { page } = data;
+  const lines = page.baselines ?? [];
+  const rows: Html[] = [];
+  const firstPage = !data.cursor;
+  if (firstPage)
+    for (const b of lines.filter((l) => l.afterRank === 0)) rows.push(renderBaselineRow(b));
+  for (const e of page.entries) {
+    rows.push(renderRow(e, data.names[e.agentId] ?? e.agentId, byAgent.get(e.agentId)));
+    for (const b of lines.filter((l) => l.afterRank === e.rank && l.afterRank > 0))
+      rows.push(renderBaselineRow(b));
+  }
+  return rows;
+}
+
 function renderBoard(data: ChallengePageData): Html {
   const { challenge: ch, page } = data;
   const byAgent = new Map(data.trajectories.map((t) => [t.agentId, t]));
@@ -139,7 +181,7 @@ function renderBoard(data: ChallengePageData): Html {
       ? "No agent has a scored submission yet."
       : `Showing ranks ${first}–${last} of ${page.total} ${page.total === 1 ? "agent" : "agents"}.`;
   const table =
-    page.entries.length > 0
+    page.entries.length > 0 || (!data.cursor && (page.baselines ?? []).length > 0)
       ? html`<div class="table-scroll" role="region" aria-labelledby="board-caption" tabindex="0">
           <table class="board">
             <caption id="board-caption">
@@ -158,7 +200,7 @@ function renderBoard(data: ChallengePageData): Html {
               </tr>
             </thead>
             <tbody>
-              ${page.entries.map((e) => renderRow(e, data.names[e.agentId] ?? e.agentId, byAgent.get(e.agentId)))}
+              ${boardRows(data, byAgent)}
             </tbody>
           </table>
         </div>`

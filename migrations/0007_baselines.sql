@@ -1,0 +1,2 @@
+ALTER TABLE `agents` ADD `baseline_kind` text;--> statement-breakpoint
+ALTER TABLE `agents` ADD `baseline_of` text;

@@ -1,0 +1,108 @@
+/**
+ * @module leaderboard/audit
+ * The audit trail as the API shows it, and the one audited board rebuild every operator action
+ * that re-ranks a challenge goes through. Invariants: a rebuild reads the board back from D1
+ * (removed submissions left out) and appends a `rebuilt` event with the board's size and
+ * version before and after; a refused rebuild changes nothing and appends nothing.
+ */
+import {
+  appendAuditEvent,
+  createDb,
+  listBaselineResults,
+  listResultHistory,
+  listScoreIntervals,
+  type AuditEventRow,
+} from "@bouts/db";
+import { parseJson } from "@bouts/contracts";
+import { fail } from "./errors.ts";
+import type { LeaderboardBindings } from "./types.ts";
+
+/** The wire form of an audit event. */
+export function auditEventToWire(e: AuditEventRow) {
+  const obj = (text: string | null): Record<string, unknown> | null => {
+    const v: unknown = text === null ? null : parseJson(text);
+    return v !== null && typeof v === "object" && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : null;
+  };
+  return {
+    seq: e.seq,
+    id: e.id,
+    type: e.type,
+    challengeId: e.challengeId,
+    submissionId: e.submissionId,
+    actor: { kind: e.actorKind, id: e.actorId },
+    cause: e.cause,
+    before: obj(e.before),
+    after: obj(e.after),
+    at: new Date(e.at).toISOString(),
+  };
+}
+
+/** A page of events and the `after` of the next page (null when this page is not full). */
+export function historyPage(rows: AuditEventRow[], limit: number) {
+  return {
+    events: rows.map(auditEventToWire),
+    next: rows.length === limit ? (rows.at(-1)?.seq ?? null) : null,
+  };
+}
+
+/** Who rebuilds, and why. */
+export interface RebuildCause {
+  operatorId: string;
+  cause: string;
+  /** Ties the event to the action that caused it, e.g. the removal's submission. */
+  submissionId?: string;
+}
+
+/**
+ * Replaces a challenge's board with its ranked history from D1 and appends the `rebuilt`
+ * event. A board that refuses the rows answers 503 (a data fault) and nothing is appended.
+ */
+export async function rebuildAudited(
+  env: LeaderboardBindings,
+  ch: { id: string; rankingMode: "latest" | "best" },
+  by: RebuildCause,
+) {
+  const db = createDb(env.DB);
+  const [history, baselines, stored] = await Promise.all([
+    listResultHistory(db, ch.id),
+    listBaselineResults(db, ch.id),
+    listScoreIntervals(db, ch.id),
+  ]);
+  // Each score's 95 % interval rides along, so the rebuilt board keeps its rank ranges.
+  const intervals = new Map(stored.map((i) => [i.submissionId, i]));
+  const rows = history.map((r) => {
+    const i = intervals.get(r.submissionId);
+    return i ? { ...r, interval: { low: i.low, high: i.high } } : r;
+  });
+  const board = env.LEADERBOARD.getByName(ch.id);
+  const before = await board.getBandCounts();
+  const done = await board.rebuild({
+    challengeId: ch.id,
+    rankingMode: ch.rankingMode,
+    rows,
+    baselines: baselines.map(({ scoredAt, ...b }) => ({ ...b, scoredAt })),
+  });
+  if (!done.ok) {
+    // Rows D1 holds that the board refuses: a data fault to investigate, not a client error.
+    console.error(`rebuild of ${ch.id} refused`, done.error);
+    fail({ reason: "unavailable", service: "leaderboard rebuild", retryAfter: 60 });
+  }
+  const now = Date.now();
+  await appendAuditEvent(db, {
+    id: crypto.randomUUID(),
+    challengeId: ch.id,
+    submissionId: by.submissionId ?? null,
+    agentId: null,
+    type: "rebuilt",
+    scope: "challenge",
+    actorKind: "operator",
+    actorId: by.operatorId,
+    cause: by.cause,
+    before: { agents: before.total, version: before.version },
+    after: { agents: done.value.agents, results: done.value.results, version: done.value.version },
+    at: now,
+  });
+  return done.value;
+}
