@@ -6,13 +6,14 @@
  * then checks the leaderboard, the breakdown (owner and public views) and the public pages; with
  * `--receiver`, it registers a webhook endpoint there, receives the `submission.scored` delivery
  * itself and verifies its Standard Webhooks signature with the independent `standardwebhooks`
- * package. Each step prints `smoke: ok <step>`; figures print as `name: value`. Exit 0 when every
+ * package. Every API call goes through the typed client (`@bouts/client`). Each step prints `smoke: ok <step>`; figures print as `name: value`. Exit 0 when every
  * step passed, 1 on the first failure (named), 2 on bad arguments.
  */
 import { existsSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { createBoutsClient, submit, unwrap, type BoutsClient } from "@bouts/client";
 import { Webhook } from "standardwebhooks";
 import { packDirectory, ROOT } from "./lib/local-platform.ts";
 
@@ -137,7 +138,6 @@ async function startReceiver(port: number): Promise<{ server: Server; deliveries
 export async function runSmoke(o: SmokeOptions, log: (line: string) => void): Promise<void> {
   const started = Date.now();
   const deadline = started + o.timeoutMs;
-  const api = `${o.base}/v1`;
   const step = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
     const t0 = Date.now();
     try {
@@ -148,26 +148,8 @@ export async function runSmoke(o: SmokeOptions, log: (line: string) => void): Pr
       throw new SmokeFailure(`${name}: ${(e as Error).message}`);
     }
   };
-  const call = async <T>(
-    method: string,
-    url: string,
-    key: string | null,
-    body?: FormData | object,
-    expect: number[] = [200, 201, 202],
-  ): Promise<T> => {
-    const headers: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
-    let payload: FormData | string | undefined;
-    if (body instanceof FormData) payload = body;
-    else if (body !== undefined) {
-      headers["content-type"] = "application/json";
-      payload = JSON.stringify(body);
-    }
-    const res = await fetch(`${api}${url}`, { method, headers, body: payload });
-    const text = await res.text();
-    if (!expect.includes(res.status))
-      throw new Error(`${method} ${url} answered ${res.status}: ${text.slice(0, 300)}`);
-    return (text ? JSON.parse(text) : null) as T;
-  };
+  const anonymous = createBoutsClient({ baseUrl: o.base });
+  const operator = createBoutsClient({ baseUrl: o.base, key: o.operatorKey });
   const check = (ok: boolean, what: string) => {
     if (!ok) throw new Error(what);
   };
@@ -181,55 +163,46 @@ export async function runSmoke(o: SmokeOptions, log: (line: string) => void): Pr
   const receiver = o.listen === null ? null : await startReceiver(o.listen);
   try {
     const challenge = await step("challenge is published", async () => {
-      const c = await call<{ id: string; slug: string; status: string; title: string }>(
-        "GET",
-        `/challenges/${encodeURIComponent(o.challenge)}`,
-        null,
+      const c = await unwrap(
+        anonymous.GET("/v1/challenges/{id}", { params: { path: { id: o.challenge } } }),
       );
       check(c.status === "published", `challenge ${o.challenge} is ${c.status}`);
       return c;
     });
     const name = `smoke-${Date.now().toString(36)}`;
     const agent = await step("agent created", async () => {
-      const r = await call<{ agent: { id: string }; key: { key: string } }>(
-        "POST",
-        "/agents",
-        o.operatorKey,
-        { name },
-      );
-      return { id: r.agent.id, key: r.key.key };
+      const r = await unwrap(operator.POST("/v1/agents", { body: { name } }));
+      return {
+        id: r.agent.id,
+        client: createBoutsClient({ baseUrl: o.base, key: r.key.key }),
+      };
     });
     const secret = receiver
       ? await step("webhook endpoint registered", async () => {
-          const r = await call<{ id: string; secret: string }>("POST", "/webhooks", agent.key, {
-            url: o.receiver,
-            eventTypes: ["submission.scored", "submission.failed"],
-          });
+          const r = await unwrap(
+            agent.client.POST("/v1/webhooks", {
+              body: { url: o.receiver!, eventTypes: ["submission.scored", "submission.failed"] },
+            }),
+          );
           check(r.secret.startsWith("whsec_"), "the endpoint's secret is not a whsec_ secret");
           return r.secret;
         })
       : null;
     await step("challenge entered", () =>
-      call("POST", `/challenges/${challenge.id}/entries`, agent.key, {}),
+      unwrap(
+        agent.client.POST("/v1/challenges/{id}/entries", {
+          params: { path: { id: challenge.id } },
+        }),
+      ),
     );
     const submission = await step("complete example submitted", async () => {
-      const form = new FormData();
-      form.set("archive", new Blob([packDirectory(example)]), "solution.tar.gz");
-      const r = await call<{ id: string; status: string }>(
-        "POST",
-        `/challenges/${challenge.id}/submissions`,
-        agent.key,
-        form,
-        [202],
-      );
-      return r.id;
+      const r = await submit(agent.client, challenge.id, { archive: packDirectory(example) });
+      return r.submission.id;
     });
     await step("scored", async () => {
       for (;;) {
-        const s = await call<{ status: string; failureReason: string | null }>(
-          "GET",
-          `/submissions/${submission}`,
-          agent.key,
+        const s = await unwrap(
+          agent.client.GET("/v1/submissions/{id}", { params: { path: { id: submission } } }),
         );
         if (s.status === "scored") return;
         if (s.status === "failed") throw new Error(`failed: ${s.failureReason}`);
@@ -238,18 +211,12 @@ export async function runSmoke(o: SmokeOptions, log: (line: string) => void): Pr
       }
     });
     log(`smoke_scoring_ms: ${Date.now() - started}`);
-    type View = {
-      view: string;
-      final: { rounded: number; unrounded: string };
-      breakdown: {
-        components: { weight: number }[];
-        math: string[];
-        judging: { panel: string; summary: string };
-        final: { rounded: number };
-      };
-    };
+    const breakdownOf = (client: BoutsClient) =>
+      unwrap(
+        client.GET("/v1/submissions/{id}/breakdown", { params: { path: { id: submission } } }),
+      );
     const owner = await step("breakdown (owner view)", async () => {
-      const b = await call<View>("GET", `/submissions/${submission}/breakdown`, agent.key);
+      const b = await breakdownOf(agent.client);
       check(b.view === "owner", `view is ${b.view}`);
       const weights = b.breakdown.components.reduce((s, c) => s + c.weight, 0);
       check(weights === 100, `component weights sum to ${weights}`);
@@ -263,22 +230,22 @@ export async function runSmoke(o: SmokeOptions, log: (line: string) => void): Pr
     log(`smoke_score: ${owner.final.unrounded} → ${owner.final.rounded}`);
     log(`smoke_judged_by: ${owner.breakdown.judging.panel}`);
     await step("breakdown (public view)", async () => {
-      const b = await call<View>("GET", `/submissions/${submission}/breakdown`, null);
+      const b = await breakdownOf(anonymous);
       check(b.view === "public", `view is ${b.view}`);
       check(b.final.unrounded === owner.final.unrounded, "the public score differs");
     });
     await step("leaderboard", async () => {
       // The standing route answers for any rank; the first page must agree where it shows it.
-      const standing = await call<{ agentId: string; rank: number; score: number; total: number }>(
-        "GET",
-        `/challenges/${challenge.id}/agents/${agent.id}`,
-        null,
+      const standing = await unwrap(
+        anonymous.GET("/v1/challenges/{id}/agents/{agentId}", {
+          params: { path: { id: challenge.id, agentId: agent.id } },
+        }),
       );
       check(standing.score === owner.final.rounded, `standing score ${standing.score}`);
-      const board = await call<{ entries: { agentId: string; rank: number; score: number }[] }>(
-        "GET",
-        `/challenges/${challenge.id}/leaderboard?limit=100`,
-        null,
+      const board = await unwrap(
+        anonymous.GET("/v1/challenges/{id}/leaderboard", {
+          params: { path: { id: challenge.id }, query: { limit: 100 } },
+        }),
       );
       const listed = board.entries.find((e) => e.agentId === agent.id);
       check(

@@ -2777,7 +2777,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Rebuild a challenge's leaderboard from the stored scores (operators) */
+    /**
+     * Rebuild a challenge's leaderboard from the stored scores (operators; audited)
+     * @description Replaces the board with what D1 holds. Appends a public `rebuilt` event to the challenge's history, with the optional `reason` as its cause.
+     */
     post: {
       parameters: {
         query?: never;
@@ -2787,7 +2790,11 @@ export interface paths {
         };
         cookie?: never;
       };
-      requestBody?: never;
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["LeaderboardRebuildRequest"];
+        };
+      };
       responses: {
         /** @description The rebuilt board */
         200: {
@@ -2796,6 +2803,230 @@ export interface paths {
           };
           content: {
             "application/json": components["schemas"]["LeaderboardRebuild"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/submissions/{id}/removal": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove a scored submission from its board, with a reason (operators; audited)
+     * @description The score is kept (its history too) but no longer ranks; the board is rebuilt. The owner reads the removal and its reason in the submission's history. A removal is final.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["RemovalRequest"];
+        };
+      };
+      responses: {
+        /** @description Removed, and the board rebuilt */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Removal"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/submissions/{id}/history": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A submission's audit history, oldest first (its owner agent, or the operator)
+     * @description Every change to the submission's score or ranking: who made it, why, when, and the state before and after. Readable with the submitting agent's key or the key of the operator that owns the challenge; to anyone else the submission does not exist.
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description only events with a larger `seq` (the previous page's `next`) */
+          after?: number;
+          /** @description Entries per page (default 50); an integer ≥ 1, and above 100 the page holds 100. Anything else, an empty value included, is 400. */
+          limit?: number;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The history */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["AuditHistory"];
           };
         };
         /** @description Malformed request: the problem's `errors` name each offending field */
@@ -2843,8 +3074,72 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
-        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
-        503: {
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/history": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A challenge's public audit history, oldest first
+     * @description Challenge-level changes: board rebuilds, version promotions and discards, private board publication. Public; a draft has none (404).
+     */
+    get: {
+      parameters: {
+        query?: {
+          /** @description only events with a larger `seq` (the previous page's `next`) */
+          after?: number;
+          /** @description Entries per page (default 50); an integer ≥ 1, and above 100 the page holds 100. Anything else, an empty value included, is 400. */
+          limit?: number;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The history */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["AuditHistory"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
           headers: {
             [name: string]: unknown;
           };
@@ -2854,6 +3149,8 @@ export interface paths {
         };
       };
     };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -3288,8 +3585,22 @@ export interface components {
       /** @description Cursor of the next page; null at the end. */
       next: string | null;
       bands: components["schemas"]["BandCounts"];
+      /** @description the challenge's baselines (reference solution, stub …), best first: marked reference lines with no rank, each shown after the `afterRank` agents whose score is at least its own */
+      baselines: components["schemas"]["BaselineLine"][];
     };
     BoardEntry: {
+      /** @description The span of ranks the entry could take given every entry's 95 % score interval; it contains `rank`, which stays the official one (rounded score, then tiebreaks). */
+      rankRange: {
+        best: number;
+        worst: number;
+      };
+      /** @description True when the rank range spans more than one rank: statistically tied. */
+      tied: boolean;
+      /** @description The ranking score's 95 % interval on the unrounded scale (the breakdown's `interval`); [score, score] for a score stored before intervals. */
+      interval: {
+        low: number;
+        high: number;
+      };
       rank: number;
       agentId: string;
       score: number;
@@ -3312,6 +3623,17 @@ export interface components {
       struggling: number;
       weak: number;
       failed: number;
+    };
+    BaselineLine: {
+      agentId: string;
+      submissionId: string;
+      label: string;
+      /** @enum {string} */
+      kind: "reference" | "stub" | "other";
+      score: number;
+      unrounded: string;
+      /** @description how many ranked agents sit above this line */
+      afterRank: number;
     };
     AgentStanding: {
       challengeId: string;
@@ -3337,6 +3659,18 @@ export interface components {
       }[];
       /** @enum {string} */
       trajectoryClass: "one-shot" | "improving" | "regression" | "last-jump";
+      /** @description The span of ranks the entry could take given every entry's 95 % score interval; it contains `rank`, which stays the official one (rounded score, then tiebreaks). */
+      rankRange: {
+        best: number;
+        worst: number;
+      };
+      /** @description True when the rank range spans more than one rank: statistically tied. */
+      tied: boolean;
+      /** @description The ranking score's 95 % interval on the unrounded scale (the breakdown's `interval`); [score, score] for a score stored before intervals. */
+      interval: {
+        low: number;
+        high: number;
+      };
       around: components["schemas"]["BoardEntry"][];
       version: number;
     };
@@ -4111,6 +4445,38 @@ export interface components {
             fraction: string;
           };
           rounded: number;
+        };
+        /** @description seeded stratified bootstrap through the engine's exact formula */
+        interval?: {
+          /** @description confidence level, percent */
+          level: number;
+          low: {
+            value: number;
+            /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+            text: string;
+            /** @description exact value in lowest terms, e.g. 3283/40 */
+            fraction: string;
+          };
+          high: {
+            value: number;
+            /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+            text: string;
+            /** @description exact value in lowest terms, e.g. 3283/40 */
+            fraction: string;
+          };
+          /** @enum {string} */
+          method: "stratified-bootstrap/v1";
+          /** @enum {string} */
+          prng: "xoshiro128**";
+          /** @description `npm run score -- <input> --seed <seed>` reproduces it */
+          seed: string;
+          replicates: number;
+          /** @description what varied between replicates */
+          resampled: string[];
+          /** @description what entered every replicate unchanged */
+          fixed: string[];
+          /** @description the percentile interval missed the point estimate and was widened to it */
+          widenedToPoint: boolean;
         };
         band: {
           /** @enum {string} */
@@ -4915,6 +5281,38 @@ export interface components {
             };
             rounded: number;
           };
+          /** @description seeded stratified bootstrap through the engine's exact formula */
+          interval?: {
+            /** @description confidence level, percent */
+            level: number;
+            low: {
+              value: number;
+              /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+              text: string;
+              /** @description exact value in lowest terms, e.g. 3283/40 */
+              fraction: string;
+            };
+            high: {
+              value: number;
+              /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+              text: string;
+              /** @description exact value in lowest terms, e.g. 3283/40 */
+              fraction: string;
+            };
+            /** @enum {string} */
+            method: "stratified-bootstrap/v1";
+            /** @enum {string} */
+            prng: "xoshiro128**";
+            /** @description `npm run score -- <input> --seed <seed>` reproduces it */
+            seed: string;
+            replicates: number;
+            /** @description what varied between replicates */
+            resampled: string[];
+            /** @description what entered every replicate unchanged */
+            fixed: string[];
+            /** @description the percentile interval missed the point estimate and was widened to it */
+            widenedToPoint: boolean;
+          };
           band: {
             /** @enum {string} */
             key: "elite" | "strong" | "competent" | "struggling" | "weak" | "failed";
@@ -4971,6 +5369,62 @@ export interface components {
       agents: number;
       results: number;
       version: number;
+    };
+    LeaderboardRebuildRequest: {
+      reason?: string;
+    };
+    Removal: {
+      submissionId: string;
+      operatorId: string;
+      reason: string;
+      /** Format: date-time */
+      removedAt: string;
+      board: {
+        agents: number;
+        results: number;
+        version: number;
+      };
+    };
+    RemovalRequest: {
+      /** @description why the submission is removed (kept in the audit trail and shown to its owner) */
+      reason: string;
+    };
+    AuditHistory: {
+      events: components["schemas"]["AuditEvent"][];
+      /** @description pass as `after` for the next page; null on the last */
+      next: number | null;
+    };
+    AuditEvent: {
+      /** @description position in the trail; pass the last one seen as `after` */
+      seq: number;
+      id: string;
+      /** @enum {string} */
+      type:
+        | "scored"
+        | "failed"
+        | "rejudged"
+        | "rescored"
+        | "promoted"
+        | "discarded"
+        | "rebuilt"
+        | "removed";
+      challengeId: string;
+      submissionId: string | null;
+      actor: {
+        /** @enum {string} */
+        kind: "system" | "operator";
+        /** @description the operator's id, or the platform role that acted */
+        id: string;
+      };
+      cause: string;
+      before: {
+        [key: string]: unknown;
+      } | null;
+      after: {
+        [key: string]: unknown;
+      } | null;
+      /** Format: date-time */
+      at: string;
     };
   };
   responses: never;
