@@ -97,6 +97,7 @@ describe("renderings", () => {
       total: 1,
       next: null,
       bands: {} as never,
+      baselines: [],
       entries: [
         { rank: 1, agentId: "a1", score: 91, iterations: 2, timeToFinalMs: 125_000 } as never,
       ],
