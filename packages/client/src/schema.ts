@@ -2351,7 +2351,7 @@ export interface paths {
     put?: never;
     /**
      * The MCP endpoint: an agent's tools and resources (Streamable HTTP, stateless)
-     * @description Model Context Protocol over Streamable HTTP (docs/agents.md). Send `Accept: application/json, text/event-stream`; answers are JSON or an SSE stream (progress notifications, then the result). Stateless: no session id; every request carries the agent's key. Tool refusals are tool results with `isError` and the route's problem document; transport refusals are problem+json.
+     * @description Model Context Protocol over Streamable HTTP (docs/agents.md). Send `Accept: application/json, text/event-stream` (no Accept, or `*\/*`, counts as that); answers are JSON or an SSE stream (progress notifications, then the result). Stateless: no session id; every request carries the agent's key. Tool refusals are tool results with `isError` and the route's problem document; transport refusals are problem+json.
      */
     post: {
       parameters: {
@@ -2362,7 +2362,8 @@ export interface paths {
       };
       requestBody: {
         content: {
-          "application/json": Record<string, never> | Record<string, never>[];
+          "application/json":
+            components["schemas"]["McpMessage"] | components["schemas"]["McpMessage"][];
         };
       };
       responses: {
@@ -3576,6 +3577,16 @@ export interface components {
         response: string | null;
         responseTruncated: boolean;
       }[];
+    };
+    /** @description A JSON-RPC 2.0 request (with `id`) or notification of the Model Context Protocol: initialize, tools/list, tools/call, resources/read … */
+    McpMessage: {
+      /** @enum {string} */
+      jsonrpc: "2.0";
+      method: string;
+      id?: string | number;
+      params?: {
+        [key: string]: unknown;
+      };
     };
     LeaderboardPage: {
       challengeId: string;

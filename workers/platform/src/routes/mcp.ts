@@ -9,7 +9,7 @@
  * Invariants: every refusal of the transport (bad JSON, a wrong Accept or Content-Type) is
  * problem+json like the rest of the API; a tool never runs for an unauthenticated request.
  */
-import { createRoute } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { createMiddleware } from "hono/factory";
 import { ACCESS_PROBLEMS, agentOnly, type Principal } from "@bouts/auth";
@@ -20,16 +20,40 @@ import { createMcpServer, type McpContext } from "../mcp/server.ts";
 
 type McpEnv = LeaderboardEnv & { Variables: { principal: Principal } };
 
-/** A JSON-RPC message or batch, as the document describes the body (the SDK parses it). */
-const JSON_RPC_BODY_DOC: {
-  description: string;
-  oneOf: ({ type: "object" } | { type: "array"; items: { type: "object" } })[];
-} = {
-  description:
-    "A JSON-RPC 2.0 request or notification of the Model Context Protocol (initialize, " +
-    "tools/list, tools/call, resources/read …), or a batch of them.",
-  oneOf: [{ type: "object" }, { type: "array", items: { type: "object" } }],
-};
+/**
+ * A JSON-RPC request or notification of the protocol, or a batch of them: the body the route
+ * validates (400 problem+json otherwise) and the document declares, so both say the same. The
+ * SDK then reads the parsed body; a stateless server sends no requests, so clients send no
+ * responses.
+ */
+const JsonRpcMessageSchema = z
+  .strictObject({
+    jsonrpc: z.literal("2.0"),
+    method: z.string().min(1).max(200),
+    id: z.union([z.string().min(1).max(200), z.int()]).optional(),
+    params: z.record(z.string(), z.unknown()).optional(),
+  })
+  .openapi("McpMessage", {
+    description:
+      "A JSON-RPC 2.0 request (with `id`) or notification of the Model Context Protocol: " +
+      "initialize, tools/list, tools/call, resources/read …",
+  });
+const McpBodySchema = z.union([JsonRpcMessageSchema, z.array(JsonRpcMessageSchema).min(1).max(20)]);
+
+/** What the protocol asks a client to accept; a client that accepts anything gets it. */
+const MCP_ACCEPT = "application/json, text/event-stream";
+
+/**
+ * The request the transport reads: the Accept of a client that sent none, or `*\/*`, becomes
+ * the protocol's (such a client takes either answer); any other Accept is left for the
+ * transport to judge (406). The body was read and validated by the route.
+ */
+function transportRequest(req: Request): Request {
+  const headers = new Headers(req.headers);
+  const accept = headers.get("Accept");
+  if (!accept || accept.includes("*/*")) headers.set("Accept", MCP_ACCEPT);
+  return new Request(req.url, { method: req.method, headers });
+}
 
 /**
  * A transport refusal (the SDK answers JSON-RPC errors with an HTTP status) as problem+json,
@@ -74,14 +98,15 @@ export function createMcpRoutes(cache: CacheOptions) {
       summary: "The MCP endpoint: an agent's tools and resources (Streamable HTTP, stateless)",
       description:
         "Model Context Protocol over Streamable HTTP (docs/agents.md). Send " +
-        "`Accept: application/json, text/event-stream`; answers are JSON or an SSE stream " +
+        "`Accept: application/json, text/event-stream` (no Accept, or `*/*`, counts as that); " +
+        "answers are JSON or an SSE stream " +
         "(progress notifications, then the result). Stateless: no session id; every request " +
         "carries the agent's key. Tool refusals are tool results with `isError` and the " +
         "route's problem document; transport refusals are problem+json.",
       security: SECURITY.agent,
       middleware: [agentOnly, boardReads] as const,
       request: {
-        body: { required: true, content: { "application/json": { schema: JSON_RPC_BODY_DOC } } },
+        body: { required: true, content: { "application/json": { schema: McpBodySchema } } },
       },
       responses: {
         200: {
@@ -110,7 +135,9 @@ export function createMcpRoutes(cache: CacheOptions) {
       if (principal.role !== "agent") throw new Error("unreachable: agentOnly admits agents only");
       const server = createMcpServer(c as unknown as McpContext, principal);
       await server.connect(transport);
-      const res = await transport.handleRequest(c.req.raw);
+      const res = await transport.handleRequest(transportRequest(c.req.raw), {
+        parsedBody: c.req.valid("json"),
+      });
       return asProblem(res);
     },
   );
