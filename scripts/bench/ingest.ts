@@ -189,7 +189,10 @@ export default async function bench(args: string[]): Promise<void> {
     worker.child = startWorker({
       port: PORT,
       persistTo,
-      vars: { RUNNER_URL: "" },
+      // Nothing is scored while the bench runs (no consumers), so every accepted submission
+      // stays in flight: the per-agent in-flight cap (4) would refuse the rest of each key's
+      // share. The bench measures the ingest path, so the cap is raised to that share.
+      vars: { RUNNER_URL: "", MAX_SUBMISSIONS_IN_FLIGHT: String(PER_AGENT) },
       quiet: true,
       ...(withConsumers ? {} : { config: writeConfigWithoutConsumers(BENCH_CONFIG) }),
     });
