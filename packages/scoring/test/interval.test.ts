@@ -79,7 +79,7 @@ const engineeringInput: fc.Arbitrary<EngineeringInput> = fc
             status: "submitted",
             judges: delJudges.map((s, i) => dj(`j${i}`, s)),
           },
-          ...(missing ? [{ name: "DESIGN.md", status: "missing" as const }] : []),
+          ...(missing ? [{ name: "ARCHITECTURE.md", status: "missing" as const }] : []),
         ],
       },
       security: {
