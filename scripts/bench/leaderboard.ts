@@ -3,7 +3,8 @@
  * in-memory ranking index (@bouts/ranking) against a plain in-memory SQLite board at each size:
  * updates, rank look-ups, top-100 reads, memory and rebuild-on-wake time, and the rank ranges
  * of the 95 % score intervals (@bouts/ranking RankRanges: build, a top-100 page with every
- * entry's range, one range, one interval update) (docs/benchmarks.md, "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
+ * entry's range, one range, one interval update, a top-100 page with each range refined by
+ * paired comparisons) (docs/benchmarks.md, "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
  * operation count or a time budget, and prints how many operations it sampled (`*_ops`).
  */
 import { DatabaseSync } from "node:sqlite";
@@ -13,11 +14,15 @@ import vm from "node:vm";
 import {
   buildRankingIndex,
   compareStandings,
+  countPaired,
+  PAIRED_WINDOW,
   RankRanges,
   type IntervalEnds,
   type RankingIndex,
+  type PairedEntry,
   type Standing,
 } from "@bouts/ranking";
+import { compilePairing, PAIRING_METHOD, type CompiledPairing } from "@bouts/scoring";
 
 const DEFAULT_SIZES = [10_000, 100_000, 1_000_000];
 
@@ -229,8 +234,41 @@ function runSize(n: number, seed: number, gc: () => void): void {
     const u = intervalUpdates[i & mask]!;
     ranges.set(u.agentId, u.ends);
   });
+  // Paired comparison: every agent on one 40-test suite, verdicts drawn around its score, a
+  // judge variance of 0.2–3 points²; a top-100 page with each range refined over its window.
+  const profiles = new Map<string, CompiledPairing>();
+  const profileOf = (agentId: string, score: number): CompiledPairing => {
+    let p = profiles.get(agentId);
+    if (!p) {
+      let hex = "";
+      for (let d = 0; d < 10; d++) {
+        let nibble = 0;
+        for (let b = 0; b < 4; b++) if (random() * 100 < score) nibble |= 8 >> b;
+        hex += nibble.toString(16);
+      }
+      p = compilePairing({
+        method: PAIRING_METHOD,
+        suite: "fnv1a64:bench",
+        strata: [{ key: "static:functionality", n: 40, coef: 35 / 40, passed: hex }],
+        ownVariance: 0.2 + random() * 2.8,
+      })!;
+      profiles.set(agentId, p);
+    }
+    return p;
+  };
+  const pairedTop = measureOps(20_000, 1500, 16, () => {
+    const window: PairedEntry[] = live.slice(1, 100 + PAIRED_WINDOW).map((e) => ({
+      agentId: e.agentId,
+      rank: e.rank,
+      point: e.score,
+      profile: profileOf(e.agentId, e.score),
+    }));
+    const counts = countPaired(ranges, window, 0, 100);
+    for (let i = 0; i < 100; i++) ranges.rangeOf(window[i]!.agentId, i + 1, counts[i]);
+  });
   printTiming(`ranges_${n}`, "range", rangeOne);
   printTiming(`ranges_${n}`, "top100_with_ranges", rangeTop);
+  printTiming(`ranges_${n}`, "top100_paired", pairedTop);
   printTiming(`ranges_${n}`, "update", rangeUpdate);
 
   // The baseline; its COUNT(*) walks every row ranked above the agent, so it gets a time budget

@@ -4489,6 +4489,23 @@ export interface components {
           /** @description the percentile interval missed the point estimate and was widened to it */
           widenedToPoint: boolean;
         };
+        /** @description paired comparison on shared tests: verdict bits and the unshared variance */
+        pairing?: {
+          /** @enum {string} */
+          method: "paired-normal/v1";
+          /** @description digest of the shared tests' ids by stratum */
+          suite: string;
+          strata: {
+            key: string;
+            n: number;
+            /** @description final-score points one passed test is worth */
+            coef: number;
+            /** @description verdicts in test-id order, 4 per hex digit, first test in the high bit */
+            passed: string;
+          }[];
+          /** @description variance (points²) of what is not shared: judges, generated tests */
+          ownVariance: number;
+        };
         band: {
           /** @enum {string} */
           key: "elite" | "strong" | "competent" | "struggling" | "weak" | "failed";
@@ -5323,6 +5340,23 @@ export interface components {
             fixed: string[];
             /** @description the percentile interval missed the point estimate and was widened to it */
             widenedToPoint: boolean;
+          };
+          /** @description paired comparison on shared tests: verdict bits and the unshared variance */
+          pairing?: {
+            /** @enum {string} */
+            method: "paired-normal/v1";
+            /** @description digest of the shared tests' ids by stratum */
+            suite: string;
+            strata: {
+              key: string;
+              n: number;
+              /** @description final-score points one passed test is worth */
+              coef: number;
+              /** @description verdicts in test-id order, 4 per hex digit, first test in the high bit */
+              passed: string;
+            }[];
+            /** @description variance (points²) of what is not shared: judges, generated tests */
+            ownVariance: number;
           };
           band: {
             /** @enum {string} */

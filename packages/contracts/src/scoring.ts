@@ -107,6 +107,17 @@ export const EngineeringInputSchema = z.strictObject({
         integration: counts.optional(),
       })
       .optional(),
+    tests: z
+      .array(
+        z.strictObject({
+          id,
+          category: z.enum(["functionality", "edge", "integration"]),
+          passed: z.boolean(),
+        }),
+      )
+      .max(10_000)
+      .optional()
+      .describe("per-test verdicts by suite id, for the board's paired comparison only"),
   }),
   adversarial: z.strictObject({
     tests: z
@@ -343,6 +354,37 @@ export const ScoreIntervalSchema = z
   .describe("seeded stratified bootstrap through the engine's exact formula");
 export type ScoreIntervalWire = z.infer<typeof ScoreIntervalSchema>;
 
+/** The verdicts on the shared tests for the board's paired comparison (docs/scoring.md). */
+export const PairingProfileSchema = z
+  .strictObject({
+    method: z.literal("paired-normal/v1"),
+    suite: z.string().min(1).max(64).describe("digest of the shared tests' ids by stratum"),
+    strata: z
+      .array(
+        z.strictObject({
+          key: z.string().min(1).max(64),
+          n: z.int().min(1).max(10_000),
+          coef: z.number().min(0).max(100).describe("final-score points one passed test is worth"),
+          passed: z
+            .string()
+            .regex(/^[0-9a-f]*$/)
+            .max(2_500)
+            .describe("verdicts in test-id order, 4 per hex digit, first test in the high bit"),
+        }),
+      )
+      .max(16),
+    ownVariance: z
+      .number()
+      .min(0)
+      .max(10_000)
+      .describe("variance (points²) of what is not shared: judges, generated tests"),
+  })
+  .refine((p) => p.strata.every((s) => s.passed.length === Math.ceil(s.n / 4)), {
+    message: "each stratum's verdicts hold one bit per test",
+  })
+  .describe("paired comparison on shared tests: verdict bits and the unshared variance");
+export type PairingProfileWire = z.infer<typeof PairingProfileSchema>;
+
 const BAND_KEYS = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
 
 /** A breakdown around its components; `objective` is what it nests (an Objective, or null). */
@@ -357,6 +399,7 @@ const breakdownObject = <C extends z.ZodType, O extends z.ZodType>(components: C
     adjustments: z.array(AdjustmentSchema),
     final: z.strictObject({ unrounded: ExactValueSchema, rounded: z.int().min(0).max(100) }),
     interval: ScoreIntervalSchema.optional(),
+    pairing: PairingProfileSchema.optional(),
     band: z.strictObject({
       key: z.enum(BAND_KEYS),
       label: z.string(),

@@ -36,4 +36,13 @@ export {
   type RankedStanding,
   type Standing,
 } from "./standing.ts";
-export { RankRanges, rangesOverlap, type IntervalEnds, type RankRange } from "./rank-ranges.ts";
+export {
+  countPaired,
+  PAIRED_WINDOW,
+  RankRanges,
+  rangesOverlap,
+  type IntervalEnds,
+  type PairedCounts,
+  type PairedEntry,
+  type RankRange,
+} from "./rank-ranges.ts";

@@ -3,13 +3,16 @@
  * Rank ranges and statistical ties from the entries' 95 % score intervals (docs/leaderboard.md,
  * "Rank ranges and ties"). An entry's range runs from 1 + the number of entries whose interval
  * lies wholly above its own (they are surely better) to the board size − the number whose
- * interval lies wholly below (surely worse); it always contains the official rank, which stays
+ * interval lies wholly below (surely worse), each count joined by the overlapping neighbours a
+ * paired comparison on shared tests orders (`countPaired`); it always contains the official rank, which stays
  * the rounded score's with its tiebreaks. An entry whose range spans more than one rank is
  * statistically tied with someone. Pure, in memory.
  *
  * Invariants: `lows` and `highs` hold every entry's interval ends, each sorted ascending, in
  * their first `size` cells. A read is two binary searches; a write moves at most `size` cells.
  */
+
+import { orderPaired, type CompiledPairing } from "@bouts/scoring";
 
 /** An entry's interval ends on the unrounded 0–100 scale (the nearest doubles of the exact ends). */
 export interface IntervalEnds {
@@ -113,16 +116,21 @@ export class RankRanges {
 
   /**
    * The agent's rank range, widened to contain its official rank; null when it holds no
-   * interval for the agent.
+   * interval for the agent. `paired` adds the entries whose intervals overlap the agent's but
+   * that a paired comparison on shared tests orders (see {@link countPaired}).
    * @example ranges.rangeOf("a", 3) // { best: 2, worst: 5 }
    */
-  rangeOf(agentId: string, officialRank: number): RankRange | null {
+  rangeOf(
+    agentId: string,
+    officialRank: number,
+    paired: PairedCounts = NO_PAIRED,
+  ): RankRange | null {
     const e = this.#ends.get(agentId);
     if (!e) return null;
     const n = this.#ends.size;
     // Surely better: low_j > high_i. Surely worse: high_j < low_i. Never the entry itself.
-    const above = n - upperBound(this.#lows, n, e.high);
-    const below = lowerBound(this.#highs, n, e.low);
+    const above = n - upperBound(this.#lows, n, e.high) + paired.above;
+    const below = lowerBound(this.#highs, n, e.low) + paired.below;
     return {
       best: Math.min(1 + above, officialRank),
       worst: Math.max(n - below, officialRank),
@@ -134,6 +142,77 @@ export class RankRanges {
     removeSorted(this.#lows, n, old.low);
     removeSorted(this.#highs, n, old.high);
   }
+}
+
+/** Entries a paired comparison orders against one agent: surely above it, surely below it. */
+export interface PairedCounts {
+  above: number;
+  below: number;
+}
+
+const NO_PAIRED: PairedCounts = { above: 0, below: 0 };
+
+/**
+ * How far, in official ranks, an entry is compared pairwise: 20 entries on each side. A board of
+ * up to 41 entries is compared in full; on a larger one the nearest are (benchmarks.md).
+ */
+export const PAIRED_WINDOW = 20;
+
+/** A board entry as the paired comparison sees it. */
+export interface PairedEntry {
+  agentId: string;
+  rank: number;
+  /** The unrounded final score. */
+  point: number;
+  /** Its breakdown's pairing profile, compiled, or null (scored before pairing, or no test ids). */
+  profile: CompiledPairing | null;
+}
+
+/**
+ * For the entries `window[first … first + count)`, how many entries within
+ * {@link PAIRED_WINDOW} ranks whose intervals overlap theirs (so `rangeOf` counts them as
+ * possibly either side) a paired comparison on the tests both faced puts surely above and
+ * surely below. `window` holds consecutive ranks, reaching PAIRED_WINDOW past the entries
+ * counted where the board has them. Entries of another suite, or without a profile, are left
+ * to the intervals. Each pair's answer depends only on its two entries, so the order of the
+ * board's updates never changes it; each pair is compared once.
+ * @example const counts = countPaired(ranges, window, 20, 100); ranges.rangeOf(id, rank, counts[i])
+ */
+export function countPaired(
+  ranges: RankRanges,
+  window: readonly PairedEntry[],
+  first: number,
+  count: number,
+): PairedCounts[] {
+  const n = window.length;
+  const ends = window.map((e) => ranges.get(e.agentId));
+  const counts = Array.from({ length: count }, () => ({ above: 0, below: 0 }));
+  const last = Math.min(n, first + count);
+  for (let i = Math.max(0, first); i < last; i++) {
+    const a = window[i]!;
+    const mine = ends[i];
+    if (!a.profile || !mine) continue;
+    for (let j = Math.max(0, i - PAIRED_WINDOW); j < Math.min(n, i + PAIRED_WINDOW + 1); j++) {
+      // A pair inside the counted run is compared once, from its upper entry.
+      if (j === i || (j < i && j >= first)) continue;
+      const b = window[j]!;
+      const theirs = ends[j];
+      if (!b.profile || !theirs || Math.abs(b.rank - a.rank) > PAIRED_WINDOW) continue;
+      if (theirs.low > mine.high || theirs.high < mine.low) continue; // the intervals decide
+      const order = orderPaired(a.point, a.profile, b.point, b.profile);
+      if (order === null || order === "tied") continue;
+      const mineCounts = counts[i - first]!;
+      const otherCounts = j >= first && j < last ? counts[j - first] : undefined;
+      if (order === "second") {
+        mineCounts.above++;
+        if (otherCounts) otherCounts.below++;
+      } else {
+        mineCounts.below++;
+        if (otherCounts) otherCounts.above++;
+      }
+    }
+  }
+  return counts;
 }
 
 /** Whether two entries are statistically tied: their rank ranges overlap. */

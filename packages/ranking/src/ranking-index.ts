@@ -149,6 +149,13 @@ export class RankingIndex {
     return this.#collect(start, position + k + 1 - start);
   }
 
+  /** Up to `count` entries from 1-based rank `fromRank` on, in rank order (ranks below 1 start at 1). */
+  slice(fromRank: number, count: number): RankedStanding[] {
+    assertCount("slice count", count, 0);
+    const start = Math.max(0, Math.trunc(fromRank) - 1);
+    return start >= this.size ? [] : this.#collect(start, Math.min(count, this.size - start));
+  }
+
   /** Number of agents per interpretation band, from the ranks of the band boundaries. */
   countByBand(): BandCounts {
     const score = this.#store.score;

@@ -7,6 +7,7 @@ import type { ExactValue } from "./exact.ts";
 import type { AggregationRule } from "./aggregate.ts";
 import type { JudgingSummary } from "./judging.ts";
 import type { ScoreInterval } from "./interval.ts";
+import type { PairingProfile } from "./pairing.ts";
 import type {
   BandKey,
   CodeQualityDimension,
@@ -269,6 +270,11 @@ export interface Breakdown {
    * passed a seed; the platform always does. Absent from breakdowns stored before intervals.
    */
   interval?: ScoreInterval;
+  /**
+   * The verdicts on the shared tests for the board's paired comparison (docs/scoring.md,
+   * "Paired comparison"), when the input listed its static tests; the platform's does.
+   */
+  pairing?: PairingProfile;
   band: { key: BandKey; label: string; min: number; max: number; meaning: string };
   flags: Flag[];
   /** Who graded the judged components: the heuristic panel or models (docs/judges.md). */

@@ -53,6 +53,21 @@ export {
   type IntervalOptions,
   type ScoreInterval,
 } from "./interval.ts";
+export {
+  comparePaired,
+  compilePairing,
+  computePairingProfile,
+  orderPaired,
+  pairedStandardError,
+  pairedVariance,
+  PAIRING_METHOD,
+  PAIRING_Z,
+  type CompiledPairing,
+  type PairedOrder,
+  type PairedSide,
+  type PairingProfile,
+  type PairingStratum,
+} from "./pairing.ts";
 export { createPrng, fnv1a32, type Prng } from "./prng.ts";
 export * from "./leaderboard.ts";
 export { SEED_ENGINEERING_EXAMPLE, SEED_AGENT_EXAMPLE } from "./examples.ts";

@@ -16,6 +16,13 @@ import type {
 } from "./tables.ts";
 import type { JudgeProvenance } from "./judging.ts";
 
+/** One static test's verdict by its suite id (the score worker lists them for pairing). */
+export interface StaticTestVerdict {
+  id: string;
+  category: StaticCategory;
+  passed: boolean;
+}
+
 /** Passed and total test counts. */
 export interface TestCounts {
   passed: number;
@@ -66,7 +73,11 @@ export interface FindingInput {
 /** Everything the engineering profile scores. */
 export interface EngineeringInput {
   profile: "engineering";
-  static: TestCounts & { categories?: Partial<Record<StaticCategory, TestCounts>> };
+  static: TestCounts & {
+    categories?: Partial<Record<StaticCategory, TestCounts>>;
+    /** Per-test verdicts (ids are the suite's), for the board's paired comparison only. */
+    tests?: StaticTestVerdict[];
+  };
   adversarial: { tests: AdversarialTestInput[] };
   codeQuality: { judges: CodeQualityJudgement[] };
   deliverables: { items: DeliverableInput[] };

@@ -282,8 +282,8 @@ interface Compiled {
   bound: bigint;
 }
 
-/** Every multiset of `size` draws from `size` judges, as counts per judge. */
-function multisets(size: number): number[][] {
+/** Every multiset of `size` draws from `size` judges, as counts per judge (also for pairing.ts). */
+export function multisets(size: number): number[][] {
   const out: number[][] = [];
   const counts = new Array<number>(size).fill(0);
   const walk = (i: number, left: number): void => {

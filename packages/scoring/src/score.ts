@@ -9,6 +9,7 @@ import type { AgentInput, EngineeringInput, ScoreInput } from "./input.ts";
 import { ok, type Result } from "@bouts/result";
 import { invalid, type ScoringError } from "./errors.ts";
 import { computeInterval, type IntervalOptions } from "./interval.ts";
+import { computePairingProfile } from "./pairing.ts";
 
 /** Options of {@link computeScore}. */
 export interface ScoreOptions {
@@ -18,7 +19,8 @@ export interface ScoreOptions {
 
 /**
  * Computes the breakdown for an input of either profile, or a typed error naming the field.
- * With `options.interval`, the breakdown (and its nested Objective) carries its 95 % interval.
+ * With `options.interval`, the breakdown (and its nested Objective) carries its 95 % interval;
+ * with per-test verdicts in `static.tests`, its pairing profile for the board.
  * @example computeScore(input, { interval: { seed: "submission:01J…" } }).value.interval
  */
 export function computeScore(
@@ -34,8 +36,11 @@ export function computeScore(
       "profile",
       `must be "engineering" or "agent", got ${JSON.stringify(profile ?? null)}`,
     );
-  if (!scored.ok || !options.interval) return scored;
-  return withInterval(scored.value, options.interval);
+  if (!scored.ok) return scored;
+  const pairing = computePairingProfile(input, scored.value);
+  if (!pairing.ok) return pairing;
+  const b = pairing.value ? { ...scored.value, pairing: pairing.value } : scored.value;
+  return options.interval ? withInterval(b, options.interval) : ok(b);
 }
 
 /** Attaches the 95 % interval to a breakdown (and to its nested Objective). */

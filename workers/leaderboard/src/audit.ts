@@ -13,7 +13,7 @@ import {
   listScoreIntervals,
   type AuditEventRow,
 } from "@bouts/db";
-import { parseJson } from "@bouts/contracts";
+import { PairingProfileSchema, parseJson } from "@bouts/contracts";
 import { fail } from "./errors.ts";
 import type { LeaderboardBindings } from "./types.ts";
 
@@ -70,11 +70,20 @@ export async function rebuildAudited(
     listBaselineResults(db, ch.id),
     listScoreIntervals(db, ch.id),
   ]);
-  // Each score's 95 % interval rides along, so the rebuilt board keeps its rank ranges.
+  // Each score's 95 % interval and pairing profile ride along, so the rebuilt board keeps its
+  // rank ranges and paired comparisons.
   const intervals = new Map(stored.map((i) => [i.submissionId, i]));
   const rows = history.map((r) => {
     const i = intervals.get(r.submissionId);
-    return i ? { ...r, interval: { low: i.low, high: i.high } } : r;
+    if (!i) return r;
+    const pairing = PairingProfileSchema.safeParse(
+      i.pairing === null ? null : parseJson(i.pairing),
+    );
+    return {
+      ...r,
+      interval: { low: i.low, high: i.high },
+      ...(pairing.success ? { pairing: pairing.data } : {}),
+    };
   });
   const board = env.LEADERBOARD.getByName(ch.id);
   const before = await board.getBandCounts();

@@ -10,7 +10,10 @@ import { DurableObject } from "cloudflare:workers";
 import {
   buildRankingIndex,
   computeAgentStanding,
+  countPaired,
+  PAIRED_WINDOW,
   RankRanges,
+  type PairedEntry,
   type IntervalEnds,
   sameRankingKey,
   type AgentStanding,
@@ -21,7 +24,13 @@ import {
   type Standing,
   type TrajectoryPoint,
 } from "@bouts/ranking";
-import { resolveBand, type TrajectoryClass } from "@bouts/scoring";
+import {
+  compilePairing,
+  resolveBand,
+  type CompiledPairing,
+  type PairingProfile,
+  type TrajectoryClass,
+} from "@bouts/scoring";
 import {
   RebuildInputSchema,
   RecordBaselineInputSchema,
@@ -47,6 +56,8 @@ import {
 export const MAX_OVERTAKEN = 100;
 /** Largest page the object serves. */
 export const MAX_PAGE_LIMIT = 100;
+/** Compiled pairing profiles the object keeps in memory (a page's window is ~200). */
+const MAX_CACHED_PAIRINGS = 20_000;
 /** Largest neighbourhood `getAround` serves on each side. */
 export const MAX_AROUND = 50;
 
@@ -84,6 +95,10 @@ CREATE TABLE IF NOT EXISTS score_intervals (
   submission_id TEXT PRIMARY KEY,
   low           REAL NOT NULL,
   high          REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS pairing_profiles (
+  submission_id TEXT PRIMARY KEY,
+  profile       TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS baselines (
   agent_id      TEXT PRIMARY KEY,
@@ -141,6 +156,11 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   #index: RankingIndex | null = null;
   /** The standings' 95 % intervals, for rank ranges: a lazy cache like #index. */
   #ranges: RankRanges | null = null;
+  /** Compiled pairing profiles by submission id (bounded; profiles never change once stored). */
+  #pairings = new Map<string, CompiledPairing | null>();
+  /** Each agent's rank certainty at `#certaintyVersion` (cleared when the board changes). */
+  #certaintyMemo = new Map<string, RankCertainty>();
+  #certaintyVersion = -1;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -182,6 +202,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     const standing = this.ctx.storage.transactionSync(() => {
       if (this.#insertResult(r, { ifNew: true }) === 0) return null;
       if (r.interval) this.#insertInterval(r.submissionId, r.interval);
+      if (r.pairing) this.#insertPairing(r.submissionId, r.pairing);
       const recomputed = this.#recomputeAgent(r.agentId);
       this.#bumpVersion();
       return recomputed;
@@ -297,13 +318,15 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     const index = buildRankingIndex(standings);
     this.ctx.storage.transactionSync(() => {
       this.#sql.exec(
-        "DELETE FROM results; DELETE FROM standings; DELETE FROM score_intervals; DELETE FROM baselines;",
+        `DELETE FROM results; DELETE FROM standings; DELETE FROM score_intervals;
+         DELETE FROM pairing_profiles; DELETE FROM baselines;`,
       );
       for (const b of parsed.data.baselines) this.#writeBaseline(b);
       for (const list of byAgent.values())
         for (const r of list) {
           this.#insertResult(r);
           if (r.interval) this.#insertInterval(r.submissionId, r.interval);
+          if (r.pairing) this.#insertPairing(r.submissionId, r.pairing);
         }
       for (const s of standings) this.#writeStanding(s);
       this.#setMeta("challenge_id", challengeId);
@@ -314,6 +337,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     this.#mode = rankingMode;
     this.#index = index;
     this.#ranges = null;
+    this.#pairings.clear();
     this.#broadcast([]);
     return {
       ok: true,
@@ -360,7 +384,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       band: resolveBand(row.score).key,
       trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
       trajectoryClass: row.trajectory_class as TrajectoryClass,
-      ...this.#certainty(agentId, rank),
+      ...this.#certainties([{ agentId, rank }])[0]!,
       version: this.#version,
     };
   }
@@ -375,7 +399,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   /** Ranked standings as board entries: each with its band and its trajectory's class. */
   #toBoardEntries(ranked: readonly RankedStanding[]): BoardEntry[] {
     const classes = this.#trajectoryClasses(ranked.map((e) => e.agentId));
-    return ranked.map((e) => ({
+    const certainty = this.#certainties(ranked);
+    return ranked.map((e, i) => ({
       rank: e.rank,
       agentId: e.agentId,
       score: e.score,
@@ -384,20 +409,84 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       submittedAt: e.submittedAt,
       band: resolveBand(e.score).key,
       trajectoryClass: classes.get(e.agentId) ?? "one-shot",
-      ...this.#certainty(e.agentId, e.rank),
+      ...certainty[i]!,
     }));
   }
 
-  /** An entry's rank range, tie mark and interval (two binary searches). */
-  #certainty(agentId: string, rank: number): RankCertainty {
+  /**
+   * Each entry's rank range (intervals, refined by paired comparisons within PAIRED_WINDOW
+   * ranks), tie mark and interval. `ranked` holds consecutive ranks (a page, a neighbourhood).
+   * Memoized per board version: a second read of the same version compares nothing.
+   */
+  #certainties(ranked: readonly { agentId: string; rank: number }[]): RankCertainty[] {
+    if (this.#certaintyVersion !== this.#version) {
+      this.#certaintyMemo.clear();
+      this.#certaintyVersion = this.#version;
+    }
     const ranges = this.#rankRanges();
-    const range = ranges.rangeOf(agentId, rank) ?? { best: rank, worst: rank };
-    const ends = ranges.get(agentId);
-    return {
-      rankRange: range,
-      tied: range.best < range.worst,
-      interval: ends ? { low: ends.low, high: ends.high } : { low: 0, high: 0 },
-    };
+    const missing = ranked.filter((e) => !this.#certaintyMemo.has(e.agentId));
+    if (missing.length > 0) {
+      const from = Math.min(...missing.map((e) => e.rank));
+      const to = Math.max(...missing.map((e) => e.rank));
+      const window = this.#pairedWindow(from - PAIRED_WINDOW, to + PAIRED_WINDOW);
+      const first = window.findIndex((e) => e.rank === from);
+      const counts = countPaired(ranges, window, first, to - from + 1);
+      if (this.#certaintyMemo.size > MAX_PAGE_LIMIT * 50) this.#certaintyMemo.clear();
+      for (let i = first; i >= 0 && i <= first + to - from && i < window.length; i++) {
+        const e = window[i]!;
+        const range = ranges.rangeOf(e.agentId, e.rank, counts[i - first]) ?? {
+          best: e.rank,
+          worst: e.rank,
+        };
+        const ends = ranges.get(e.agentId);
+        this.#certaintyMemo.set(e.agentId, {
+          rankRange: range,
+          tied: range.best < range.worst,
+          interval: ends ? { low: ends.low, high: ends.high } : { low: 0, high: 0 },
+        });
+      }
+    }
+    return ranked.map(
+      (e) =>
+        this.#certaintyMemo.get(e.agentId) ?? {
+          rankRange: { best: e.rank, worst: e.rank },
+          tied: false,
+          interval: { low: 0, high: 0 },
+        },
+    );
+  }
+
+  /**
+   * The entries ranked `fromRank … toRank` (clipped to the board) with their points and
+   * compiled pairing profiles, in rank order (one query).
+   */
+  #pairedWindow(fromRank: number, toRank: number): PairedEntry[] {
+    const start = Math.max(1, fromRank);
+    const around = this.#board().slice(start, Math.max(0, toRank - start + 1));
+    if (around.length === 0) return [];
+    const rows = this.#sql
+      .exec<{
+        agent_id: string;
+        submission_id: string;
+        unrounded: string;
+        profile: string | null;
+      }>(
+        `SELECT s.agent_id, s.submission_id, s.unrounded, p.profile FROM standings s
+         LEFT JOIN pairing_profiles p ON p.submission_id = s.submission_id
+         WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(around.map((e) => e.agentId)),
+      )
+      .toArray();
+    const byAgent = new Map(rows.map((r) => [r.agent_id, r]));
+    return around.map((e) => {
+      const row = byAgent.get(e.agentId);
+      return {
+        agentId: e.agentId,
+        rank: e.rank,
+        point: row ? pointOf(row.unrounded).low : e.score,
+        profile: row?.profile ? this.#compiledPairing(row.submission_id, row.profile) : null,
+      };
+    });
   }
 
   /**
@@ -585,6 +674,26 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       )
       .toArray()[0];
     return row ? { low: row.low, high: row.high } : pointOf(unrounded);
+  }
+
+  #compiledPairing(submissionId: string, text: string): CompiledPairing | null {
+    let compiled = this.#pairings.get(submissionId);
+    if (compiled === undefined) {
+      if (this.#pairings.size >= MAX_CACHED_PAIRINGS) this.#pairings.clear();
+      // Checked against PairingProfileSchema when recorded.
+      compiled = compilePairing(JSON.parse(text) as PairingProfile);
+      this.#pairings.set(submissionId, compiled);
+    }
+    return compiled;
+  }
+
+  #insertPairing(submissionId: string, profile: PairingProfile): void {
+    this.#sql.exec(
+      `INSERT INTO pairing_profiles (submission_id, profile) VALUES (?, ?)
+       ON CONFLICT (submission_id) DO NOTHING`,
+      submissionId,
+      JSON.stringify(profile),
+    );
   }
 
   #insertInterval(submissionId: string, interval: IntervalEnds): void {

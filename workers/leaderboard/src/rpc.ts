@@ -5,6 +5,7 @@
  * the types of the answers. Invariant: everything here is structured-clonable plain data.
  */
 import { z } from "zod";
+import { PairingProfileSchema } from "@bouts/contracts";
 import type { Result } from "@bouts/result";
 import {
   MAX_AGENT_ID_LENGTH,
@@ -37,6 +38,8 @@ export const ResultInputSchema = z.strictObject({
     .strictObject({ low: z.number().min(0).max(100), high: z.number().min(0).max(100) })
     .refine((i) => i.low <= i.high, "interval low must not exceed high")
     .optional(),
+  /** The breakdown's pairing profile, for the paired comparison on shared tests; optional. */
+  pairing: PairingProfileSchema.optional(),
 });
 
 /** Input of `recordResult`. */

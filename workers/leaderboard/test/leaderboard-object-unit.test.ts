@@ -453,6 +453,107 @@ describe("rank ranges and statistical ties", () => {
     expect(await ranges()).toEqual(before);
   });
 
+  /** The seed example on a 40-test suite whose tests `pass(i)` pass, all adversarial tests passed. */
+  function onSuite(pass: (i: number) => boolean, seed: string, rename = false) {
+    const input = structuredClone(SEED_ENGINEERING_EXAMPLE);
+    const tests = Array.from({ length: 40 }, (_, i) => ({
+      id: rename && i === 0 ? "renamed" : `t${String(i).padStart(2, "0")}`,
+      category: "functionality" as const,
+      passed: pass(i),
+    }));
+    const passed = tests.filter((t) => t.passed).length;
+    input.static = {
+      passed,
+      total: 40,
+      categories: { functionality: { passed, total: 40 } },
+      tests,
+    };
+    input.adversarial.tests = input.adversarial.tests.map((t) => ({ ...t, passed: true }));
+    const b = computeScore(input, { interval: { seed } });
+    if (!b.ok || !b.value.interval || !b.value.pairing) throw new Error("example failed");
+    return {
+      score: b.value.final.rounded,
+      unrounded: b.value.final.unrounded.text,
+      interval: { low: b.value.interval.low.value, high: b.value.interval.high.value },
+      pairing: b.value.pairing,
+    };
+  }
+
+  it("unties two agents whose intervals overlap when a paired comparison on the same tests orders them", async () => {
+    const strong = onSuite((i) => i < 36, "submission:strong");
+    const weak = onSuite((i) => i < 28, "submission:weak"); // fails 8 tests strong passes, no other
+    const other = onSuite((i) => i < 32, "submission:other", true); // another suite: not paired
+    expect(strong.interval.low).toBeLessThan(weak.interval.high);
+    const ranges = async (board: Board) => {
+      const p = await board.getPage({ limit: 10 });
+      if (!p.ok) throw new Error("page refused");
+      return p.value.entries.map((e) => [e.agentId, e.rankRange.best, e.rankRange.worst, e.tied]);
+    };
+
+    // Intervals alone: the two overlap, so both ranks are uncertain.
+    const unpaired = freshBoard();
+    for (const [id, s] of [
+      ["strong", strong],
+      ["weak", weak],
+    ] as const)
+      await record(
+        unpaired.board,
+        result(unpaired.challengeId, id, s.score, { unrounded: s.unrounded, interval: s.interval }),
+      );
+    expect(await ranges(unpaired.board)).toEqual([
+      ["strong", 1, 2, true],
+      ["weak", 1, 2, true],
+    ]);
+
+    // With their verdicts: only the 8 tests they differ on count, and that is enough.
+    const { challengeId, board } = freshBoard();
+    const rows = (
+      [
+        ["strong", strong],
+        ["weak", weak],
+        ["other", other],
+      ] as const
+    ).map(([id, s]) =>
+      result(challengeId, id, s.score, {
+        unrounded: s.unrounded,
+        interval: s.interval,
+        pairing: s.pairing,
+      }),
+    );
+    for (const row of rows.slice(0, 2)) await record(board, row);
+    expect(await ranges(board)).toEqual([
+      ["strong", 1, 1, false],
+      ["weak", 2, 2, false],
+    ]);
+    expect(await board.getStanding("weak")).toMatchObject({ rankRange: { best: 2, worst: 2 } });
+
+    // An agent on another suite is compared by intervals alone: tied with whoever it overlaps.
+    await record(board, rows[2]!);
+    const three = await ranges(board);
+    expect(three.find((e) => e[0] === "other")).toEqual(["other", 1, 3, true]);
+
+    // A rebuild and an eviction keep the profiles.
+    const rebuilt = await board.rebuild({
+      challengeId,
+      rankingMode: "latest",
+      rows: rows.map(({ challengeId: _c, rankingMode: _m, ...row }) => row),
+    });
+    expect(rebuilt.ok).toBe(true);
+    expect(await ranges(board)).toEqual(three);
+    await evictDurableObject(board);
+    expect(await ranges(board)).toEqual(three);
+  });
+
+  it("refuses a pairing profile whose verdict bits do not match its test count", async () => {
+    const { challengeId, board } = freshBoard();
+    const s = onSuite(() => true, "submission:x");
+    const forged = { ...s.pairing, strata: [{ ...s.pairing.strata[0]!, passed: "ff" }] };
+    const refused = await board.recordResult(
+      result(challengeId, "x", s.score, { interval: s.interval, pairing: forged }),
+    );
+    expect(refused).toMatchObject({ ok: false, error: { reason: "invalid-input" } });
+  });
+
   it("refuses an interval whose low end exceeds its high end, changing nothing", async () => {
     const { challengeId, board } = freshBoard();
     const refused = await board.recordResult(

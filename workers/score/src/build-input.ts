@@ -115,7 +115,22 @@ export function buildEngineeringInput(
     ok: true,
     value: {
       profile: "engineering",
-      static: { passed, total: report.staticTests.length, categories },
+      static: {
+        passed,
+        total: report.staticTests.length,
+        categories,
+        // The suite's ids, for the board's paired comparison (docs/scoring.md); a report
+        // whose ids repeat cannot be paired, and is scored without them.
+        ...(new Set(report.staticTests.map((t) => t.id)).size === report.staticTests.length
+          ? {
+              tests: report.staticTests.map((t) => ({
+                id: t.id,
+                category: t.category,
+                passed: t.status === "passed",
+              })),
+            }
+          : {}),
+      },
       adversarial: {
         tests: report.adversarialTests.map((t) => ({
           id: t.id,

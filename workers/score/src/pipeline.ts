@@ -26,6 +26,7 @@ import {
 import type { Result } from "@bouts/result";
 import {
   computeEngineering,
+  computePairingProfile,
   submissionSeed,
   withInterval,
   type Breakdown,
@@ -291,7 +292,15 @@ export async function processSubmission(
   const withIv = withInterval(stored.breakdown, { seed: submissionSeed(submissionId) });
   if (!withIv.ok)
     return fail("scoring-refused", `the interval could not be drawn: ${withIv.error.detail}`);
-  stored = { input: stored.input, breakdown: withIv.value };
+  // The verdicts on the shared tests, for the board's paired comparison (docs/scoring.md,
+  // "Paired comparison"). Auxiliary: a profile that cannot be built leaves the score as it is.
+  const pairing = computePairingProfile(stored.input, withIv.value);
+  if (!pairing.ok) console.error(`no pairing profile for ${submissionId}`, pairing.error);
+  stored = {
+    input: stored.input,
+    breakdown:
+      pairing.ok && pairing.value ? { ...withIv.value, pairing: pairing.value } : withIv.value,
+  };
 
   const reportKey = `reports/${submissionId}.json`;
   await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {

@@ -14,7 +14,12 @@ import {
   type ResultHistoryRow,
   type ScoringContext,
 } from "@bouts/db";
-import { parseJson, ScoreIntervalSchema } from "@bouts/contracts";
+import {
+  PairingProfileSchema,
+  parseJson,
+  ScoreIntervalSchema,
+  type PairingProfileWire,
+} from "@bouts/contracts";
 import type { RankingMode } from "@bouts/ranking";
 import type { Result } from "@bouts/result";
 import type { ScoreEnv } from "./pipeline.ts";
@@ -114,7 +119,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     enteredAt: score.enteredAt,
     submittedAt: score.submittedAt,
     scoredAt: score.scoredAt,
-    ...intervalOf(score.breakdown),
+    ...boardExtrasOf(score.breakdown),
     rankingMode: ctx.challenge.rankingMode,
   });
   // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
@@ -163,12 +168,20 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
 
 /**
  * The stored breakdown's 95 % interval as the board takes it (nearest doubles of the exact
- * ends), or nothing for a breakdown stored before intervals.
+ * ends) and its pairing profile; each absent from a breakdown stored before it existed.
  */
-function intervalOf(breakdown: string): { interval?: { low: number; high: number } } {
-  const parsed = parseJson(breakdown) as { interval?: unknown } | null | undefined;
+function boardExtrasOf(breakdown: string): {
+  interval?: { low: number; high: number };
+  pairing?: PairingProfileWire;
+} {
+  const parsed = parseJson(breakdown) as
+    { interval?: unknown; pairing?: unknown } | null | undefined;
   const iv = ScoreIntervalSchema.safeParse(parsed?.interval);
-  return iv.success ? { interval: { low: iv.data.low.value, high: iv.data.high.value } } : {};
+  const pairing = PairingProfileSchema.safeParse(parsed?.pairing);
+  return {
+    ...(iv.success ? { interval: { low: iv.data.low.value, high: iv.data.high.value } } : {}),
+    ...(pairing.success ? { pairing: pairing.data } : {}),
+  };
 }
 
 /** Enqueues the failure event; safe to repeat (the event id is deterministic). */

@@ -1,7 +1,12 @@
 import { env } from "cloudflare:workers";
-import { createMessageBatch, createExecutionContext, getQueueResult } from "cloudflare:test";
-import { BreakdownSchema } from "@bouts/contracts";
-import { computeInterval } from "@bouts/scoring";
+import {
+  createMessageBatch,
+  createExecutionContext,
+  getQueueResult,
+  runInDurableObject,
+} from "cloudflare:test";
+import { BreakdownSchema, ScoreInputSchema } from "@bouts/contracts";
+import { computeInterval, computeScore } from "@bouts/scoring";
 import {
   entries,
   findScore,
@@ -73,6 +78,16 @@ describe("scoring the notes-api example submissions end to end", () => {
     expect(redrawn.ok && redrawn.value.interval).toEqual(breakdown.interval);
     expect(breakdown.interval!.low.value).toBeLessThanOrEqual(breakdown.final.unrounded.value);
     expect(breakdown.interval!.high.value).toBeGreaterThanOrEqual(breakdown.final.unrounded.value);
+    // The verdicts on the suite's tests, for the board's paired comparison: the stored input
+    // lists them by id, the breakdown only as bits, and re-scoring the input gives the same.
+    const input = ScoreInputSchema.parse(JSON.parse(score!.input));
+    const tests = input.profile === "engineering" ? input.static.tests : undefined;
+    expect(tests?.length).toBe(input.profile === "engineering" ? input.static.total : -1);
+    expect(breakdown.pairing).toMatchObject({ method: "paired-normal/v1" });
+    expect(breakdown.pairing!.strata[0]!.key).toMatch(/^static:/);
+    expect(JSON.stringify(breakdown.pairing)).not.toContain(tests![0]!.id);
+    const again = computeScore(input);
+    expect(again.ok && again.value.pairing).toEqual(breakdown.pairing);
     expect(score!.judgeMode).toBe("offline");
     expect((await statusOf(ids.complete!)).status).toBe("scored");
     expect(
@@ -114,6 +129,15 @@ describe("scoring the notes-api example submissions end to end", () => {
     });
     expect(standing!.rankRange.best).toBe(1);
     expect(standing!.rankRange.worst).toBeGreaterThanOrEqual(1);
+    // Every solution faced the same suite, so the board can compare them pairwise.
+    const pb = BreakdownSchema.parse(JSON.parse(partial!.breakdown));
+    expect(pb.pairing!.suite).toBe(cb.pairing!.suite);
+    const held = await runInDurableObject(
+      env.LEADERBOARD.getByName(challenge.challengeId),
+      (_o, state) =>
+        state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM pairing_profiles").one().n,
+    );
+    expect(held).toBe(3);
   });
 
   it("changes nothing when the message is delivered again", async () => {

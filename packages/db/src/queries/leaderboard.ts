@@ -134,6 +134,8 @@ export interface ScoreIntervalRow {
   submissionId: string;
   low: number;
   high: number;
+  /** The breakdown's pairing profile as JSON text (unchecked), or null when it has none. */
+  pairing: string | null;
 }
 
 /**
@@ -146,13 +148,14 @@ export async function listScoreIntervals(db: Db, challengeId: string): Promise<S
       submissionId: scores.submissionId,
       low: sql<number | null>`json_extract(${scores.breakdown}, '$.interval.low.value')`,
       high: sql<number | null>`json_extract(${scores.breakdown}, '$.interval.high.value')`,
+      pairing: sql<string | null>`json_extract(${scores.breakdown}, '$.pairing')`,
     })
     .from(scores)
     .where(eq(scores.challengeId, challengeId))
     .all();
   return rows.flatMap((r) =>
     r.low !== null && r.high !== null
-      ? [{ submissionId: r.submissionId, low: r.low, high: r.high }]
+      ? [{ submissionId: r.submissionId, low: r.low, high: r.high, pairing: r.pairing }]
       : [],
   );
 }
