@@ -2374,7 +2374,14 @@ export interface paths {
           };
           content: {
             "application/json": Record<string, never>;
-            "text/event-stream": string;
+            "text/event-stream": {
+              /** @description one JSON-RPC message, as JSON text */
+              data: string;
+              /** @enum {string} */
+              event?: "message";
+              id?: string;
+              retry?: number;
+            };
           };
         };
         /** @description Accepted: the body held only notifications or responses */

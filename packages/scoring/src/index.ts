@@ -59,7 +59,6 @@ export {
   computePairingProfile,
   orderPaired,
   pairedStandardError,
-  pairedVariance,
   PAIRING_METHOD,
   PAIRING_Z,
   type CompiledPairing,

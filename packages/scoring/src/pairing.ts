@@ -74,6 +74,22 @@ function bits(verdicts: readonly boolean[]): string {
   return out;
 }
 
+/** A stratum of the given tests, in ascending id order. */
+function stratum(
+  key: string,
+  tests: readonly { id: string; passed: boolean }[],
+  coef: number,
+): PairingStratum & { ids: string[] } {
+  const sorted = [...tests].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  return {
+    key,
+    n: sorted.length,
+    coef,
+    passed: bits(sorted.map((t) => t.passed)),
+    ids: sorted.map((t) => t.id),
+  };
+}
+
 interface Part {
   strata: (PairingStratum & { ids: string[] })[];
   ownVariance: number;
@@ -97,16 +113,8 @@ function engineeringPart(
         const byCategory = new Map<string, StaticTestVerdict[]>();
         for (const t of checked.value)
           byCategory.set(t.category, [...(byCategory.get(t.category) ?? []), t]);
-        for (const [category, list] of [...byCategory].sort(([x], [y]) => (x < y ? -1 : 1))) {
-          list.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-          part.strata.push({
-            key: `static:${category}`,
-            n: list.length,
-            coef,
-            passed: bits(list.map((t) => t.passed)),
-            ids: list.map((t) => t.id),
-          });
-        }
+        for (const [category, list] of [...byCategory].sort(([x], [y]) => (x < y ? -1 : 1)))
+          part.strata.push(stratum(`static:${category}`, list, coef));
         break;
       }
       case "adversarial": {
@@ -115,17 +123,9 @@ function engineeringPart(
         for (const severity of SEVERITIES) {
           const coef = (factor * c.weight * ADVERSARIAL_WEIGHT_HALVES[severity]) / totalHalves;
           const of = input.adversarial.tests.filter((t) => t.severity === severity);
-          const prebuilt = of
-            .filter((t) => t.origin === "prebuilt")
-            .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+          const prebuilt = of.filter((t) => t.origin === "prebuilt");
           if (prebuilt.length > 0)
-            part.strata.push({
-              key: `adversarial:${severity}`,
-              n: prebuilt.length,
-              coef,
-              passed: bits(prebuilt.map((t) => t.passed)),
-              ids: prebuilt.map((t) => t.id),
-            });
+            part.strata.push(stratum(`adversarial:${severity}`, prebuilt, coef));
           // Generated tests are written per submission: not shared, resampled on their own.
           const generated = of.filter((t) => t.origin === "generated");
           const g = generated.length;

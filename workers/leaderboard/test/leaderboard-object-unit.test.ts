@@ -552,6 +552,11 @@ describe("rank ranges and statistical ties", () => {
       result(challengeId, "x", s.score, { interval: s.interval, pairing: forged }),
     );
     expect(refused).toMatchObject({ ok: false, error: { reason: "invalid-input" } });
+    // The same profile with its true bits is taken: the refusal is the bits', not the field's.
+    const taken = await board.recordResult(
+      result(challengeId, "x", s.score, { interval: s.interval, pairing: s.pairing }),
+    );
+    expect(taken.ok).toBe(true);
   });
 
   it("refuses an interval whose low end exceeds its high end, changing nothing", async () => {

@@ -113,7 +113,20 @@ export function createMcpRoutes(cache: CacheOptions) {
           description: "The JSON-RPC answer, as JSON or as an SSE stream",
           content: {
             "application/json": { schema: { type: "object" } },
-            "text/event-stream": { schema: { type: "string" } },
+            // One SSE event (OpenAPI 3.1 has no itemSchema: tools such as Schemathesis read
+            // this schema as each event's): `data` is one JSON-RPC message as text.
+            "text/event-stream": {
+              schema: {
+                type: "object",
+                required: ["data"],
+                properties: {
+                  data: { type: "string", description: "one JSON-RPC message, as JSON text" },
+                  event: { type: "string", enum: ["message"] },
+                  id: { type: "string" },
+                  retry: { type: "integer" },
+                },
+              },
+            },
           },
         },
         202: { description: "Accepted: the body held only notifications or responses" },
