@@ -46,3 +46,19 @@ export {
   type PairedEntry,
   type RankRange,
 } from "./rank-ranges.ts";
+export {
+  compilePrices,
+  computeParetoFrontier,
+  formatUsd,
+  parseUsdAmount,
+  parseUsdPerMTok,
+  priceTokens,
+  USD_AMOUNT_PATTERN,
+  USD_PER_MTOK_PATTERN,
+  type CompiledPrices,
+  type CostPoint,
+  type CostResult,
+  type ModelPrice,
+  type PricedTokens,
+  type PriceTable,
+} from "./cost.ts";

@@ -64,3 +64,4 @@ export {
   type TraceAnalysis,
   type TraceJudgements,
 } from "./agent-input.ts";
+export { extractUsage, type ModelUsage, type TokenUsage, type TraceUsage } from "./usage.ts";

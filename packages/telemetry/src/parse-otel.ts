@@ -172,9 +172,16 @@ function mapSpan(span: Span): Result<Mapped, SpanFailure> {
   if (!tokensIn.ok) return tokensIn;
   const tokensOut = readInt(a, "gen_ai.usage.output_tokens");
   if (!tokensOut.ok) return tokensOut;
+  // The model that answered, else the one asked for (semantic conventions: response wins).
+  const responseModel = readString(a, "gen_ai.response.model");
+  if (!responseModel.ok) return responseModel;
+  const requestModel = readString(a, "gen_ai.request.model");
+  if (!requestModel.ok) return requestModel;
+  const spanModel = responseModel.value ?? requestModel.value;
   const usage = {
     ...(tokensIn.value !== undefined ? { tokensIn: tokensIn.value } : {}),
     ...(tokensOut.value !== undefined ? { tokensOut: tokensOut.value } : {}),
+    ...(spanModel ? { model: clip(spanModel, 200) } : {}),
   };
   const timing = durationMs !== undefined ? { durationMs } : {};
 
@@ -387,6 +394,7 @@ const FIELD_ATTRIBUTES: Record<string, string> = {
   paths: "bouts.tool.paths",
   tokensIn: "gen_ai.usage.input_tokens",
   tokensOut: "gen_ai.usage.output_tokens",
+  model: "gen_ai.response.model",
   path: "bouts.edit.path",
   kind: "bouts.edit.kind",
   bytes: "bouts.edit.bytes",

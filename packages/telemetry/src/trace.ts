@@ -36,6 +36,8 @@ const tokens = z.int().min(0).max(1_000_000_000);
 const path = z.string().min(1).max(1024);
 const digest = z.string().min(1).max(128);
 const name = z.string().min(1).max(200);
+/** The model that spent an event's tokens (overrides the header's `model` for that event). */
+const model = z.string().min(1).max(200);
 
 /** A tool call's result: `error` when the tool failed or refused. */
 export const OutcomeSchema = z.enum(["ok", "error"]);
@@ -61,6 +63,7 @@ export const ToolCallEventSchema = z.strictObject({
   paths: z.array(path).max(100).optional(),
   tokensIn: tokens.optional(),
   tokensOut: tokens.optional(),
+  model: model.optional(),
   durationMs: z.number().min(0).max(86_400_000).optional(),
   callId: z.string().min(1).max(200).optional(),
 });
@@ -83,6 +86,7 @@ export const EditEventSchema = z.strictObject({
   patch: z.string().max(65_536).optional(),
   tokensIn: tokens.optional(),
   tokensOut: tokens.optional(),
+  model: model.optional(),
   durationMs: z.number().min(0).max(86_400_000).optional(),
 });
 export type EditEvent = z.infer<typeof EditEventSchema>;
@@ -119,6 +123,7 @@ export const MessageEventSchema = z.strictObject({
   role: z.enum(["system", "user", "assistant", "tool"]),
   tokensIn: tokens.optional(),
   tokensOut: tokens.optional(),
+  model: model.optional(),
   text: z.string().max(65_536).optional(),
   final: z.boolean().optional(),
   confidence: z.array(MessageClaimSchema).max(100).optional(),
