@@ -2471,7 +2471,7 @@ export interface paths {
     };
     /**
      * A page of the leaderboard, best first
-     * @description Keyset pages: pass the previous page's `next` as `cursor`. Entries that do not move while you page are shown exactly once. Weak ETag = board version; send If-None-Match.
+     * @description Keyset pages: pass the previous page's `next` as `cursor`. Entries that do not move while you page are shown exactly once. Weak ETag = board version; send If-None-Match. Every entry carries what its ranking submission cost; `sort=cost` and `maxCostUsd` order and filter by it without changing the official rank.
      */
     get: {
       parameters: {
@@ -2480,6 +2480,10 @@ export interface paths {
           limit?: number;
           /** @description The `next` cursor of the previous page; a cursor this API did not issue is 400. */
           cursor?: string;
+          /** @description `rank` (default): the official order. `cost`: cheapest first, entries whose cost is not measured or not priced last, equal costs in official order. The rank shown is always the official one. A cursor only continues the order that issued it. */
+          sort?: "rank" | "cost";
+          /** @description Only entries proven to cost at most this many USD (decimal, up to 12 decimals); entries whose cost is not measured or not priced are left out. */
+          maxCostUsd?: string;
         };
         header?: never;
         path: {
@@ -2505,7 +2509,7 @@ export interface paths {
           };
           content?: never;
         };
-        /** @description A bad id, limit or cursor (the problem names it) */
+        /** @description A bad id, limit, cursor, sort or maxCostUsd (the problem names it) */
         400: {
           headers: {
             [name: string]: unknown;
@@ -2525,6 +2529,90 @@ export interface paths {
         };
         /** @description Rate limit or quota exceeded; see Retry-After */
         429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/leaderboard/cost": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Score against cost: the board's priced entries and its Pareto frontier
+     * @description The best-ranked entries whose cost is known and every entry on the Pareto frontier (no other entry costs at most as much and scores at least as high, one strictly), each list at most 500, priced by the price table in force. The challenge page draws it.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The plot's points */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["CostPlot"];
+          };
+        };
+        /** @description Not modified since the ETag you sent */
+        304: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
           headers: {
             [name: string]: unknown;
           };
@@ -3165,6 +3253,132 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/pricing": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The price table in force: USD per million tokens per model, with its as-of date */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The revision in force */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["PriceTable"];
+          };
+        };
+        /** @description No price table has been set yet */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    /**
+     * Set a new price table revision (operators)
+     * @description Replaces the prices in force with a new revision (the old ones stay stored). Models absent from it are not priced: their runs show `not-priced`, never a partial sum.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["PriceTableRequest"];
+        };
+      };
+      responses: {
+        /** @description The new revision, now in force */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["PriceTable"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3602,6 +3816,14 @@ export interface components {
       entries: components["schemas"]["BoardEntry"][];
       /** @description Cursor of the next page; null at the end. */
       next: string | null;
+      /** @enum {string} */
+      sort: "rank" | "cost";
+      maxCostUsd: string | null;
+      /** @description The price table revision used and its as-of date; null: none set. */
+      prices: {
+        revision: number;
+        asOf: string;
+      } | null;
       bands: components["schemas"]["BandCounts"];
       /** @description the challenge's baselines (reference solution, stub …), best first: marked reference lines with no rank, each shown after the `afterRank` agents whose score is at least its own */
       baselines: components["schemas"]["BaselineLine"][];
@@ -3633,6 +3855,29 @@ export interface components {
       band: "elite" | "strong" | "competent" | "struggling" | "weak" | "failed";
       /** @enum {string} */
       trajectoryClass: "one-shot" | "improving" | "regression" | "last-jump";
+      cost: components["schemas"]["SubmissionCost"];
+    };
+    /** @description Tokens per model priced exactly by the price table in force (`prices`): `usd` is exact decimal text. `not-measured`: the telemetry reported no tokens (never zero); `not-priced`: a model has no price, so no total is given. `agentWallMs` comes from the trace. */
+    SubmissionCost: {
+      /** @enum {string} */
+      status: "priced" | "not-measured" | "not-priced";
+      usd: string | null;
+      tokensIn: number | null;
+      tokensOut: number | null;
+      models: {
+        model: string | null;
+        tokensIn: number;
+        tokensOut: number;
+        inputUsdPerMTok: string | null;
+        outputUsdPerMTok: string | null;
+        usd: string | null;
+      }[];
+      prices: {
+        revision: number;
+        asOf: string;
+      } | null;
+      agentWallMs: number | null;
+      iterations: number;
     };
     BandCounts: {
       elite: number;
@@ -3652,6 +3897,28 @@ export interface components {
       unrounded: string;
       /** @description how many ranked agents sit above this line */
       afterRank: number;
+    };
+    CostPlot: {
+      challengeId: string;
+      version: number;
+      /** @description The price table revision used and its as-of date; null: none set. */
+      prices: {
+        revision: number;
+        asOf: string;
+      } | null;
+      total: number;
+      /** @description Entries whose cost is not measured or not priced (not drawn). */
+      unknownCost: number;
+      points: {
+        agentId: string;
+        rank: number;
+        score: number;
+        unrounded: string;
+        usd: string;
+        onFrontier: boolean;
+      }[];
+      /** @description Agent ids on the Pareto frontier, cheapest first. */
+      frontier: string[];
     };
     AgentStanding: {
       challengeId: string;
@@ -3689,6 +3956,7 @@ export interface components {
         low: number;
         high: number;
       };
+      cost: components["schemas"]["SubmissionCost"];
       around: components["schemas"]["BoardEntry"][];
       version: number;
     };
@@ -5477,6 +5745,40 @@ export interface components {
       } | null;
       /** Format: date-time */
       at: string;
+    };
+    PriceTable: {
+      /** Format: date */
+      asOf: string;
+      models: {
+        [key: string]: {
+          inputUsdPerMTok: string;
+          outputUsdPerMTok: string;
+        };
+      };
+      revision: number;
+      /** Format: date-time */
+      setAt: string;
+    };
+    /**
+     * @example {
+     *       "asOf": "2026-12-01",
+     *       "models": {
+     *         "model-a": {
+     *           "inputUsdPerMTok": "3",
+     *           "outputUsdPerMTok": "15"
+     *         }
+     *       }
+     *     }
+     */
+    PriceTableRequest: {
+      /** Format: date */
+      asOf: string;
+      models: {
+        [key: string]: {
+          inputUsdPerMTok: string;
+          outputUsdPerMTok: string;
+        };
+      };
     };
   };
   responses: never;

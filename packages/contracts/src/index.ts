@@ -14,3 +14,4 @@ export * from "./generation.ts";
 export * from "./qa-report.ts";
 export * from "./problem.ts";
 export * from "./json.ts";
+export * from "./cost.ts";

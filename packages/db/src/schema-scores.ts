@@ -51,6 +51,11 @@ export const scores = sqliteTable(
     judgeMode: text("judge_mode").notNull(),
     /** R2 key of the full RunReport (owner-only: it holds the submission's sources). */
     reportKey: text("report_key").notNull(),
+    /**
+     * JSON of what the run spent as its telemetry says (tokens per model, agent wall time:
+     * `@bouts/telemetry` TraceUsage); null when the submission carried no trace.
+     */
+    usage: text("usage"),
     submittedAt: integer("submitted_at").notNull(),
     enteredAt: integer("entered_at").notNull(),
     scoredAt: integer("scored_at").notNull(),

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   compilePrices,
+  computeCost,
   computeParetoFrontier,
   formatUsd,
   parseUsdAmount,
@@ -128,5 +129,55 @@ describe("computeParetoFrontier", () => {
         );
       }),
     );
+  });
+});
+
+describe("computeCost", () => {
+  const usage = {
+    tokens: {
+      models: [
+        { model: "model-a", tokensIn: 1000, tokensOut: 100 },
+        { model: "mystery", tokensIn: 5, tokensOut: 0 },
+      ],
+      tokensIn: 1005,
+      tokensOut: 100,
+    },
+    wallMs: 60_000,
+  };
+
+  it("shows each model's price and amount, and no total when one is not priced", () => {
+    const c = computeCost(usage, 2, prices);
+    expect(c.status).toBe("not-priced");
+    expect(c.usd).toBeNull();
+    expect(c.models[0]).toEqual({
+      model: "model-a",
+      tokensIn: 1000,
+      tokensOut: 100,
+      inputUsdPerMTok: "3",
+      outputUsdPerMTok: "15",
+      usd: "0.0045",
+    });
+    expect(c.models[1]?.usd).toBeNull();
+    expect(c).toMatchObject({ agentWallMs: 60_000, iterations: 2, prices: { revision: 3 } });
+  });
+
+  it("is priced when every model is, and not measured without telemetry", () => {
+    const priced = computeCost(
+      { ...usage, tokens: { ...usage.tokens, models: [usage.tokens.models[0]!] } },
+      1,
+      prices,
+    );
+    expect(priced).toMatchObject({ status: "priced", usd: "0.0045" });
+    expect(computeCost(null, 1, prices)).toMatchObject({
+      status: "not-measured",
+      usd: null,
+      tokensIn: null,
+      agentWallMs: null,
+    });
+    expect(computeCost({ tokens: null, wallMs: 5 }, 1, null)).toMatchObject({
+      status: "not-measured",
+      agentWallMs: 5,
+      prices: null,
+    });
   });
 });

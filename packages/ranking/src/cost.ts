@@ -31,7 +31,14 @@ export interface PriceTable {
 export interface CompiledPrices {
   revision: number;
   asOf: string;
-  models: ReadonlyMap<string, { input: bigint; output: bigint }>;
+  models: ReadonlyMap<string, CompiledPrice>;
+}
+
+/** One model's prices in micro-USD per million tokens, with the text they were written as. */
+export interface CompiledPrice {
+  input: bigint;
+  output: bigint;
+  text: ModelPrice;
 }
 
 /** Tokens one model spent (`model: null`: the telemetry named no model). */
@@ -72,13 +79,13 @@ export function parseUsdAmount(text: string): bigint | null {
 
 /** Compiles a table's decimal prices; throws a TypeError on a price the schema should have refused. */
 export function compilePrices(table: PriceTable): CompiledPrices {
-  const models = new Map<string, { input: bigint; output: bigint }>();
+  const models = new Map<string, CompiledPrice>();
   for (const [model, price] of Object.entries(table.models)) {
     const input = parseUsdPerMTok(price.inputUsdPerMTok);
     const output = parseUsdPerMTok(price.outputUsdPerMTok);
     if (input === null || output === null)
       throw new TypeError(`price of ${model} is not a decimal USD per million tokens`);
-    models.set(model, { input, output });
+    models.set(model, { input, output, text: price });
   }
   return { revision: table.revision, asOf: table.asOf, models };
 }
@@ -144,4 +151,64 @@ export function computeParetoFrontier(points: readonly CostPoint[]): string[] {
     best = Math.max(best, top);
   }
   return frontier;
+}
+
+/** What a run spent, as `@bouts/telemetry` extractUsage reports it (null: no trace). */
+export interface UsageLike {
+  tokens: { models: readonly PricedTokens[]; tokensIn: number; tokensOut: number } | null;
+  wallMs: number | null;
+}
+
+/** A submission's cost with the math per model: the wire `CostView` of `@bouts/contracts`. */
+export interface CostBreakdown {
+  status: "priced" | "not-measured" | "not-priced";
+  usd: string | null;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  models: {
+    model: string | null;
+    tokensIn: number;
+    tokensOut: number;
+    inputUsdPerMTok: string | null;
+    outputUsdPerMTok: string | null;
+    usd: string | null;
+  }[];
+  prices: { revision: number; asOf: string } | null;
+  agentWallMs: number | null;
+  iterations: number;
+}
+
+/**
+ * Prices a run model by model and in total. Silent telemetry is `not-measured`; a model the
+ * table lacks (or no table) is `not-priced`, with the other models' amounts still shown.
+ */
+export function computeCost(
+  usage: UsageLike | null,
+  iterations: number,
+  prices: CompiledPrices | null,
+): CostBreakdown {
+  const tokens = usage?.tokens ?? null;
+  const total = priceTokens(tokens?.models ?? null, prices);
+  const models = (tokens?.models ?? []).map((t) => {
+    const price = t.model === null ? undefined : prices?.models.get(t.model);
+    const one = price ? priceTokens([t], prices).picoUsd : null;
+    return {
+      model: t.model,
+      tokensIn: t.tokensIn,
+      tokensOut: t.tokensOut,
+      inputUsdPerMTok: price?.text.inputUsdPerMTok ?? null,
+      outputUsdPerMTok: price?.text.outputUsdPerMTok ?? null,
+      usd: one === null ? null : formatUsd(one),
+    };
+  });
+  return {
+    status: tokens === null ? "not-measured" : total.picoUsd === null ? "not-priced" : "priced",
+    usd: total.picoUsd === null ? null : formatUsd(total.picoUsd),
+    tokensIn: tokens?.tokensIn ?? null,
+    tokensOut: tokens?.tokensOut ?? null,
+    models,
+    prices: prices ? { revision: prices.revision, asOf: prices.asOf } : null,
+    agentWallMs: usage?.wallMs ?? null,
+    iterations,
+  };
 }

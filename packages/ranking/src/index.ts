@@ -48,6 +48,7 @@ export {
 } from "./rank-ranges.ts";
 export {
   compilePrices,
+  computeCost,
   computeParetoFrontier,
   formatUsd,
   parseUsdAmount,
@@ -55,10 +56,22 @@ export {
   priceTokens,
   USD_AMOUNT_PATTERN,
   USD_PER_MTOK_PATTERN,
+  type CompiledPrice,
   type CompiledPrices,
+  type CostBreakdown,
+  type UsageLike,
   type CostPoint,
   type CostResult,
   type ModelPrice,
   type PricedTokens,
   type PriceTable,
 } from "./cost.ts";
+export {
+  compareCostEntries,
+  CostOrder,
+  decodeCostCursor,
+  type CostEntry,
+  type CostPage,
+  type CostPageRequest,
+  type CostSort,
+} from "./cost-order.ts";

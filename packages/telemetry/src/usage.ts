@@ -48,7 +48,7 @@ export function extractUsage(trace: Trace): TraceUsage {
   for (const e of trace.events) {
     const at = Date.parse(e.ts);
     start ??= at;
-    end = Math.max(end ?? at, at + (e.durationMs ?? 0));
+    end = Math.max(end ?? at, at + ("durationMs" in e ? (e.durationMs ?? 0) : 0));
     if (e.type === "test_run" || (e.tokensIn === undefined && e.tokensOut === undefined)) continue;
     const model = e.model ?? trace.header.model ?? null;
     const usage = byModel.get(model) ?? { model, tokensIn: 0, tokensOut: 0, events: 0 };

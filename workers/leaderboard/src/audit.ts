@@ -11,9 +11,10 @@ import {
   listBaselineResults,
   listResultHistory,
   listScoreIntervals,
+  listScoreUsage,
   type AuditEventRow,
 } from "@bouts/db";
-import { PairingProfileSchema, parseJson } from "@bouts/contracts";
+import { PairingProfileSchema, RunUsageSchema, parseJson } from "@bouts/contracts";
 import { fail } from "./errors.ts";
 import type { LeaderboardBindings } from "./types.ts";
 
@@ -65,15 +66,25 @@ export async function rebuildAudited(
   by: RebuildCause,
 ) {
   const db = createDb(env.DB);
-  const [history, baselines, stored] = await Promise.all([
+  const [history, baselines, stored, spent] = await Promise.all([
     listResultHistory(db, ch.id),
     listBaselineResults(db, ch.id),
     listScoreIntervals(db, ch.id),
+    listScoreUsage(db, ch.id),
   ]);
   // Each score's 95 % interval and pairing profile ride along, so the rebuilt board keeps its
   // rank ranges and paired comparisons.
   const intervals = new Map(stored.map((i) => [i.submissionId, i]));
-  const rows = history.map((r) => {
+  // And what each run spent, so the rebuilt board keeps its costs.
+  const usages = new Map(
+    spent.flatMap((u) => {
+      const usage = RunUsageSchema.safeParse(parseJson(u.usage));
+      return usage.success ? [[u.submissionId, usage.data] as const] : [];
+    }),
+  );
+  const rows = history.map((row) => {
+    const usage = usages.get(row.submissionId);
+    const r = usage ? { ...row, usage } : row;
     const i = intervals.get(r.submissionId);
     if (!i) return r;
     const pairing = PairingProfileSchema.safeParse(

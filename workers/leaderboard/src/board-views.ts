@@ -10,7 +10,7 @@
 import type { Context } from "hono";
 import type { z } from "@hono/zod-openapi";
 import type { Caller } from "@bouts/auth";
-import { decodeCursor } from "@bouts/ranking";
+import { decodeCostCursor, decodeCursor } from "@bouts/ranking";
 import { toPublicBreakdown } from "@bouts/scoring";
 import { readThroughCache } from "./cache.ts";
 import { fail } from "./errors.ts";
@@ -19,9 +19,11 @@ import {
   DEFAULT_PAGE_LIMIT,
   entryToWire,
   readBoardPage,
+  readPrices,
   readStoredBreakdown,
   readVersion,
   resolveChallenge,
+  type BoardCostQuery,
   type BoardPageBody,
 } from "./reads.ts";
 import type { BoardEntry, StandingView } from "./rpc.ts";
@@ -32,10 +34,17 @@ type Ctx = Context<LeaderboardEnv>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A page request's cursor: null when absent or empty; `bad-cursor` when it does not decode. */
-export function checkPageCursor(raw: string | undefined): string | null {
+/**
+ * A page request's cursor: null when absent or empty; `bad-cursor` when it does not decode as
+ * a cursor of the page's order (a cost-order cursor under `sort=cost`).
+ */
+export function checkPageCursor(
+  raw: string | undefined,
+  sort: "rank" | "cost" = "rank",
+): string | null {
   const cursor = raw === undefined || raw === "" ? null : raw;
-  if (cursor !== null && !decodeCursor(cursor).ok) {
+  const decode = sort === "cost" ? decodeCostCursor : decodeCursor;
+  if (cursor !== null && !decode(cursor).ok) {
     fail({ reason: "bad-cursor", detail: "undecodable" });
   }
   return cursor;
@@ -47,10 +56,11 @@ export async function readLeaderboard(
   idOrSlug: string,
   limit: number = DEFAULT_PAGE_LIMIT,
   rawCursor?: string,
+  costQuery: BoardCostQuery = { sort: "rank", maxCostUsd: null },
 ): Promise<BoardPageBody> {
-  const cursor = checkPageCursor(rawCursor);
+  const cursor = checkPageCursor(rawCursor, costQuery.sort);
   const ch = await resolveChallenge(c, idOrSlug);
-  return readBoardPage(c, ch.id, await readVersion(c, ch.id), limit, cursor);
+  return readBoardPage(c, ch.id, await readVersion(c, ch.id), limit, cursor, costQuery);
 }
 
 /**
@@ -63,12 +73,13 @@ export async function readStanding(
   version: number,
   agentId: string,
 ): Promise<z.infer<typeof StandingSchema>> {
-  const key = `board/${challengeId}/v${version}/agent/${agentId}`;
+  const prices = await readPrices(c);
+  const key = `board/${challengeId}/v${version}/p${prices?.revision ?? 0}/agent/${agentId}`;
   const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
     const board = boardOf(c, challengeId);
     const [standing, around] = (await Promise.all([
-      board.getStanding(agentId),
-      board.getAround(agentId, 2),
+      board.getStanding(agentId, prices),
+      board.getAround(agentId, 2, prices),
     ])) as [StandingView | null, BoardEntry[] | null];
     if (!standing) return null;
     return {

@@ -12,6 +12,7 @@ import { createPageRoutes } from "./pages/routes.ts";
 import { createPublicRead, type PublicReadAccess } from "./public-read.ts";
 import { createBoardRoutes } from "./routes/challenges.ts";
 import { operatorRoutes } from "./routes/operators.ts";
+import { createPricingRoutes } from "./routes/pricing.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createBreakdownRoutes } from "./routes/submissions.ts";
 import type { LeaderboardEnv } from "./types.ts";
@@ -68,6 +69,8 @@ const PREFLIGHT_PATHS = [
   "/challenges/:id/agents/:agentId",
   "/submissions/:id/breakdown",
   "/challenges/:id/history",
+  "/challenges/:id/leaderboard/cost",
+  "/pricing",
 ];
 
 /** The resolved cache options of a set of routes. */
@@ -91,7 +94,8 @@ export function createLeaderboardRoutes(
     .route("/", createBoardRoutes(access))
     .route("/", createBreakdownRoutes(access))
     .route("/", operatorRoutes)
-    .route("/", createHistoryRoutes(access));
+    .route("/", createHistoryRoutes(access))
+    .route("/", createPricingRoutes(access));
   for (const path of PREFLIGHT_PATHS) api.options(path, access.read, (c) => c.body(null, 204));
   return createRouter<LeaderboardEnv>()
     .route("/v1", api)

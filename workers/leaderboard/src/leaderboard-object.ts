@@ -9,7 +9,15 @@
 import { DurableObject } from "cloudflare:workers";
 import {
   buildRankingIndex,
+  compilePrices,
   computeAgentStanding,
+  computeCost,
+  CostOrder,
+  parseUsdAmount,
+  priceTokens,
+  type CompiledPrices,
+  type CostBreakdown,
+  type UsageLike,
   countPaired,
   PAIRED_WINDOW,
   RankRanges,
@@ -35,6 +43,9 @@ import {
   RebuildInputSchema,
   RecordBaselineInputSchema,
   RecordResultInputSchema,
+  PageRequestSchema,
+  type CostPlot,
+  type PricesInput,
   type RebuildRow,
   type BaselineInput,
   type BaselineLine,
@@ -58,6 +69,8 @@ export const MAX_OVERTAKEN = 100;
 export const MAX_PAGE_LIMIT = 100;
 /** Compiled pairing profiles the object keeps in memory (a page's window is ~200). */
 const MAX_CACHED_PAIRINGS = 20_000;
+/** Most points a cost plot draws of each kind (best-ranked, frontier). */
+export const MAX_PLOT_POINTS = 500;
 /** Largest neighbourhood `getAround` serves on each side. */
 export const MAX_AROUND = 50;
 
@@ -99,6 +112,10 @@ CREATE TABLE IF NOT EXISTS score_intervals (
 CREATE TABLE IF NOT EXISTS pairing_profiles (
   submission_id TEXT PRIMARY KEY,
   profile       TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_usage (
+  submission_id TEXT PRIMARY KEY,
+  usage         TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS baselines (
   agent_id      TEXT PRIMARY KEY,
@@ -161,6 +178,10 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   /** Each agent's rank certainty at `#certaintyVersion` (cleared when the board changes). */
   #certaintyMemo = new Map<string, RankCertainty>();
   #certaintyVersion = -1;
+  /** The board in cost order at one version and price revision (built on a cost read). */
+  #costOrder: { key: string; order: CostOrder } | null = null;
+  /** The last price table compiled, by revision. */
+  #prices: CompiledPrices | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -203,6 +224,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       if (this.#insertResult(r, { ifNew: true }) === 0) return null;
       if (r.interval) this.#insertInterval(r.submissionId, r.interval);
       if (r.pairing) this.#insertPairing(r.submissionId, r.pairing);
+      if (r.usage) this.#insertUsage(r.submissionId, r.usage);
       const recomputed = this.#recomputeAgent(r.agentId);
       this.#bumpVersion();
       return recomputed;
@@ -319,7 +341,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     this.ctx.storage.transactionSync(() => {
       this.#sql.exec(
         `DELETE FROM results; DELETE FROM standings; DELETE FROM score_intervals;
-         DELETE FROM pairing_profiles; DELETE FROM baselines;`,
+         DELETE FROM pairing_profiles; DELETE FROM baselines; DELETE FROM run_usage;`,
       );
       for (const b of parsed.data.baselines) this.#writeBaseline(b);
       for (const list of byAgent.values())
@@ -327,6 +349,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
           this.#insertResult(r);
           if (r.interval) this.#insertInterval(r.submissionId, r.interval);
           if (r.pairing) this.#insertPairing(r.submissionId, r.pairing);
+          if (r.usage) this.#insertUsage(r.submissionId, r.usage);
         }
       for (const s of standings) this.#writeStanding(s);
       this.#setMeta("challenge_id", challengeId);
@@ -347,23 +370,112 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
 
   // ─── RPC: reads ───
 
-  /** A page of the board (limit clamped to 1..100), or `bad-cursor` for a garbage cursor. */
-  getPage(request: { limit: number; cursor?: string | null }): BoardResult<BoardPage, PageError> {
-    const limit = clampInt(request.limit, 1, MAX_PAGE_LIMIT);
+  /**
+   * A page of the board (limit clamped to 1..100) in official order, or by cost (`sort: "cost"`),
+   * optionally only entries proven to cost at most `maxCostUsd`; every entry priced with
+   * `prices`. `bad-cursor` for a garbage cursor, `bad-request` for a malformed request.
+   */
+  getPage(request: unknown): BoardResult<BoardPage, PageError> {
+    const parsed = PageRequestSchema.safeParse(request);
+    if (!parsed.success)
+      return { ok: false, error: { reason: "bad-request", detail: parsed.error.message } };
+    const { sort, maxCostUsd } = parsed.data;
+    const limit = clampInt(parsed.data.limit, 1, MAX_PAGE_LIMIT);
+    const prices = this.#compiled(parsed.data.prices ?? null);
+    if (!prices.ok) return prices;
     const board = this.#board();
-    const page = board.page({ limit, after: request.cursor ?? null });
-    if (!page.ok) {
-      return { ok: false, error: { reason: "bad-cursor", detail: page.error.detail } };
+    if (sort === "rank" && (maxCostUsd === undefined || maxCostUsd === null)) {
+      const page = board.page({ limit, after: parsed.data.cursor ?? null });
+      if (!page.ok) {
+        return { ok: false, error: { reason: "bad-cursor", detail: page.error.detail } };
+      }
+      const entries = this.#toBoardEntries(page.value.entries, prices.value);
+      return {
+        ok: true,
+        value: { entries, next: page.value.next, total: board.size, version: this.#version },
+      };
     }
-    const entries = this.#toBoardEntries(page.value.entries);
+    const max = maxCostUsd === undefined || maxCostUsd === null ? null : parseUsdAmount(maxCostUsd);
+    if (max === null && maxCostUsd)
+      return { ok: false, error: { reason: "bad-request", detail: "maxCostUsd is not a decimal" } };
+    const page = this.#costOrderOf(prices.value).page({
+      sort,
+      limit,
+      after: parsed.data.cursor ?? null,
+      maxPicoUsd: max,
+    });
+    if (!page.ok) return { ok: false, error: { reason: "bad-cursor", detail: page.error.detail } };
+    const ranked = page.value.entries.map((e) => ({
+      ...e.standing,
+      rank: board.rankOf(e.standing.agentId) ?? 0,
+    }));
     return {
       ok: true,
-      value: { entries, next: page.value.next, total: board.size, version: this.#version },
+      value: {
+        entries: this.#toBoardEntries(ranked, prices.value),
+        next: page.value.next,
+        total: page.value.total,
+        version: this.#version,
+      },
+    };
+  }
+
+  /**
+   * The board's score against cost: the best-ranked priced entries and the Pareto frontier
+   * (each at most MAX_PLOT_POINTS), priced with `prices`.
+   */
+  getCostPlot(prices: unknown): BoardResult<CostPlot, PageError> {
+    const parsed = PageRequestSchema.shape.prices.safeParse(prices);
+    if (!parsed.success)
+      return { ok: false, error: { reason: "bad-request", detail: parsed.error.message } };
+    const compiled = this.#compiled(parsed.data ?? null);
+    if (!compiled.ok) return compiled;
+    const board = this.#board();
+    const order = this.#costOrderOf(compiled.value);
+    const frontier = order.frontier().slice(0, MAX_PLOT_POINTS);
+    const onFrontier = new Set(frontier);
+    const chosen = new Map<string, { standing: Standing; picoUsd: bigint | null }>();
+    for (const e of order.pricedByRank(MAX_PLOT_POINTS)) chosen.set(e.standing.agentId, e);
+    for (const id of frontier) {
+      const standing = board.get(id);
+      if (standing && !chosen.has(id)) chosen.set(id, { standing, picoUsd: null });
+    }
+    const ids = [...chosen.keys()];
+    const rows = this.#usageOf(ids);
+    const points = ids.flatMap((agentId) => {
+      const row = rows.get(agentId);
+      const standing = chosen.get(agentId)!.standing;
+      const cost = priceTokens(row?.usage?.tokens?.models ?? null, compiled.value).picoUsd;
+      if (!row || cost === null) return [];
+      return [
+        {
+          agentId,
+          rank: board.rankOf(agentId) ?? 0,
+          score: standing.score,
+          unrounded: row.unrounded,
+          usd: computeCost(row.usage, standing.iterations, compiled.value).usd ?? "",
+          onFrontier: onFrontier.has(agentId),
+        },
+      ];
+    });
+    points.sort((a, b) => a.rank - b.rank);
+    return {
+      ok: true,
+      value: {
+        version: this.#version,
+        prices: compiled.value
+          ? { revision: compiled.value.revision, asOf: compiled.value.asOf }
+          : null,
+        total: order.size,
+        unknownCost: order.unknown,
+        points,
+        frontier,
+      },
     };
   }
 
   /** One agent's standing in full, or null when it has none. */
-  getStanding(agentId: string): StandingView | null {
+  getStanding(agentId: string, prices: PricesInput = null): StandingView | null {
     const board = this.#board();
     const rank = board.rankOf(agentId);
     if (rank === null) return null;
@@ -385,21 +497,26 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
       trajectoryClass: row.trajectory_class as TrajectoryClass,
       ...this.#certainties([{ agentId, rank }])[0]!,
+      cost: this.#costsOf(
+        [{ agentId, iterations: row.iterations }],
+        this.#compiledOrNull(prices),
+      )[0]!,
       version: this.#version,
     };
   }
 
   /** The agent with up to `k` (≤ 50) entries above and below it, or null when absent. */
-  getAround(agentId: string, k: number): BoardEntry[] | null {
+  getAround(agentId: string, k: number, prices: PricesInput = null): BoardEntry[] | null {
     const around = this.#board().around(agentId, clampInt(k, 0, MAX_AROUND));
     if (!around) return null;
-    return this.#toBoardEntries(around);
+    return this.#toBoardEntries(around, this.#compiledOrNull(prices));
   }
 
   /** Ranked standings as board entries: each with its band and its trajectory's class. */
-  #toBoardEntries(ranked: readonly RankedStanding[]): BoardEntry[] {
+  #toBoardEntries(ranked: readonly RankedStanding[], prices: CompiledPrices | null): BoardEntry[] {
     const classes = this.#trajectoryClasses(ranked.map((e) => e.agentId));
-    const certainty = this.#certainties(ranked);
+    const certainty = this.#clusteredCertainties(ranked);
+    const costs = this.#costsOf(ranked, prices);
     return ranked.map((e, i) => ({
       rank: e.rank,
       agentId: e.agentId,
@@ -410,7 +527,124 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       band: resolveBand(e.score).key,
       trajectoryClass: classes.get(e.agentId) ?? "one-shot",
       ...certainty[i]!,
+      cost: costs[i]!,
     }));
+  }
+
+  /**
+   * Certainties of entries whose ranks need not be consecutive (a page by cost): computed per
+   * cluster of nearby ranks, so far-apart entries never make one huge paired window.
+   */
+  #clusteredCertainties(ranked: readonly RankedStanding[]): RankCertainty[] {
+    const order = ranked.map((e, i) => i).sort((a, b) => ranked[a]!.rank - ranked[b]!.rank);
+    const out: RankCertainty[] = new Array<RankCertainty>(ranked.length);
+    for (let i = 0; i < order.length;) {
+      let j = i + 1;
+      while (
+        j < order.length &&
+        ranked[order[j]!]!.rank - ranked[order[j - 1]!]!.rank <= PAIRED_WINDOW
+      )
+        j++;
+      const cluster = order.slice(i, j);
+      const got = this.#certainties(cluster.map((k) => ranked[k]!));
+      cluster.forEach((k, n) => (out[k] = got[n]!));
+      i = j;
+    }
+    return out;
+  }
+
+  /** Each entry's cost: its ranking submission's stored usage, priced (one query). */
+  #costsOf(
+    entries: readonly { agentId: string; iterations: number }[],
+    prices: CompiledPrices | null,
+  ): CostBreakdown[] {
+    const rows = this.#usageOf(entries.map((e) => e.agentId));
+    return entries.map((e) =>
+      computeCost(rows.get(e.agentId)?.usage ?? null, e.iterations, prices),
+    );
+  }
+
+  /** The stored usage and unrounded score of each agent's ranking submission (one query). */
+  #usageOf(
+    agentIds: readonly string[],
+  ): Map<string, { usage: UsageLike | null; unrounded: string }> {
+    if (agentIds.length === 0) return new Map();
+    const rows = this.#sql
+      .exec<{ agent_id: string; unrounded: string; usage: string | null }>(
+        `SELECT s.agent_id, s.unrounded, u.usage FROM standings s
+         LEFT JOIN run_usage u ON u.submission_id = s.submission_id
+         WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(agentIds),
+      )
+      .toArray();
+    return new Map(
+      rows.map((r) => [
+        r.agent_id,
+        // Checked against RunUsageSchema when recorded.
+        { usage: r.usage ? (JSON.parse(r.usage) as UsageLike) : null, unrounded: r.unrounded },
+      ]),
+    );
+  }
+
+  /**
+   * The board in cost order under `prices`, built from every standing once per board version
+   * and price revision (O(n log n)), then served from memory.
+   */
+  #costOrderOf(prices: CompiledPrices | null): CostOrder {
+    const key = `${this.#version}:${prices?.revision ?? 0}`;
+    if (this.#costOrder?.key === key) return this.#costOrder.order;
+    const rows = this.#sql
+      .exec<{
+        agent_id: string;
+        score: number;
+        iterations: number;
+        time_to_final_ms: number;
+        submitted_at: number;
+        unrounded: string;
+        usage: string | null;
+      }>(
+        `SELECT s.agent_id, s.score, s.iterations, s.time_to_final_ms, s.submitted_at, s.unrounded,
+           u.usage FROM standings s LEFT JOIN run_usage u ON u.submission_id = s.submission_id`,
+      )
+      .toArray();
+    const order = CostOrder.build(
+      rows.map((r) => {
+        const usage = r.usage ? (JSON.parse(r.usage) as UsageLike) : null;
+        return {
+          standing: {
+            agentId: r.agent_id,
+            score: r.score,
+            iterations: r.iterations,
+            timeToFinalMs: r.time_to_final_ms,
+            submittedAt: r.submitted_at,
+          },
+          picoUsd: priceTokens(usage?.tokens?.models ?? null, prices).picoUsd,
+          unrounded: pointOf(r.unrounded).low,
+        };
+      }),
+    );
+    this.#costOrder = { key, order };
+    return order;
+  }
+
+  /** Compiles a price table (memoized by revision); a price that does not parse is refused. */
+  #compiled(table: PricesInput): BoardResult<CompiledPrices | null, PageError> {
+    if (table === null) return { ok: true, value: null };
+    if (this.#prices?.revision === table.revision && this.#prices.asOf === table.asOf)
+      return { ok: true, value: this.#prices };
+    try {
+      this.#prices = compilePrices(table);
+      return { ok: true, value: this.#prices };
+    } catch (err) {
+      return { ok: false, error: { reason: "bad-request", detail: String(err) } };
+    }
+  }
+
+  #compiledOrNull(table: unknown): CompiledPrices | null {
+    const parsed = PageRequestSchema.shape.prices.safeParse(table);
+    if (!parsed.success) return null;
+    const compiled = this.#compiled(parsed.data ?? null);
+    return compiled.ok ? compiled.value : null;
   }
 
   /**
@@ -693,6 +927,15 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
        ON CONFLICT (submission_id) DO NOTHING`,
       submissionId,
       JSON.stringify(profile),
+    );
+  }
+
+  #insertUsage(submissionId: string, usage: UsageLike): void {
+    this.#sql.exec(
+      `INSERT INTO run_usage (submission_id, usage) VALUES (?, ?)
+       ON CONFLICT (submission_id) DO NOTHING`,
+      submissionId,
+      JSON.stringify(usage),
     );
   }
 

@@ -7,7 +7,7 @@
  * what they show in addition (names, trajectories); drafts are never returned.
  */
 import type { Context } from "hono";
-import { BreakdownSchema, type BreakdownWire } from "@bouts/contracts";
+import { BreakdownSchema, type BreakdownWire, type PriceTableWire } from "@bouts/contracts";
 import { createDb } from "@bouts/db";
 import { readThroughCache } from "./cache.ts";
 import { fail } from "./errors.ts";
@@ -17,9 +17,11 @@ import type {
   BoardEntry,
   BoardPage,
   BoardResult,
+  CostPlot,
   PageError,
 } from "./rpc.ts";
 import {
+  findPrices,
   findPublicChallenge,
   findStoredScore,
   type PublicChallenge,
@@ -60,6 +62,25 @@ export async function readVersion(c: Ctx, challengeId: string): Promise<number> 
   return version ?? 0;
 }
 
+/**
+ * The price table in force, as this colo last read it (cached like the board version, so a
+ * new revision shows within seconds); null when none was ever set.
+ */
+export async function readPrices(c: Ctx): Promise<PriceTableWire | null> {
+  return (
+    (await readThroughCache(c, "prices/current", c.var.cache.versionTtlSeconds, () =>
+      findPrices(c.env.DB),
+    )) ?? null
+  );
+}
+
+/** How a board page is ordered and filtered by cost (docs/leaderboard.md, "Cost"). */
+export interface BoardCostQuery {
+  sort: "rank" | "cost";
+  /** Decimal USD: only entries proven to cost at most this. */
+  maxCostUsd: string | null;
+}
+
 /** Clamps `limit` to 1..100; absent → `fallback`; not an integer → 400. */
 export function clampLimit(raw: string | undefined, fallback = DEFAULT_PAGE_LIMIT): number {
   if (raw === undefined || raw === "") return fallback;
@@ -91,6 +112,10 @@ export interface BoardPageBody {
   bands: Omit<BandCountsView, "total" | "version">;
   /** Reference lines (no rank): the challenge's scored baselines. */
   baselines: BaselineLine[];
+  /** The order and cost filter of this page, and the price table its costs use. */
+  sort: "rank" | "cost";
+  maxCostUsd: string | null;
+  prices: { revision: number; asOf: string } | null;
 }
 
 /** A board row on the wire. */
@@ -109,12 +134,17 @@ export async function readBoardPage(
   version: number,
   limit: number,
   cursor: string | null,
+  costQuery: BoardCostQuery = { sort: "rank", maxCostUsd: null },
 ): Promise<BoardPageBody> {
-  const key = `board/${challengeId}/v${version}/page/${limit}/${cursor ?? ""}`;
+  const prices = await readPrices(c);
+  const { sort, maxCostUsd } = costQuery;
+  const key =
+    `board/${challengeId}/v${version}/p${prices?.revision ?? 0}/${sort}/` +
+    `${maxCostUsd ?? ""}/page/${limit}/${cursor ?? ""}`;
   const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
     const board = boardOf(c, challengeId);
     const [page, bands, baselines] = (await Promise.all([
-      board.getPage({ limit, cursor }),
+      board.getPage({ limit, cursor, sort, maxCostUsd, prices }),
       board.getBandCounts(),
       board.getBaselines(),
     ])) as [BoardResult<BoardPage, PageError>, BandCountsView, BaselineLine[]];
@@ -129,9 +159,35 @@ export async function readBoardPage(
       bands: counts,
       // Reference lines, not entries: no rank, placed after `afterRank` agents.
       baselines,
+      sort,
+      maxCostUsd,
+      prices: prices ? { revision: prices.revision, asOf: prices.asOf } : null,
     };
   });
   if (!body || "badCursor" in body) fail({ reason: "bad-cursor", detail: "refused by board" });
+  return body;
+}
+
+/** The board's score-against-cost plot at `version` under the prices in force (cached). */
+export async function readCostPlot(
+  c: Ctx,
+  challengeId: string,
+  version: number,
+): Promise<{ challengeId: string } & CostPlot> {
+  const prices = await readPrices(c);
+  const key = `board/${challengeId}/v${version}/p${prices?.revision ?? 0}/cost-plot`;
+  const body = await readThroughCache(c, key, c.var.cache.bodyTtlSeconds, async () => {
+    const plot = (await boardOf(c, challengeId).getCostPlot(prices)) as BoardResult<
+      CostPlot,
+      PageError
+    >;
+    if (!plot.ok) {
+      console.error(`cost plot of ${challengeId} refused`, plot.error);
+      return null;
+    }
+    return { challengeId, ...plot.value };
+  });
+  if (!body) fail({ reason: "unavailable", service: "cost plot", retryAfter: 60 });
   return body;
 }
 

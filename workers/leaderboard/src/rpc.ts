@@ -5,12 +5,13 @@
  * the types of the answers. Invariant: everything here is structured-clonable plain data.
  */
 import { z } from "zod";
-import { PairingProfileSchema } from "@bouts/contracts";
+import { PairingProfileSchema, PriceTableSchema, RunUsageSchema } from "@bouts/contracts";
 import type { Result } from "@bouts/result";
 import {
   MAX_AGENT_ID_LENGTH,
   RANKING_MODES,
   type BandCounts,
+  type CostBreakdown,
   type RankingMode,
   type TrajectoryPoint,
 } from "@bouts/ranking";
@@ -40,6 +41,8 @@ export const ResultInputSchema = z.strictObject({
     .optional(),
   /** The breakdown's pairing profile, for the paired comparison on shared tests; optional. */
   pairing: PairingProfileSchema.optional(),
+  /** What the run spent as its telemetry says (tokens per model); absent without a trace. */
+  usage: RunUsageSchema.optional(),
 });
 
 /** Input of `recordResult`. */
@@ -116,6 +119,43 @@ export interface RankCertainty {
   interval: { low: number; high: number };
 }
 
+/**
+ * A board read: a page in official order (`rank`, the default) or by cost (`cost`: cheapest
+ * first, unknown cost last), optionally only entries proven to cost at most `maxCostUsd`
+ * (decimal USD), each priced with `prices` (the price table in force; null when none is set).
+ */
+export const PageRequestSchema = z.strictObject({
+  limit: z.number(),
+  cursor: z.string().max(2048).nullable().optional(),
+  sort: z.enum(["rank", "cost"]).default("rank"),
+  maxCostUsd: z.string().max(32).nullable().optional(),
+  prices: PriceTableSchema.nullable().optional(),
+});
+export type PageRequest = z.input<typeof PageRequestSchema>;
+
+/** The price table a read prices with. */
+export type PricesInput = z.infer<typeof PriceTableSchema> | null;
+
+/** The score-against-cost plot of a board (docs/leaderboard.md, "Cost"). */
+export interface CostPlot {
+  version: number;
+  prices: { revision: number; asOf: string } | null;
+  /** Entries on the board, and those whose cost is not measured or not priced. */
+  total: number;
+  unknownCost: number;
+  /** Priced entries: the best-ranked ones, and every frontier entry (each list capped). */
+  points: {
+    agentId: string;
+    rank: number;
+    score: number;
+    unrounded: string;
+    usd: string;
+    onFrontier: boolean;
+  }[];
+  /** Agent ids on the Pareto frontier, cheapest first (capped like `points`). */
+  frontier: string[];
+}
+
 /** One row of a board page. */
 export interface BoardEntry extends RankCertainty {
   rank: number;
@@ -126,6 +166,8 @@ export interface BoardEntry extends RankCertainty {
   submittedAt: number;
   band: BandKey;
   trajectoryClass: TrajectoryClass;
+  /** What the ranking submission cost, with the math per model. */
+  cost: CostBreakdown;
 }
 
 /** A board page, the next page's cursor and the version it was read at. */
@@ -164,6 +206,7 @@ export interface StandingView extends RankCertainty {
   band: BandKey;
   trajectory: TrajectoryPoint[];
   trajectoryClass: TrajectoryClass;
+  cost: CostBreakdown;
   version: number;
 }
 
@@ -189,7 +232,8 @@ export type BoardWriteError =
 export type BoardResult<T, E = BoardWriteError> = Result<T, E>;
 
 /** A page request's refusal. */
-export type PageError = { reason: "bad-cursor"; detail: string };
+export type PageError =
+  { reason: "bad-cursor"; detail: string } | { reason: "bad-request"; detail: string };
 
 /** The WebSocket message sent on every board change. */
 export interface RankChangedMessage {

@@ -5,9 +5,29 @@
  * Invariant: no schema here has a field for a bundle, a hidden test or a key.
  */
 import { z } from "@hono/zod-openapi";
-import { BreakdownViewSchema } from "@bouts/contracts";
+import {
+  BreakdownViewSchema,
+  CostViewSchema,
+  PriceTableBodySchema,
+  PriceTableSchema,
+  UsdAmountSchema,
+} from "@bouts/contracts";
 import { RANKING_MODES } from "@bouts/ranking";
 import { BAND_KEYS, TRAJECTORY_CLASSES } from "@bouts/scoring";
+
+/** What a ranking submission cost (docs/leaderboard.md, "Cost"). */
+const CostView = CostViewSchema.openapi("SubmissionCost", {
+  description:
+    "Tokens per model priced exactly by the price table in force (`prices`): `usd` is exact " +
+    "decimal text. `not-measured`: the telemetry reported no tokens (never zero); `not-priced`: " +
+    "a model has no price, so no total is given. `agentWallMs` comes from the trace.",
+});
+
+/** The price table revision a read priced with. */
+const PricesUsed = z
+  .object({ revision: z.int(), asOf: z.string() })
+  .nullable()
+  .openapi({ description: "The price table revision used and its as-of date; null: none set." });
 
 /** Challenge ids in paths: uuids or slugs. */
 export const ChallengeParamSchema = z.object({
@@ -66,6 +86,23 @@ export const PageQuerySchema = z.object({
       description:
         "The `next` cursor of the previous page; a cursor this API did not issue is 400.",
     }),
+  sort: z
+    .enum(["rank", "cost"])
+    .optional()
+    .openapi({
+      param: { name: "sort", in: "query" },
+      description:
+        "`rank` (default): the official order. `cost`: cheapest first, entries whose cost is " +
+        "not measured or not priced last, equal costs in official order. The rank shown is " +
+        "always the official one. A cursor only continues the order that issued it.",
+    }),
+  maxCostUsd: UsdAmountSchema.optional().openapi({
+    param: { name: "maxCostUsd", in: "query" },
+    description:
+      "Only entries proven to cost at most this many USD (decimal, up to 12 decimals); " +
+      "entries whose cost is not measured or not priced are left out.",
+    example: "0.5",
+  }),
 });
 
 /** `status` filter of the challenge list. */
@@ -137,6 +174,7 @@ export const BoardEntrySchema = z
     submittedAt: Timestamp,
     band: Band,
     trajectoryClass: TrajectoryClass,
+    cost: CostView,
   })
   .openapi("BoardEntry");
 
@@ -174,6 +212,9 @@ export const LeaderboardPageSchema = z
       .string()
       .nullable()
       .openapi({ description: "Cursor of the next page; null at the end." }),
+    sort: z.enum(["rank", "cost"]),
+    maxCostUsd: z.string().nullable(),
+    prices: PricesUsed,
     bands: BandCountsSchema,
     baselines: z
       .array(BaselineLineSchema)
@@ -200,6 +241,7 @@ export const StandingSchema = z
     trajectory: z.array(z.object({ iteration: z.int(), score: z.int(), submissionId: z.string() })),
     trajectoryClass: TrajectoryClass,
     ...RankCertaintyFields,
+    cost: CostView,
     around: z.array(BoardEntrySchema),
     version: z.int(),
   })
@@ -307,3 +349,38 @@ export const RemovalSchema = z
 export const RebuildRequestSchema = z
   .object({ reason: z.string().trim().min(1).max(500).optional() })
   .openapi("LeaderboardRebuildRequest");
+
+/** The score-against-cost plot of a board. */
+export const CostPlotSchema = z
+  .object({
+    challengeId: z.string(),
+    version: z.int(),
+    prices: PricesUsed,
+    total: z.int(),
+    unknownCost: z
+      .int()
+      .openapi({ description: "Entries whose cost is not measured or not priced (not drawn)." }),
+    points: z.array(
+      z.object({
+        agentId: z.string(),
+        rank: z.int(),
+        score: z.int(),
+        unrounded: z.string(),
+        usd: z.string(),
+        onFrontier: z.boolean(),
+      }),
+    ),
+    frontier: z
+      .array(z.string())
+      .openapi({ description: "Agent ids on the Pareto frontier, cheapest first." }),
+  })
+  .openapi("CostPlot");
+
+/** A price table revision, as set and as read. */
+export const PriceTableWireSchema = PriceTableSchema.openapi("PriceTable");
+export const PriceTableRequestSchema = PriceTableBodySchema.openapi("PriceTableRequest", {
+  example: {
+    asOf: "2026-12-01",
+    models: { "model-a": { inputUsdPerMTok: "3", outputUsdPerMTok: "15" } },
+  },
+});

@@ -4,10 +4,11 @@
  * challenge's whole result history (for rebuilds), through the query functions of `@bouts/db`.
  * Invariants: only `published` and `closed` challenges are ever returned.
  */
-import { ChallengeManifestSchema } from "@bouts/contracts";
+import { ChallengeManifestSchema, PriceTableSchema, type PriceTableWire } from "@bouts/contracts";
 import {
   createDb,
   findChallenge,
+  findCurrentPriceTable,
   findPublicScore,
   listAgentNames,
   listChallenges,
@@ -107,4 +108,22 @@ export async function findStoredScore(
   submissionId: string,
 ): Promise<StoredScore | null> {
   return findPublicScore(createDb(d1), submissionId);
+}
+
+/** The price table in force as the board takes it, or null when none was ever set. */
+export async function findPrices(d1: D1Database): Promise<PriceTableWire | null> {
+  const row = await findCurrentPriceTable(createDb(d1));
+  if (!row) return null;
+  const table = PriceTableSchema.safeParse({
+    revision: row.revision,
+    asOf: row.asOf,
+    models: JSON.parse(row.models) as unknown,
+    setAt: new Date(row.setAt).toISOString(),
+  });
+  if (!table.success) {
+    // Written through PriceTableBodySchema: a row that no longer parses is a data fault.
+    console.error(`price table revision ${row.revision} does not parse`, table.error);
+    return null;
+  }
+  return table.data;
 }

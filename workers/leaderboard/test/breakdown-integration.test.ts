@@ -145,4 +145,42 @@ describe("rebuild from D1", () => {
       trajectoryClass: "improving",
     });
   });
+
+  it("keeps each entry's cost: the stored usage rides along", async () => {
+    const { challengeId, agents, operatorToken } = await seedChallenge({ agents: 2 });
+    const [a, b] = agents as [{ id: string; token: string }, { id: string; token: string }];
+    const spent = await scoredSubmission(challengeId, a.id, 1, 80);
+    await scoredSubmission(challengeId, b.id, 1, 70);
+    const usage = {
+      tokens: {
+        models: [{ model: "m", tokensIn: 1_000_000, tokensOut: 0, events: 1 }],
+        tokensIn: 1_000_000,
+        tokensOut: 0,
+        events: 1,
+      },
+      wallMs: 5000,
+    };
+    await env.DB.prepare("UPDATE scores SET usage = ? WHERE submission_id = ?")
+      .bind(JSON.stringify(usage), spent)
+      .run();
+    const res = await call(
+      `/v1/challenges/${challengeId}/leaderboard/rebuild`,
+      operatorToken,
+      "POST",
+    );
+    expect(res.status).toBe(200);
+    const prices = {
+      revision: 1,
+      asOf: "2026-12-01",
+      setAt: new Date(T0).toISOString(),
+      models: { m: { inputUsdPerMTok: "2.5", outputUsdPerMTok: "10" } },
+    };
+    const page = await env.LEADERBOARD.getByName(challengeId).getPage({ limit: 10, prices });
+    expect(
+      page.ok && page.value.entries.map((e) => [e.agentId, e.cost.status, e.cost.usd]),
+    ).toEqual([
+      [a.id, "priced", "2.5"],
+      [b.id, "not-measured", null],
+    ]);
+  });
 });

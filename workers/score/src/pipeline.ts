@@ -39,6 +39,8 @@ import { createJudgePanel, type JudgeEnv, type RunJudgements } from "./judging.t
 import { createTestGenerator, type GeneratorEnv } from "./generation.ts";
 import { requestRun, type RunnerEnv } from "./runner-client.ts";
 import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
+import { readRunUsage } from "./usage.ts";
+import type { TraceUsage } from "@bouts/telemetry";
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
 export const LEASE_MS = 15 * 60 * 1000;
@@ -302,6 +304,7 @@ export async function processSubmission(
       pairing.ok && pairing.value ? { ...withIv.value, pairing: pairing.value } : withIv.value,
   };
 
+  const usage = await readRunUsage(env.ARTIFACTS, ctx, agent?.value.trace ?? null);
   const reportKey = `reports/${submissionId}.json`;
   await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {
     httpMetadata: { contentType: "application/json" },
@@ -318,6 +321,7 @@ export async function processSubmission(
       judgeMode,
       reportKey,
       now(),
+      usage,
     ),
     now(),
   );
@@ -335,6 +339,7 @@ export function buildScoreWrite(
   judgeMode: string,
   reportKey: string,
   now: number,
+  usage: TraceUsage | null = null,
 ): ScoreWrite {
   const counts = new Map<
     string,
@@ -368,6 +373,7 @@ export function buildScoreWrite(
       humanReview: b.flags.some((f) => f.code === "human-review"),
       judgeMode,
       reportKey,
+      usage: usage ? JSON.stringify(usage) : null,
       submittedAt: ctx.submission.receivedAt,
       enteredAt: ctx.enteredAt,
       scoredAt: now,

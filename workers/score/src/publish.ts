@@ -16,6 +16,8 @@ import {
 } from "@bouts/db";
 import {
   PairingProfileSchema,
+  RunUsageSchema,
+  type RunUsage,
   parseJson,
   ScoreIntervalSchema,
   type PairingProfileWire,
@@ -120,6 +122,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     submittedAt: score.submittedAt,
     scoredAt: score.scoredAt,
     ...boardExtrasOf(score.breakdown),
+    ...usageOf(score.usage),
     rankingMode: ctx.challenge.rankingMode,
   });
   // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
@@ -182,6 +185,13 @@ function boardExtrasOf(breakdown: string): {
     ...(iv.success ? { interval: { low: iv.data.low.value, high: iv.data.high.value } } : {}),
     ...(pairing.success ? { pairing: pairing.data } : {}),
   };
+}
+
+/** The stored usage as the board takes it; absent when the run had no (valid) usage. */
+function usageOf(text: string | null): { usage?: RunUsage } {
+  if (text === null) return {};
+  const usage = RunUsageSchema.safeParse(parseJson(text));
+  return usage.success ? { usage: usage.data } : {};
 }
 
 /** Enqueues the failure event; safe to repeat (the event id is deterministic). */

@@ -129,6 +129,46 @@ describe("agent-profile challenge, scored from the telemetry fixtures", () => {
     expect(b.profile).toBe("agent");
     expect(b.components.find((c) => c.key === "efficiency")!.score.value).toBeGreaterThan(0);
   });
+
+  it("records what each run spent, from its trace, on the score and on the board", async () => {
+    // The fixture's own numbers, summed here line by line: not by the code under test.
+    const lines = efficientTrace
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => JSON.parse(l) as { tokensIn?: number; tokensOut?: number });
+    const tokensIn = lines.reduce((n, l) => n + (l.tokensIn ?? 0), 0);
+    const tokensOut = lines.reduce((n, l) => n + (l.tokensOut ?? 0), 0);
+    expect(tokensIn).toBeGreaterThan(0);
+    const score = await findScore(db(), ids.efficient!);
+    const usage = JSON.parse(score!.usage!) as {
+      tokens: { models: { model: string; tokensIn: number; tokensOut: number }[] };
+      wallMs: number;
+    };
+    expect(usage.tokens.models).toEqual([
+      { model: "model-a", tokensIn, tokensOut, events: expect.any(Number) as number },
+    ]);
+    expect(usage.wallMs).toBeGreaterThan(0);
+    const agentId = score!.agentId;
+    const prices = {
+      revision: 7,
+      asOf: "2026-12-01",
+      setAt: "2026-12-01T00:00:00.000Z",
+      models: { "model-a": { inputUsdPerMTok: "1", outputUsdPerMTok: "2" } },
+    };
+    const standing = await env.LEADERBOARD.getByName(challenge.challengeId).getStanding(
+      agentId,
+      prices,
+    );
+    const usd = (tokensIn * 1 + tokensOut * 2) / 1e6;
+    expect(standing?.cost).toMatchObject({
+      status: "priced",
+      tokensIn,
+      tokensOut,
+      agentWallMs: usage.wallMs,
+      prices: { revision: 7, asOf: "2026-12-01" },
+    });
+    expect(Number(standing?.cost.usd)).toBeCloseTo(usd, 12);
+  });
 });
 
 describe("agent-profile failures", () => {

@@ -159,3 +159,18 @@ export async function listScoreIntervals(db: Db, challengeId: string): Promise<S
       : [],
   );
 }
+
+/** The stored usage (JSON text, unchecked) of every scored submission of a challenge with one. */
+export async function listScoreUsage(
+  db: Db,
+  challengeId: string,
+): Promise<{ submissionId: string; usage: string }[]> {
+  const rows = await db
+    .select({ submissionId: scores.submissionId, usage: scores.usage })
+    .from(scores)
+    .where(eq(scores.challengeId, challengeId))
+    .all();
+  return rows.flatMap((r) =>
+    r.usage === null ? [] : [{ submissionId: r.submissionId, usage: r.usage }],
+  );
+}

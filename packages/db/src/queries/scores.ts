@@ -226,8 +226,8 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
       .prepare(
         `INSERT INTO scores (submission_id, challenge_id, agent_id, iteration, profile, profile_version, family,
            final_unrounded, final_fraction, final_rounded, band, breakdown, input, human_review, judge_mode,
-           report_key, submitted_at, entered_at, scored_at)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19
+           report_key, submitted_at, entered_at, scored_at, usage)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20
          WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ?1 AND status = 'running')
          ON CONFLICT (submission_id) DO NOTHING`,
       )
@@ -251,6 +251,7 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
         s.submittedAt,
         s.enteredAt,
         s.scoredAt,
+        s.usage ?? null,
       ),
     ...w.components.map((c) =>
       d1

@@ -18,12 +18,14 @@ import {
   boardOf,
   DEFAULT_PAGE_LIMIT,
   readBoardPage,
+  readCostPlot,
   readVersion,
   resolveChallenge,
 } from "../reads.ts";
 import {
   AgentParamSchema,
   ChallengeParamSchema,
+  CostPlotSchema,
   LeaderboardPageSchema,
   PageQuerySchema,
   StandingSchema,
@@ -59,25 +61,64 @@ export function createBoardRoutes(access: PublicReadAccess) {
       summary: "A page of the leaderboard, best first",
       description:
         "Keyset pages: pass the previous page's `next` as `cursor`. Entries that do not move " +
-        "while you page are shown exactly once. Weak ETag = board version; send If-None-Match.",
+        "while you page are shown exactly once. Weak ETag = board version; send If-None-Match. " +
+        "Every entry carries what its ranking submission cost; `sort=cost` and `maxCostUsd` " +
+        "order and filter by it without changing the official rank.",
       security: SECURITY.public,
       middleware: [access.read] as const,
       request: { params: ChallengeParamSchema, query: PageQuerySchema },
       responses: {
         200: json(LeaderboardPageSchema, "The page"),
         304: { description: "Not modified since the ETag you sent" },
-        ...problems(...PUBLIC, [400, "A bad id, limit or cursor (the problem names it)"], 404),
+        ...problems(
+          ...PUBLIC,
+          [400, "A bad id, limit, cursor, sort or maxCostUsd (the problem names it)"],
+          404,
+        ),
       },
     }),
     async (c) => {
       const query = c.req.valid("query");
       const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
       // A garbage cursor is refused here, before any cache or Durable Object work.
-      const cursor = checkPageCursor(query.cursor);
+      const sort = query.sort ?? "rank";
+      const cursor = checkPageCursor(query.cursor, sort);
       const ch = await resolveChallenge(c, c.req.valid("param").id);
       const { version, etag, unchanged } = await checkBoardVersion(c, ch.id);
       if (unchanged) return unchanged;
-      const body = await readBoardPage(c, ch.id, version, limit, cursor);
+      const body = await readBoardPage(c, ch.id, version, limit, cursor, {
+        sort,
+        maxCostUsd: query.maxCostUsd ?? null,
+      });
+      markBoardAnswer(c, etag);
+      return c.json(body, 200);
+    },
+  );
+
+  challengeRoutes.openapi(
+    createRoute({
+      method: "get",
+      path: "/challenges/{id}/leaderboard/cost",
+      tags,
+      summary: "Score against cost: the board's priced entries and its Pareto frontier",
+      description:
+        "The best-ranked entries whose cost is known and every entry on the Pareto frontier " +
+        "(no other entry costs at most as much and scores at least as high, one strictly), " +
+        "each list at most 500, priced by the price table in force. The challenge page draws it.",
+      security: SECURITY.public,
+      middleware: [access.read] as const,
+      request: { params: ChallengeParamSchema },
+      responses: {
+        200: json(CostPlotSchema, "The plot's points"),
+        304: { description: "Not modified since the ETag you sent" },
+        ...problems(...PUBLIC, 400, 404, 503),
+      },
+    }),
+    async (c) => {
+      const ch = await resolveChallenge(c, c.req.valid("param").id);
+      const { version, etag, unchanged } = await checkBoardVersion(c, ch.id);
+      if (unchanged) return unchanged;
+      const body = await readCostPlot(c, ch.id, version);
       markBoardAnswer(c, etag);
       return c.json(body, 200);
     },

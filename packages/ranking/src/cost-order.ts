@@ -1,0 +1,188 @@
+/**
+ * @module ranking/cost-order
+ * The board read by cost: every standing with its priced cost, in cost order (cheapest first,
+ * "not measured or not priced" last, equal costs in official order), with keyset pages, a cost
+ * ceiling that keeps only entries proven to cost at most it, the same ceiling in official order,
+ * and the Pareto frontier of score against cost. Built in bulk from a board's rows (O(n log n)),
+ * then read in O(log n + page). The official rank is never changed by any of it.
+ * Pure: no I/O, no clock.
+ */
+import type { Result } from "@bouts/result";
+import { computeParetoFrontier } from "./cost.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import type { RankingError } from "./errors.ts";
+import { compareStandings, type Standing } from "./standing.ts";
+
+/** One standing and what its ranking submission cost (null: not measured or not priced). */
+export interface CostEntry {
+  readonly standing: Standing;
+  readonly picoUsd: bigint | null;
+  /** The unrounded score as a number, for the frontier. */
+  readonly unrounded: number;
+}
+
+/** Which order a cost read pages in. */
+export type CostSort = "cost" | "rank";
+
+/** A cost read: at most `limit` entries after `after`, optionally only those ≤ `maxPicoUsd`. */
+export interface CostPageRequest {
+  readonly sort: CostSort;
+  readonly limit: number;
+  readonly after?: string | null;
+  /** Keep only entries whose cost is known and at most this; unmeasured entries are dropped. */
+  readonly maxPicoUsd?: bigint | null;
+}
+
+/** A page of a cost read, the cursor of the next page and how many entries the read selects. */
+export interface CostPage {
+  readonly entries: CostEntry[];
+  readonly next: string | null;
+  readonly total: number;
+}
+
+const COST_CURSOR = "c1";
+
+/** Cost order: cheapest first, unknown cost last, then the official order. */
+export function compareCostEntries(a: CostEntry, b: CostEntry): number {
+  if (a.picoUsd !== b.picoUsd) {
+    if (a.picoUsd === null) return 1;
+    if (b.picoUsd === null) return -1;
+    return a.picoUsd < b.picoUsd ? -1 : 1;
+  }
+  return compareStandings(a.standing, b.standing);
+}
+
+const byRank = (a: CostEntry, b: CostEntry) => compareStandings(a.standing, b.standing);
+
+/** Index of the first entry of `sorted` that `isAfter` says lies strictly after the cursor. */
+function firstAfter(sorted: readonly CostEntry[], isAfter: (e: CostEntry) => boolean): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (isAfter(sorted[mid]!)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** A board's entries in cost order, built once per board version and price revision. */
+export class CostOrder {
+  readonly #byCost: CostEntry[];
+  /** How many entries have a known cost (they come first in #byCost). */
+  readonly #priced: number;
+  #frontier: string[] | null = null;
+  #ceiling: { count: number; byRank: CostEntry[] } | null = null;
+
+  private constructor(byCost: CostEntry[]) {
+    this.#byCost = byCost;
+    this.#priced = firstAfter(byCost, (e) => e.picoUsd === null);
+  }
+
+  /** Sorts the entries into cost order. */
+  static build(entries: readonly CostEntry[]): CostOrder {
+    return new CostOrder([...entries].sort(compareCostEntries));
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.#byCost.length;
+  }
+
+  /** Number of entries whose cost is not measured or not priced. */
+  get unknown(): number {
+    return this.#byCost.length - this.#priced;
+  }
+
+  /** Number of entries that cost at most `maxPicoUsd`. */
+  countAtMost(maxPicoUsd: bigint): number {
+    return firstAfter(this.#byCost, (e) => e.picoUsd === null || e.picoUsd > maxPicoUsd);
+  }
+
+  /**
+   * A page in cost order or in official order, optionally under a cost ceiling. A cursor from
+   * one order is refused by the other (`bad-cursor`).
+   */
+  page(request: CostPageRequest): Result<CostPage, RankingError> {
+    const max = request.maxPicoUsd ?? null;
+    const selected =
+      request.sort === "cost"
+        ? this.#byCost.slice(0, max === null ? this.#byCost.length : this.countAtMost(max))
+        : this.#underCeiling(max);
+    let start = 0;
+    if (request.after !== undefined && request.after !== null) {
+      const key =
+        request.sort === "cost" ? decodeCostCursor(request.after) : decodeRank(request.after);
+      if (!key.ok) return key;
+      const cursor = key.value;
+      start = firstAfter(selected, (e) =>
+        request.sort === "cost"
+          ? compareCostEntries(e, cursor) > 0
+          : compareStandings(e.standing, cursor.standing) > 0,
+      );
+    }
+    const entries = selected.slice(start, start + request.limit);
+    const last = entries.at(-1);
+    const next =
+      last && start + entries.length < selected.length
+        ? request.sort === "cost"
+          ? encodeCostCursor(last)
+          : encodeCursor(last.standing)
+        : null;
+    return { ok: true, value: { entries, next, total: selected.length } };
+  }
+
+  /** The agent ids on the Pareto frontier of unrounded score against cost, cheapest first. */
+  frontier(): string[] {
+    this.#frontier ??= computeParetoFrontier(
+      this.#byCost.slice(0, this.#priced).map((e) => ({
+        id: e.standing.agentId,
+        picoUsd: e.picoUsd!,
+        score: e.unrounded,
+      })),
+    );
+    return this.#frontier;
+  }
+
+  /** The best-ranked `limit` entries whose cost is known, in official order. */
+  pricedByRank(limit: number): CostEntry[] {
+    return this.#prefixByRank(this.#priced).slice(0, limit);
+  }
+
+  // The entries under a ceiling in official order.
+  #underCeiling(max: bigint | null): CostEntry[] {
+    return this.#prefixByRank(max === null ? this.#byCost.length : this.countAtMost(max));
+  }
+
+  // The first `count` entries of the cost order, re-sorted into official order; the last one
+  // asked is kept (a prefix is fixed by its length).
+  #prefixByRank(count: number): CostEntry[] {
+    if (this.#ceiling?.count !== count)
+      this.#ceiling = { count, byRank: this.#byCost.slice(0, count).sort(byRank) };
+    return this.#ceiling.byRank;
+  }
+}
+
+/** `c1.<picodollars in base 36, or "n" when unknown>.<the official-order cursor>` */
+function encodeCostCursor(e: CostEntry): string {
+  return `${COST_CURSOR}.${e.picoUsd === null ? "n" : e.picoUsd.toString(36)}.${encodeCursor(e.standing)}`;
+}
+
+/** Decodes a cost-order cursor (`bad-cursor` for anything this module did not issue). */
+export function decodeCostCursor(cursor: string): Result<CostEntry, RankingError> {
+  const [tag, cost, ...rest] = cursor.split(".");
+  if (tag !== COST_CURSOR || cost === undefined || !/^(n|0|[1-9a-z][0-9a-z]{0,24})$/.test(cost))
+    return { ok: false, error: { reason: "bad-cursor", detail: "not a cost-order cursor" } };
+  const standing = decodeCursor(rest.join("."));
+  if (!standing.ok) return standing;
+  let picoUsd: bigint | null = null;
+  if (cost !== "n")
+    for (const digit of cost) picoUsd = (picoUsd ?? 0n) * 36n + BigInt(parseInt(digit, 36));
+  return { ok: true, value: { standing: standing.value, picoUsd, unrounded: 0 } };
+}
+
+function decodeRank(cursor: string): Result<CostEntry, RankingError> {
+  const standing = decodeCursor(cursor);
+  if (!standing.ok) return standing;
+  return { ok: true, value: { standing: standing.value, picoUsd: null, unrounded: 0 } };
+}

@@ -1,0 +1,259 @@
+/**
+ * Cost on the board, end to end: the operator's price table (PUT/GET /v1/pricing, validation,
+ * append-only revisions), every entry's cost with its math, `sort=cost` and `maxCostUsd` with
+ * their cursors and 400s, and the score-against-cost plot with its Pareto frontier (a rebuild
+ * keeping costs is in breakdown-integration.test.ts). Hostile cases: silent telemetry and unpriced models never look cheap.
+ */
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { createApp } from "@bouts/edge";
+import type { RunUsage } from "@bouts/contracts";
+import { createLeaderboardRoutes, type LeaderboardEnv } from "../src/index.ts";
+import { expectProblem, result, seedChallenge } from "./helpers.ts";
+
+const ORIGIN = "https://leaderboard.test";
+const app = createApp<LeaderboardEnv>().route(
+  "/",
+  createLeaderboardRoutes({ cache: { versionTtlSeconds: 0 } }),
+);
+
+async function call(path: string, init: { method?: string; token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (init.token) headers.Authorization = `Bearer ${init.token}`;
+  if (init.body !== undefined) headers["Content-Type"] = "application/json";
+  const ctx = createExecutionContext();
+  const res = await app.fetch(
+    new Request(`${ORIGIN}${path}`, {
+      method: init.method ?? "GET",
+      headers,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    }),
+    env,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+const usage = (model: string | null, tokensIn: number, tokensOut: number): RunUsage => ({
+  tokens: { models: [{ model, tokensIn, tokensOut, events: 1 }], tokensIn, tokensOut, events: 1 },
+  wallMs: 90_000,
+});
+
+const PRICES = {
+  asOf: "2026-12-01",
+  models: {
+    big: { inputUsdPerMTok: "3", outputUsdPerMTok: "15" },
+    small: { inputUsdPerMTok: "0.15", outputUsdPerMTok: "0.6" },
+  },
+};
+
+async function setPrices(token: string, body: unknown = PRICES) {
+  const res = await call("/v1/pricing", { method: "PUT", token, body });
+  expect(res.status).toBe(201);
+  return res.json<{ revision: number }>();
+}
+
+type Entry = {
+  rank: number;
+  agentId: string;
+  cost: { status: string; usd: string | null; models: { usd: string | null }[] };
+};
+type Page = { entries: Entry[]; next: string | null; total: number; sort: string };
+
+/**
+ * A board of five: two priced runs (big at $6.75, small at $0.0001575), one silent (no
+ * tokens), one on an unpriced model, one with no trace at all.
+ */
+async function costBoard() {
+  const seeded = await seedChallenge();
+  const board = env.LEADERBOARD.getByName(seeded.challengeId);
+  const rows = [
+    result(seeded.challengeId, "dear", 90, { usage: usage("big", 2_000_000, 50_000) }),
+    result(seeded.challengeId, "cheap", 80, { usage: usage("small", 1000, 10) }),
+    result(seeded.challengeId, "silent", 85, { usage: { tokens: null, wallMs: 1000 } }),
+    result(seeded.challengeId, "sneaky", 88, { usage: usage("free-lunch", 10, 10) }),
+    result(seeded.challengeId, "untraced", 70),
+  ];
+  for (const r of rows) expect((await board.recordResult(r)).ok).toBe(true);
+  return { ...seeded, board };
+}
+
+describe("the price table", () => {
+  it("is set by operators only, as a new revision each time, and read by anyone", async () => {
+    const { operatorToken, agents } = await seedChallenge({ agents: 1 });
+    const agentPut = await call("/v1/pricing", {
+      method: "PUT",
+      token: agents[0]!.token,
+      body: PRICES,
+    });
+    expect([401, 403]).toContain(agentPut.status);
+    expect((await call("/v1/pricing", { method: "PUT", body: PRICES })).status).toBe(401);
+    const first = await setPrices(operatorToken);
+    const second = await setPrices(operatorToken, { ...PRICES, asOf: "2026-12-02" });
+    expect(second.revision).toBe(first.revision + 1);
+    const read = await call("/v1/pricing");
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ revision: second.revision, asOf: "2026-12-02" });
+  });
+
+  it.each([
+    [
+      "a price in exponent form",
+      { ...PRICES, models: { m: { inputUsdPerMTok: "1e-3", outputUsdPerMTok: "1" } } },
+    ],
+    [
+      "a negative price",
+      { ...PRICES, models: { m: { inputUsdPerMTok: "-1", outputUsdPerMTok: "1" } } },
+    ],
+    [
+      "a price as a number",
+      { ...PRICES, models: { m: { inputUsdPerMTok: 3, outputUsdPerMTok: "1" } } },
+    ],
+    [
+      "seven decimals",
+      { ...PRICES, models: { m: { inputUsdPerMTok: "0.0000001", outputUsdPerMTok: "1" } } },
+    ],
+    ["a missing output price", { ...PRICES, models: { m: { inputUsdPerMTok: "1" } } }],
+    ["an as-of that is not a date", { ...PRICES, asOf: "yesterday" }],
+    ["an unknown field", { ...PRICES, currency: "EUR" }],
+  ])("refuses %s with a 400 problem", async (_name, body) => {
+    const { operatorToken } = await seedChallenge();
+    const res = await call("/v1/pricing", { method: "PUT", token: operatorToken, body });
+    const problem = await expectProblem(res, 400);
+    expect(problem.detail).toMatch(/asOf|models|currency|Unrecognized/);
+  });
+
+  it("stores revisions append-only: the database refuses to change one", async () => {
+    const { operatorToken } = await seedChallenge();
+    const { revision } = await setPrices(operatorToken);
+    await expect(
+      env.DB.prepare("UPDATE price_tables SET as_of = '1999-01-01' WHERE revision = ?")
+        .bind(revision)
+        .run(),
+    ).rejects.toThrow(/append-only/);
+    await expect(
+      env.DB.prepare("DELETE FROM price_tables WHERE revision = ?").bind(revision).run(),
+    ).rejects.toThrow(/append-only/);
+  });
+});
+
+describe("cost on the board", () => {
+  it("prices every entry exactly, and says why when it cannot", async () => {
+    const { challengeId, operatorToken } = await costBoard();
+    const { revision } = await setPrices(operatorToken);
+    const page = await (
+      await call(`/v1/challenges/${challengeId}/leaderboard`)
+    ).json<Page & { prices: { revision: number } }>();
+    expect(page.prices.revision).toBeGreaterThanOrEqual(revision);
+    const byAgent = new Map(page.entries.map((e) => [e.agentId, e.cost]));
+    // 2 M × $3 + 50 k × $15 per million = 6 + 0.75; 1000 × 0.15 + 10 × 0.6 per million.
+    expect(byAgent.get("dear")).toMatchObject({ status: "priced", usd: "6.75" });
+    expect(byAgent.get("cheap")).toMatchObject({ status: "priced", usd: "0.000156" });
+    expect(byAgent.get("silent")).toMatchObject({ status: "not-measured", usd: null });
+    expect(byAgent.get("sneaky")).toMatchObject({ status: "not-priced", usd: null });
+    expect(byAgent.get("untraced")).toMatchObject({ status: "not-measured", usd: null });
+    // The official order is untouched by cost.
+    expect(page.entries.map((e) => e.agentId)).toEqual([
+      "dear",
+      "sneaky",
+      "silent",
+      "cheap",
+      "untraced",
+    ]);
+  });
+
+  it("sorts by cost with unknown costs last, pages it with its own cursor, keeps official ranks", async () => {
+    const { challengeId, operatorToken } = await costBoard();
+    await setPrices(operatorToken);
+    const base = `/v1/challenges/${challengeId}/leaderboard?sort=cost`;
+    const first = await (await call(`${base}&limit=2`)).json<Page>();
+    expect(first.entries.map((e) => [e.agentId, e.rank])).toEqual([
+      ["cheap", 4],
+      ["dear", 1],
+    ]);
+    const rest = await (
+      await call(`${base}&limit=10&cursor=${encodeURIComponent(first.next!)}`)
+    ).json<Page>();
+    // Silent telemetry and an unpriced model never pass for cheap: they come last.
+    expect(rest.entries.map((e) => e.agentId)).toEqual(["sneaky", "silent", "untraced"]);
+    // A cost cursor does not continue the official order, nor the reverse.
+    await expectProblem(
+      await call(
+        `/v1/challenges/${challengeId}/leaderboard?cursor=${encodeURIComponent(first.next!)}`,
+      ),
+      400,
+    );
+    const rankPage = await (
+      await call(`/v1/challenges/${challengeId}/leaderboard?limit=1`)
+    ).json<Page>();
+    await expectProblem(await call(`${base}&cursor=${encodeURIComponent(rankPage.next!)}`), 400);
+  });
+
+  it("filters by a cost ceiling, leaving out entries whose cost is unknown", async () => {
+    const { challengeId, operatorToken } = await costBoard();
+    await setPrices(operatorToken);
+    const base = `/v1/challenges/${challengeId}/leaderboard`;
+    const under = await (await call(`${base}?maxCostUsd=1`)).json<Page>();
+    expect(under.entries.map((e) => e.agentId)).toEqual(["cheap"]);
+    expect(under.total).toBe(1);
+    const all = await (await call(`${base}?maxCostUsd=6.75`)).json<Page>();
+    expect(all.entries.map((e) => e.agentId)).toEqual(["dear", "cheap"]);
+    const none = await (await call(`${base}?maxCostUsd=0.000155999999`)).json<Page>();
+    expect(none.entries).toEqual([]);
+  });
+
+  it.each([
+    ["sort=price", "sort"],
+    ["sort=", "sort"],
+    ["maxCostUsd=-1", "maxCostUsd"],
+    ["maxCostUsd=1e3", "maxCostUsd"],
+    ["maxCostUsd=0.0000000000001", "maxCostUsd"],
+    ["maxCostUsd=cheap", "maxCostUsd"],
+  ])("refuses %s with a 400 problem naming %s", async (query, field) => {
+    const { challengeId } = await seedChallenge();
+    const res = await call(`/v1/challenges/${challengeId}/leaderboard?${query}`);
+    const problem = await expectProblem(res, 400);
+    expect(problem.detail).toContain(field);
+  });
+
+  it("draws score against cost with the Pareto frontier", async () => {
+    const { challengeId, operatorToken, board } = await costBoard();
+    // A third priced run: cheaper than dear and better than cheap, but dominated by neither.
+    await board.recordResult(result(challengeId, "mid", 86, { usage: usage("small", 100_000, 0) }));
+    // And one dominated: dearer than mid, scoring less.
+    await board.recordResult(
+      result(challengeId, "waste", 60, { usage: usage("big", 1_000_000, 0) }),
+    );
+    await setPrices(operatorToken);
+    const res = await call(`/v1/challenges/${challengeId}/leaderboard/cost`);
+    expect(res.status).toBe(200);
+    const plot = await res.json<{
+      points: { agentId: string; usd: string; onFrontier: boolean }[];
+      frontier: string[];
+      unknownCost: number;
+      total: number;
+    }>();
+    expect(plot.frontier).toEqual(["cheap", "mid", "dear"]);
+    expect(plot.total).toBe(7);
+    expect(plot.unknownCost).toBe(3);
+    expect(plot.points.map((p) => [p.agentId, p.usd, p.onFrontier])).toEqual([
+      ["dear", "6.75", true],
+      ["mid", "0.015", true],
+      ["cheap", "0.000156", true],
+      ["waste", "3", false],
+    ]);
+  });
+
+  it("shows costs unpriced, not zero, while no price covers a model", async () => {
+    const { challengeId } = await costBoard();
+    const page = await (
+      await call(`/v1/challenges/${challengeId}/leaderboard?sort=cost`)
+    ).json<Page>();
+    // Whatever revision is in force here, "free-lunch" is never priced and silence is never $0.
+    const byAgent = new Map(page.entries.map((e) => [e.agentId, e.cost]));
+    expect(byAgent.get("sneaky")?.status).toBe("not-priced");
+    expect(byAgent.get("silent")?.usd).toBeNull();
+  });
+});
