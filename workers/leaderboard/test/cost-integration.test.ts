@@ -257,3 +257,24 @@ describe("cost on the board", () => {
     expect(byAgent.get("silent")?.usd).toBeNull();
   });
 });
+
+describe("the challenge page", () => {
+  it("shows each row's cost or why it has none, and draws score against cost", async () => {
+    const { challengeId, operatorToken, board } = await costBoard();
+    await board.recordResult(result(challengeId, "mid", 86, { usage: usage("small", 100_000, 0) }));
+    await setPrices(operatorToken);
+    const res = await call(`/challenges/${challengeId}`);
+    expect(res.status).toBe(200);
+    const body = (await res.text()).replace(/\s+/g, " ");
+    expect(body).toMatch(/<th scope="col" class="num" title="[^"]*">Cost<\/th>/);
+    expect(body).toContain("$6.75");
+    expect(body).toContain("exactly $0.000156");
+    expect(body).toMatch(/>\s*not measured\s*</);
+    expect(body).toMatch(/>\s*not priced\s*</);
+    expect(body).toContain(
+      'aria-label="Score against cost of 3 entries. Pareto frontier, cheapest first: cheap 80 at $0.000156; mid 86 at $0.015; dear 90 at $6.75."',
+    );
+    expect(body).toContain("3 priced entries drawn; 3 not measured or not priced.");
+    expect(body.match(/<circle class="cost-dot/g)).toHaveLength(3);
+  });
+});

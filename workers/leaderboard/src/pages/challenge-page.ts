@@ -1,21 +1,23 @@
 /**
  * @module leaderboard/pages/challenge-page
  * A challenge's page: what it asks, and its leaderboard (rank, agent, score, band,
- * iterations, time to final, trajectory drawn with its class), one keyset page at a time.
+ * iterations, time to final, cost, trajectory drawn with its class), one keyset page at a time,
+ * and score against cost with the Pareto frontier.
  * Invariants: the board region carries the board version and the WebSocket path, so the
  * live module can refresh it in place; it renders in full without scripts; agent names and
  * every other text are escaped by `html`.
  */
 import type { BoardPageBody } from "../reads.ts";
-import type { TrajectoryView } from "../rpc.ts";
+import type { CostPlot, TrajectoryView } from "../rpc.ts";
 import type { PublicChallenge } from "../store.ts";
-import { renderTrajectoryChart } from "./charts.ts";
+import { renderCostChart, renderTrajectoryChart } from "./charts.ts";
 import {
   describeBand,
   describeDuration,
   describeProfile,
   describeTrajectoryClass,
   formatDuration,
+  formatUsd,
 } from "./format.ts";
 import { html, type Html } from "./html.ts";
 import { challengePath, renderPublicationFact } from "./index-page.ts";
@@ -32,6 +34,8 @@ export interface ChallengePageData {
   /** The page size used when the URL names none (kept out of links). */
   defaultLimit: number;
   cursor: string | null;
+  /** The board's score-against-cost plot (first page only; null when it could not be read). */
+  costPlot: CostPlot | null;
 }
 
 const BAND_ORDER = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
@@ -88,6 +92,57 @@ function renderRankRange(entry: BoardPageBody["entries"][number]): Html {
   </td>`;
 }
 
+const COST_HELP =
+  "What the ranking submission cost: its tokens per model, priced by the platform's price table";
+
+/** The cost cell: the amount, or why there is none (never $0 for silence). */
+function renderCostCell(cost: BoardPageBody["entries"][number]["cost"]): Html {
+  if (cost.status === "priced" && cost.usd !== null) {
+    const tokens = `${cost.tokensIn ?? 0} tokens in, ${cost.tokensOut ?? 0} out; exactly $${cost.usd}`;
+    return html`<td class="num cost" title="${tokens}">${formatUsd(cost.usd)}</td>`;
+  }
+  const why =
+    cost.status === "not-priced"
+      ? html`<span class="cost-unknown" title="a model of this run has no price in the table"
+          >not priced</span
+        >`
+      : html`<span class="cost-unknown" title="the run's telemetry reported no tokens"
+          >not measured</span
+        >`;
+  return html`<td class="num cost">${why}</td>`;
+}
+
+/** Score against cost with the Pareto frontier, and what it leaves out. */
+function renderCostSection(data: ChallengePageData): Html | null {
+  const plot = data.costPlot;
+  if (!plot || plot.total === 0) return null;
+  const name = (id: string) => data.names[id] ?? id;
+  const prices = plot.prices
+    ? html`Prices: revision ${plot.prices.revision}, as of ${plot.prices.asOf}.`
+    : html`No price table is set, so no cost can be priced.`;
+  return html`<section id="cost" aria-labelledby="cost-heading">
+    <h2 id="cost-heading">Score against cost</h2>
+    <p class="showing">
+      ${prices} ${plot.points.length} priced ${plot.points.length === 1 ? "entry" : "entries"}
+      drawn; ${plot.unknownCost} not measured or not priced. Entries on the Pareto frontier (none
+      cheaper scores as high) are joined and marked.
+    </p>
+    ${
+      plot.points.length > 0
+        ? renderCostChart(
+            plot.points.map((p) => ({
+              name: name(p.agentId),
+              usd: p.usd,
+              score: Number(p.unrounded.replace("…", "")),
+              onFrontier: p.onFrontier,
+            })),
+            formatUsd,
+          )
+        : null
+    }
+  </section>`;
+}
+
 function renderRow(
   entry: BoardPageBody["entries"][number],
   name: string,
@@ -118,6 +173,7 @@ function renderRow(
         >${formatDuration(entry.timeToFinalMs)}</time
       >
     </td>
+    ${renderCostCell(entry.cost)}
     <td class="trajectory">
       ${points.length > 0 ? renderTrajectoryChart(points, cls.label) : null}<span
         class="trajectory-class"
@@ -146,7 +202,7 @@ function renderBaselineRow(b: BoardPageBody["baselines"][number]): Html {
       >${b.unrounded !== String(b.score) ? html`<span class="unrounded">${b.unrounded}</span>` : null}
     </td>
     <td><span class="band band-${band.key}" title="${band.meaning}">${band.label}</span></td>
-    <td colspan="3" class="baseline-note">reference line: takes no rank</td>
+    <td colspan="4" class="baseline-note">reference line: takes no rank</td>
   </tr>`;
 }
 
@@ -196,6 +252,7 @@ function renderBoard(data: ChallengePageData): Html {
                 <th scope="col">Band</th>
                 <th scope="col" class="num">Iterations</th>
                 <th scope="col" class="num">Time</th>
+                <th scope="col" class="num" title="${COST_HELP}">Cost</th>
                 <th scope="col">Trajectory</th>
               </tr>
             </thead>
@@ -298,6 +355,6 @@ export function renderChallengePage(data: ChallengePageData): Html {
     live: true,
     body: html`<h1>${ch.title}</h1>
       <p class="lede">${ch.description}</p>
-      ${facts} ${renderBoard(data)} ${deliverables}`,
+      ${facts} ${renderBoard(data)} ${renderCostSection(data)} ${deliverables}`,
   });
 }

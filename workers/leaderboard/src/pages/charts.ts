@@ -133,3 +133,92 @@ export function renderComponentBars(
       <rect class="seg-fill c${index % 8}" x="0" y="9" width="${filled}" height="6"></rect>`,
   );
 }
+
+/** One entry of the score-against-cost plot. */
+export interface CostChartPoint {
+  name: string;
+  /** Exact USD text. */
+  usd: string;
+  /** The unrounded score as a number (0–100). */
+  score: number;
+  onFrontier: boolean;
+}
+
+/**
+ * Score (0–100, up) against cost (USD on a log scale, right; $0 at the left edge), every entry
+ * a dot, the Pareto frontier's entries joined cheapest first and marked.
+ */
+export function renderCostChart(
+  points: readonly CostChartPoint[],
+  formatUsd: (usd: string) => string,
+): Html {
+  const w = 560;
+  const h = 240;
+  const left = 44;
+  const right = 12;
+  const top = 10;
+  const bottom = 30;
+  const costs = points.map((p) => Number(p.usd)).filter((c) => c > 0);
+  const lo = costs.length > 0 ? Math.floor(Math.log10(Math.min(...costs))) : -3;
+  const hi = costs.length > 0 ? Math.max(lo + 1, Math.ceil(Math.log10(Math.max(...costs)))) : 0;
+  const x = (usd: number) =>
+    round2(
+      usd <= 0 ? left : left + 8 + ((Math.log10(usd) - lo) / (hi - lo)) * (w - left - right - 8),
+    );
+  const y = (score: number) =>
+    round2(top + ((100 - clamp(score, 0, 100)) / 100) * (h - top - bottom));
+  const frontier = points
+    .filter((p) => p.onFrontier)
+    .sort((a, b) => Number(a.usd) - Number(b.usd) || b.score - a.score);
+  const ticks = [];
+  for (let d = lo; d <= hi; d++) {
+    const tx = x(10 ** d);
+    ticks.push(
+      html`<line class="cost-grid" x1="${tx}" y1="${top}" x2="${tx}" y2="${h - bottom}"></line
+        ><text class="cost-tick" x="${tx}" y="${h - bottom + 16}" text-anchor="middle">
+          ${formatUsd(String(10 ** d))}
+        </text>`,
+    );
+  }
+  const yTicks = [0, 50, 100].map(
+    (s) =>
+      html`<line class="cost-grid" x1="${left}" y1="${y(s)}" x2="${w - right}" y2="${y(s)}"></line
+        ><text class="cost-tick" x="${left - 6}" y="${y(s) + 4}" text-anchor="end">${s}</text>`,
+  );
+  const line =
+    frontier.length > 1
+      ? html`<polyline
+          class="cost-frontier"
+          points="${frontier.map((p) => `${x(Number(p.usd))},${y(p.score)}`).join(" ")}"
+        ></polyline>`
+      : null;
+  const dots = points.map(
+    (p) =>
+      html`<circle
+        class="cost-dot${p.onFrontier ? " on-frontier" : ""}"
+        cx="${x(Number(p.usd))}"
+        cy="${y(p.score)}"
+        r="${p.onFrontier ? 4.5 : 3.5}"
+        ><title>${p.name}: score ${p.score}, ${formatUsd(p.usd)}</title></circle
+      >`,
+  );
+  const spokenFrontier = frontier
+    .map((p) => `${p.name} ${p.score} at ${formatUsd(p.usd)}`)
+    .join("; ");
+  const label =
+    `Score against cost of ${points.length} ${points.length === 1 ? "entry" : "entries"}. ` +
+    `Pareto frontier, cheapest first: ${spokenFrontier || "none"}.`;
+  return renderChartSvg(
+    html`class="cost-chart" viewBox="0 0 ${w} ${h}"`,
+    label,
+    html`${ticks}${yTicks}<line
+        class="cost-axis"
+        x1="${left}"
+        y1="${h - bottom}"
+        x2="${w - right}"
+        y2="${h - bottom}"
+      ></line
+      ><line class="cost-axis" x1="${left}" y1="${top}" x2="${left}" y2="${h - bottom}"></line>
+      ${line}${dots}`,
+  );
+}

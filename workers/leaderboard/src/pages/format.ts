@@ -83,3 +83,14 @@ const PROFILE_LABELS: Record<string, string> = {
 export function describeProfile(profile: string): string {
   return PROFILE_LABELS[profile] ?? profile;
 }
+
+/**
+ * Exact decimal USD text for reading: "$6.75", "$0.000156" (three significant digits below a
+ * dollar), "$0". The exact amount stays in the API and in the element's title.
+ */
+export function formatUsd(usd: string): string {
+  const n = Number(usd);
+  if (n === 0) return "$0";
+  if (n >= 1) return `$${n.toFixed(2)}`;
+  return `$${Number(n.toPrecision(3)).toString()}`;
+}

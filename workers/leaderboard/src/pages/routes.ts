@@ -25,6 +25,7 @@ import {
   boardOf,
   clampLimit,
   readBoardPage,
+  readCostPlot,
   readStoredBreakdown,
   readVersion,
   resolveChallenge,
@@ -209,14 +210,23 @@ export function createPageRoutes(cache: CacheOptions) {
       `${limit}/${cursor ?? ""}`,
       page.entries.map((e) => e.agentId),
     );
+    // The cost plot heads the first page only; a plot that cannot be read leaves it out.
+    const costPlot = cursor ? null : await readCostPlot(c, challenge.id, version).catch(() => null);
+    const plotted = (costPlot?.points ?? []).map((p) => p.agentId);
+    const missing = plotted.filter((id) => !(id in details.names));
+    const names =
+      missing.length > 0
+        ? { ...details.names, ...Object.fromEntries(await findAgentNames(c.env.DB, missing)) }
+        : details.names;
     const body = renderChallengePage({
       challenge,
       page,
-      names: details.names,
+      names,
       trajectories: details.trajectories,
       limit,
       defaultLimit: PAGE_LIMIT,
       cursor,
+      costPlot,
     });
     return sendPage(c, body, BOARD_CACHE_CONTROL);
   });
