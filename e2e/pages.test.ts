@@ -73,7 +73,11 @@ async function api<T>(method: string, route: string, key: string | null, body?: 
 }
 
 /** Registers an agent called `name`, enters it and submits an example submission. */
-async function submitAs(name: string, kind: "complete" | "partial"): Promise<Submitted> {
+async function submitAs(
+  name: string,
+  kind: "complete" | "partial",
+  trace: string | null = null,
+): Promise<Submitted> {
   const created = await api<{ agent: { id: string }; key: { key: string } }>(
     "POST",
     "/v1/agents",
@@ -85,6 +89,13 @@ async function submitAs(name: string, kind: "complete" | "partial"): Promise<Sub
   const form = new FormData();
   const archive = packDirectory(path.join(ROOT, "challenges", SLUG, "submissions", kind));
   form.set("archive", new Blob([archive]), "solution.tar.gz");
+  // A telemetry trace: what the run spent, priced by the demo price table of npm start.
+  if (trace)
+    form.set(
+      "trace",
+      new Blob([readFileSync(path.join(ROOT, "packages/telemetry/fixtures", trace))]),
+      "trace.jsonl",
+    );
   const sub = await api<{ id: string }>(
     "POST",
     `/v1/challenges/${challengeId}/submissions`,
@@ -160,8 +171,8 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     challengeId = platform.credentials.challenges.find((c) => c.slug === SLUG)!.id;
     // Scoring runs while the browser starts and the first pages are checked.
     scored = Promise.all([
-      submitAs(HOSTILE_NAME, "complete").then(waitScored),
-      submitAs(PLAIN_NAME, "partial").then(waitScored),
+      submitAs(HOSTILE_NAME, "complete", "efficient-honest.jsonl").then(waitScored),
+      submitAs(PLAIN_NAME, "partial", "wasteful.jsonl").then(waitScored),
     ]);
     scored.catch(() => undefined); // awaited by the tests that need it
     browser = await chromium.launch({
@@ -210,6 +221,7 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       "Band",
       "Iterations",
       "Time",
+      "Cost",
       "Trajectory",
     ]);
     const api = (await (
@@ -253,7 +265,9 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       expect(cells[3]).toMatch(/^(Elite|Strong|Competent|Struggling|Weak|Failed)$/);
       expect(cells[4]).toBe("1");
       expect(cells[5]).toMatch(/^\d+:\d\d$/);
-      expect(cells[6]).toContain("One-shot");
+      // Both runs sent a trace on a priced model: a dollar amount, never "$0" for silence.
+      expect(cells[6]).toMatch(/^\$\d/);
+      expect(cells[7]).toContain("One-shot");
       await expect
         .poll(() => row.getByRole("img").getAttribute("aria-label"))
         .toMatch(/^One-shot trajectory\. Scores by iteration: iteration 1: \d+\.$/);
@@ -263,6 +277,54 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       .poll(() => page.locator("[data-live-status]").textContent(), { timeout: 15_000 })
       .toContain("Live");
     await shoot(page, "challenge-desktop");
+    await context.close();
+  });
+
+  it("draws score against cost with the Pareto frontier, as the API states it", async () => {
+    const [hostile, plain] = await scored;
+    const plot = (await (
+      await fetch(`${platform.api}/v1/challenges/${SLUG}/leaderboard/cost`)
+    ).json()) as {
+      points: { agentId: string; usd: string; unrounded: string; onFrontier: boolean }[];
+      frontier: string[];
+    };
+    expect(plot.points.map((p) => p.agentId).sort()).toEqual(
+      [hostile!.agentId, plain!.agentId].sort(),
+    );
+    const { context, page } = await newPage();
+    await page.goto(`${platform.api}/challenges/${SLUG}`);
+    const section = page.getByRole("region", { name: "Score against cost" });
+    await section.waitFor();
+    const chart = section.getByRole("img", { name: /^Score against cost of 2 entries\./ });
+    await chart.waitFor();
+    // The text alternative names the frontier the API computed, cheapest first.
+    const nameOf = new Map([
+      [hostile!.agentId, hostile!.name],
+      [plain!.agentId, plain!.name],
+    ]);
+    const label = (await chart.getAttribute("aria-label")) ?? "";
+    const spoken = label.replace(/^.*cheapest first: /, "").replace(/\.$/, "");
+    expect(spoken.split("; ").map((part) => part.replace(/ \d+(\.\d+)?(…)? at \$.*$/, ""))).toEqual(
+      plot.frontier.map((id) => nameOf.get(id)),
+    );
+    // One dot per priced entry, those on the frontier marked, inside the drawing.
+    const dots = chart.locator("circle.cost-dot");
+    expect(await dots.count()).toBe(2);
+    expect(await chart.locator("circle.on-frontier").count()).toBe(plot.frontier.length);
+    const box = (await chart.boundingBox())!;
+    for (let i = 0; i < 2; i++) {
+      const dot = (await dots.nth(i).boundingBox())!;
+      expect(dot.x).toBeGreaterThanOrEqual(box.x);
+      expect(dot.x + dot.width).toBeLessThanOrEqual(box.x + box.width + 1);
+      expect(dot.y).toBeGreaterThanOrEqual(box.y);
+    }
+    // The better-scoring of two points is drawn higher.
+    const [a, b] = plot.points;
+    const ya = (await chart.locator("circle.cost-dot").nth(0).boundingBox())!.y;
+    const yb = (await chart.locator("circle.cost-dot").nth(1).boundingBox())!.y;
+    if (Number(a!.unrounded.replace("…", "")) > Number(b!.unrounded.replace("…", "")))
+      expect(ya).toBeLessThan(yb);
+    await shoot(page, "challenge-cost");
     await context.close();
   });
 

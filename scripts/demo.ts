@@ -3,8 +3,8 @@
  * submission (complete, partial, insecure, hostile) of every example challenge, has each enter
  * and submit through the HTTP API — and, on the agent-run variant (notes-api-agent), the
  * complete code three times with the efficient-honest, wasteful and tamperer telemetry traces —
- * waits until every submission is scored or failed, then prints each leaderboard and each
- * score's breakdown summary. Loopback only; bounded in time.
+ * waits until every submission is scored or failed, then prints each leaderboard (with each
+ * entry's cost and the score-against-cost frontier) and each score's breakdown summary. Loopback only; bounded in time.
  */
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
@@ -126,10 +126,24 @@ for (const c of creds.challenges.filter((x) => x.status === "published")) {
   );
   for (const e of page.entries) {
     const time = `${Math.floor(e.timeToFinalMs / 60000)}:${String(Math.floor(e.timeToFinalMs / 1000) % 60).padStart(2, "0")}`;
+    const cost = e.cost.usd !== null ? `$${e.cost.usd}` : e.cost.status;
     console.log(
-      `  #${e.rank}  ${String(e.score).padStart(3)}  iterations ${e.iterations}  time ${time}  ${e.trajectoryClass ?? ""}  ${names.get(e.agentId) ?? e.agentId}`,
+      `  #${e.rank}  ${String(e.score).padStart(3)}  iterations ${e.iterations}  time ${time}  cost ${cost}  ${e.trajectoryClass ?? ""}  ${names.get(e.agentId) ?? e.agentId}`,
     );
   }
+  // Score against cost: the entries no cheaper entry matches (docs/leaderboard.md, "Cost").
+  const plot = await unwrap(
+    anonymous.GET("/v1/challenges/{id}/leaderboard/cost", { params: { path: { id: c.id } } }),
+  );
+  if (plot.points.length > 0)
+    console.log(
+      `  Pareto frontier (prices rev ${plot.prices?.revision ?? "-"} as of ${plot.prices?.asOf ?? "-"}): ` +
+        plot.points
+          .filter((p) => p.onFrontier)
+          .map((p) => `${names.get(p.agentId) ?? p.agentId} ${p.unrounded} at $${p.usd}`)
+          .join("; ") +
+        (plot.unknownCost > 0 ? `; ${plot.unknownCost} not measured or not priced` : ""),
+    );
   for (const s of mine) {
     const res = await readBreakdown(s.id);
     if (!res.ok) {

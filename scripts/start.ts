@@ -164,6 +164,37 @@ type ChallengeView = {
   bundle?: { qa: string; sha256: string } | null;
 };
 
+/**
+ * The demo price table: illustrative USD per million tokens for the models the example traces
+ * name (packages/telemetry/fixtures), not any provider's prices. model-c is left out on purpose,
+ * so the demo shows a run that is "not priced" rather than a partial or zero cost.
+ */
+const DEMO_PRICES = {
+  asOf: "2026-12-01",
+  models: {
+    "model-a": { inputUsdPerMTok: "3", outputUsdPerMTok: "15" },
+    "model-b": { inputUsdPerMTok: "0.15", outputUsdPerMTok: "0.6" },
+  },
+};
+
+/** Sets the demo price table unless one is already in force (an operator's own stays). */
+async function ensurePriceTable(operatorKey: string) {
+  const current = await api("GET", "/v1/pricing", operatorKey);
+  if (current.status === 200) return;
+  const set = await api(
+    "PUT",
+    "/v1/pricing",
+    operatorKey,
+    JSON.stringify(DEMO_PRICES),
+    "application/json",
+  );
+  log(
+    set.status === 201
+      ? `set the demo price table (as of ${DEMO_PRICES.asOf})`
+      : `could not set the demo price table: ${set.status} ${JSON.stringify(set.body)}`,
+  );
+}
+
 /** One challenge to seed: a folder of challenges/, under its manifest id or a variant of it. */
 type Seed = {
   name: string;
@@ -394,6 +425,7 @@ async function main() {
   const operator = bootstrapped ? await bootstrapped : await ensureOperator(saved);
   const agent = await ensureAgent(saved, operator.key);
   const challenges = await seedChallenges(operator.key, runnerUp);
+  await ensurePriceTable(operator.key);
   const credentials: Credentials = {
     api: API,
     docs: `${API}/docs`,

@@ -4,7 +4,9 @@
  * updates, rank look-ups, top-100 reads, memory and rebuild-on-wake time, and the rank ranges
  * of the 95 % score intervals (@bouts/ranking RankRanges: build, a top-100 page with every
  * entry's range, one range, one interval update, a top-100 page with each range refined by
- * paired comparisons) (docs/benchmarks.md, "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
+ * paired comparisons), and the cost order (build on a board version's first cost read, the
+ * ceiling's first read, the frontier, a top-100 page by cost and under a ceiling)
+ * (docs/benchmarks.md, "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
  * operation count or a time budget, and prints how many operations it sampled (`*_ops`).
  */
 import { DatabaseSync } from "node:sqlite";
@@ -14,6 +16,10 @@ import vm from "node:vm";
 import {
   buildRankingIndex,
   compareStandings,
+  compilePrices,
+  CostOrder,
+  priceTokens,
+  type UsageLike,
   countPaired,
   PAIRED_WINDOW,
   RankRanges,
@@ -270,6 +276,59 @@ function runSize(n: number, seed: number, gc: () => void): void {
   printTiming(`ranges_${n}`, "top100_with_ranges", rangeTop);
   printTiming(`ranges_${n}`, "top100_paired", pairedTop);
   printTiming(`ranges_${n}`, "update", rangeUpdate);
+
+  // Cost: every agent's run on one of three models, 10 k–5 M tokens; 5 % on an unpriced model,
+  // 5 % silent. The build is what the Durable Object does on the first cost read of a board
+  // version: parse each stored usage, price it, sort (docs/leaderboard.md, "Cost").
+  const prices = compilePrices({
+    revision: 1,
+    asOf: "2026-12-01",
+    models: {
+      big: { inputUsdPerMTok: "3", outputUsdPerMTok: "15" },
+      small: { inputUsdPerMTok: "0.15", outputUsdPerMTok: "0.6" },
+    },
+  });
+  const usages = rows.map((r) => {
+    const roll = random();
+    if (roll < 0.05) return JSON.stringify({ tokens: null, wallMs: 1000 });
+    const model = roll < 0.1 ? "unpriced" : roll < 0.55 ? "big" : "small";
+    const tokensIn = Math.floor(10_000 + random() * 5_000_000);
+    const tokensOut = Math.floor(tokensIn / 20);
+    return JSON.stringify({
+      tokens: {
+        models: [{ model, tokensIn, tokensOut, events: 10 }],
+        tokensIn,
+        tokensOut,
+        events: 10,
+      },
+      wallMs: 60_000,
+    });
+  });
+  start = performance.now();
+  const costOrder = CostOrder.build(
+    rows.map((r, i) => {
+      const usage = JSON.parse(usages[i]!) as UsageLike;
+      return {
+        standing: r,
+        picoUsd: priceTokens(usage.tokens?.models ?? null, prices).picoUsd,
+        unrounded: r.score,
+      };
+    }),
+  );
+  print(`cost_${n}_build_ms`, performance.now() - start);
+  const ceiling = 5_000_000_000_000n; // $5
+  start = performance.now();
+  costOrder.page({ sort: "rank", limit: 100, maxPicoUsd: ceiling });
+  print(`cost_${n}_ceiling_first_ms`, performance.now() - start);
+  start = performance.now();
+  costOrder.frontier();
+  print(`cost_${n}_frontier_ms`, performance.now() - start);
+  const byCost = measureOps(50_000, 1500, 256, () => costOrder.page({ sort: "cost", limit: 100 }));
+  const underCeiling = measureOps(50_000, 1500, 256, () =>
+    costOrder.page({ sort: "rank", limit: 100, maxPicoUsd: ceiling }),
+  );
+  printTiming(`cost_${n}`, "top100_by_cost", byCost);
+  printTiming(`cost_${n}`, "top100_under_ceiling", underCeiling);
 
   // The baseline; its COUNT(*) walks every row ranked above the agent, so it gets a time budget
   // and samples far fewer look-ups at large sizes (see sqlite_*_rank_ops).

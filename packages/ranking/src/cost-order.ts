@@ -55,9 +55,13 @@ export function compareCostEntries(a: CostEntry, b: CostEntry): number {
 const byRank = (a: CostEntry, b: CostEntry) => compareStandings(a.standing, b.standing);
 
 /** Index of the first entry of `sorted` that `isAfter` says lies strictly after the cursor. */
-function firstAfter(sorted: readonly CostEntry[], isAfter: (e: CostEntry) => boolean): number {
+function firstAfter(
+  sorted: readonly CostEntry[],
+  isAfter: (e: CostEntry) => boolean,
+  end = sorted.length,
+): number {
   let lo = 0;
-  let hi = sorted.length;
+  let hi = end;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (isAfter(sorted[mid]!)) hi = mid;
@@ -105,31 +109,34 @@ export class CostOrder {
    */
   page(request: CostPageRequest): Result<CostPage, RankingError> {
     const max = request.maxPicoUsd ?? null;
-    const selected =
-      request.sort === "cost"
-        ? this.#byCost.slice(0, max === null ? this.#byCost.length : this.countAtMost(max))
-        : this.#underCeiling(max);
+    // The selection is a prefix of a sorted array (no copy): the cost order up to the ceiling,
+    // or the ceiling's entries in official order.
+    const selected = request.sort === "cost" ? this.#byCost : this.#underCeiling(max);
+    const end = request.sort === "cost" && max !== null ? this.countAtMost(max) : selected.length;
     let start = 0;
     if (request.after !== undefined && request.after !== null) {
       const key =
         request.sort === "cost" ? decodeCostCursor(request.after) : decodeRank(request.after);
       if (!key.ok) return key;
       const cursor = key.value;
-      start = firstAfter(selected, (e) =>
-        request.sort === "cost"
-          ? compareCostEntries(e, cursor) > 0
-          : compareStandings(e.standing, cursor.standing) > 0,
+      start = firstAfter(
+        selected,
+        (e) =>
+          request.sort === "cost"
+            ? compareCostEntries(e, cursor) > 0
+            : compareStandings(e.standing, cursor.standing) > 0,
+        end,
       );
     }
-    const entries = selected.slice(start, start + request.limit);
+    const entries = selected.slice(start, Math.min(end, start + request.limit));
     const last = entries.at(-1);
     const next =
-      last && start + entries.length < selected.length
+      last && start + entries.length < end
         ? request.sort === "cost"
           ? encodeCostCursor(last)
           : encodeCursor(last.standing)
         : null;
-    return { ok: true, value: { entries, next, total: selected.length } };
+    return { ok: true, value: { entries, next, total: end } };
   }
 
   /** The agent ids on the Pareto frontier of unrounded score against cost, cheapest first. */

@@ -153,11 +153,11 @@ export function renderCostChart(
   formatUsd: (usd: string) => string,
 ): Html {
   const w = 560;
-  const h = 240;
+  const h = 250;
   const left = 44;
-  const right = 12;
-  const top = 10;
-  const bottom = 30;
+  const right = 28;
+  const top = 22;
+  const bottom = 40;
   const costs = points.map((p) => Number(p.usd)).filter((c) => c > 0);
   const lo = costs.length > 0 ? Math.floor(Math.log10(Math.min(...costs))) : -3;
   const hi = costs.length > 0 ? Math.max(lo + 1, Math.ceil(Math.log10(Math.max(...costs)))) : 0;
@@ -219,6 +219,10 @@ export function renderCostChart(
         y2="${h - bottom}"
       ></line
       ><line class="cost-axis" x1="${left}" y1="${top}" x2="${left}" y2="${h - bottom}"></line>
+      <text class="cost-tick" x="${(left + w - right) / 2}" y="${h - 6}" text-anchor="middle">
+        cost (USD, log scale)
+      </text>
+      <text class="cost-tick" x="${left}" y="12" text-anchor="middle">score</text>
       ${line}${dots}`,
   );
 }
