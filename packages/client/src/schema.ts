@@ -3977,6 +3977,7 @@ export interface components {
        * @example 2026-11-30T08:00:00.000Z
        */
       scoredAt: string;
+      cost: components["schemas"]["SubmissionCost"];
       /** @description The engine's breakdown (schema bouts.breakdown/v1): every component's weight, score and contribution, every adjustment. The public view omits locations in the agent's code and evidence citations; the owner view (the agent's own key) has them. */
       breakdown: {
         /** @enum {string} */

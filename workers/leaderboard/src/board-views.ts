@@ -21,6 +21,7 @@ import {
   readBoardPage,
   readPrices,
   readStoredBreakdown,
+  readSubmissionCost,
   readVersion,
   resolveChallenge,
   type BoardCostQuery,
@@ -113,6 +114,7 @@ export async function readBreakdownView(
     profileVersion: score.profileVersion,
     final: { unrounded: score.finalUnrounded, rounded: score.finalRounded },
     scoredAt: iso(score.scoredAt),
+    cost: await readSubmissionCost(c, score),
     breakdown: owner ? breakdown : toPublicBreakdown(breakdown),
   };
 }

@@ -53,7 +53,12 @@ export type { LeaderboardEnv } from "./types.ts";
 // The board reads the MCP tools serve too (the same bodies as the JSON API).
 export { readBreakdownView, readLeaderboard, readStanding } from "./board-views.ts";
 export { readVersion, resolveChallenge } from "./reads.ts";
-export { LeaderboardPageSchema, PublicBreakdownSchema, StandingSchema } from "./schemas.ts";
+export {
+  LeaderboardPageSchema,
+  MaxCostUsdSchema,
+  PublicBreakdownSchema,
+  StandingSchema,
+} from "./schemas.ts";
 
 /** Options of the leaderboard routes: cache lifetimes (tests turn the version cache off). */
 export interface LeaderboardRoutesOptions {

@@ -7,7 +7,14 @@
  * what they show in addition (names, trajectories); drafts are never returned.
  */
 import type { Context } from "hono";
-import { BreakdownSchema, type BreakdownWire, type PriceTableWire } from "@bouts/contracts";
+import {
+  BreakdownSchema,
+  parseJson,
+  RunUsageSchema,
+  type BreakdownWire,
+  type PriceTableWire,
+} from "@bouts/contracts";
+import { compilePrices, computeCost, type CostBreakdown } from "@bouts/ranking";
 import { createDb } from "@bouts/db";
 import { readThroughCache } from "./cache.ts";
 import { fail } from "./errors.ts";
@@ -189,6 +196,21 @@ export async function readCostPlot(
   });
   if (!body) fail({ reason: "unavailable", service: "cost plot", retryAfter: 60 });
   return body;
+}
+
+/**
+ * What a scored submission cost, priced with the table in force: from its stored usage (a
+ * usage that does not parse counts as not measured, logged) and its iteration.
+ */
+export async function readSubmissionCost(c: Ctx, score: StoredScore): Promise<CostBreakdown> {
+  const prices = await readPrices(c);
+  let usage = null;
+  if (score.usage !== null) {
+    const parsed = RunUsageSchema.safeParse(parseJson(score.usage));
+    if (parsed.success) usage = parsed.data;
+    else console.error(`stored usage of ${score.submissionId} does not parse`, parsed.error);
+  }
+  return computeCost(usage, score.iteration, prices && compilePrices(prices));
 }
 
 /** A stored score and its parsed breakdown (the stored, owner-level one: filter before showing). */

@@ -257,6 +257,7 @@ export const PublicBreakdownSchema = z
     profileVersion: z.int(),
     final: z.object({ unrounded: z.string(), rounded: z.int() }),
     scoredAt: Timestamp,
+    cost: CostView,
     breakdown: BreakdownViewSchema.openapi({
       description:
         "The engine's breakdown (schema bouts.breakdown/v1): every component's weight, score and " +
@@ -384,3 +385,6 @@ export const PriceTableRequestSchema = PriceTableBodySchema.openapi("PriceTableR
     models: { "model-a": { inputUsdPerMTok: "3", outputUsdPerMTok: "15" } },
   },
 });
+
+/** A cost ceiling in decimal USD, for the other front doors (the MCP tools) to validate alike. */
+export const MaxCostUsdSchema = UsdAmountSchema;

@@ -4,58 +4,13 @@
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SEED_ENGINEERING_EXAMPLE, computeScore } from "@bouts/scoring";
-import { T0, expectProblem, seedChallenge, seedSubmission } from "./helpers.ts";
+import { T0, expectProblem, scoredSubmission, seedChallenge, seedSubmission } from "./helpers.ts";
 
 const ORIGIN = "https://leaderboard.test";
 
 function call(path: string, token?: string, method = "GET") {
   const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   return exports.default.fetch(new Request(`${ORIGIN}${path}`, { method, headers }));
-}
-
-async function seedScore(
-  submission: { id: string; challengeId: string; agentId: string; iteration: number },
-  rounded?: number,
-) {
-  const scored = computeScore(SEED_ENGINEERING_EXAMPLE);
-  if (!scored.ok) throw new Error("seed example does not score");
-  const b = scored.value;
-  await env.DB.prepare(
-    `INSERT INTO scores (submission_id, challenge_id, agent_id, iteration, profile, profile_version,
-       family, final_unrounded, final_fraction, final_rounded, band, breakdown, input, human_review,
-       judge_mode, report_key, submitted_at, entered_at, scored_at)
-     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, '{}', 0, 'offline', 'reports/x', ?, ?, ?)`,
-  )
-    .bind(
-      submission.id,
-      submission.challengeId,
-      submission.agentId,
-      submission.iteration,
-      b.profile,
-      b.profileVersion,
-      b.final.unrounded.text,
-      b.final.unrounded.fraction,
-      rounded ?? b.final.rounded,
-      b.band.key,
-      JSON.stringify(b),
-      T0 + submission.iteration * 60_000,
-      T0,
-      T0 + submission.iteration * 60_000 + 1000,
-    )
-    .run();
-  return b;
-}
-
-async function scoredSubmission(
-  challengeId: string,
-  agentId: string,
-  iteration: number,
-  rounded?: number,
-) {
-  const id = await seedSubmission(challengeId, agentId, iteration);
-  await seedScore({ id, challengeId, agentId, iteration }, rounded);
-  return id;
 }
 
 type BreakdownAnswer = {

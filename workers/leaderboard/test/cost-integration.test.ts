@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "@bouts/edge";
 import type { RunUsage } from "@bouts/contracts";
 import { createLeaderboardRoutes, type LeaderboardEnv } from "../src/index.ts";
-import { expectProblem, result, seedChallenge } from "./helpers.ts";
+import { expectProblem, result, scoredSubmission, seedChallenge } from "./helpers.ts";
 
 const ORIGIN = "https://leaderboard.test";
 const app = createApp<LeaderboardEnv>().route(
@@ -276,5 +276,56 @@ describe("the challenge page", () => {
     );
     expect(body).toContain("3 priced entries drawn; 3 not measured or not priced.");
     expect(body.match(/<circle class="cost-dot/g)).toHaveLength(3);
+  });
+});
+
+describe("a submission's cost", () => {
+  it("is in its breakdown answer and on its page, with the math per model", async () => {
+    const { challengeId, agents, operatorToken } = await seedChallenge({ agents: 1 });
+    const id = await scoredSubmission(challengeId, agents[0]!.id, 3);
+    const spent = {
+      tokens: {
+        models: [
+          { model: "big", tokensIn: 10_000, tokensOut: 1000, events: 3 },
+          { model: "small", tokensIn: 7, tokensOut: 0, events: 1 },
+        ],
+        tokensIn: 10_007,
+        tokensOut: 1000,
+        events: 4,
+      },
+      wallMs: 125_000,
+    };
+    await env.DB.prepare("UPDATE scores SET usage = ? WHERE submission_id = ?")
+      .bind(JSON.stringify(spent), id)
+      .run();
+    await setPrices(operatorToken);
+    const res = await call(`/v1/submissions/${id}/breakdown`);
+    expect(res.status).toBe(200);
+    const body = await res.json<{ cost: Record<string, unknown> }>();
+    // 10 000 × 3 + 1000 × 15 = 45 000 µ$ → $0.045; 7 × 0.15 = 1.05 µ$ → $0.00000105.
+    expect(body.cost).toMatchObject({
+      status: "priced",
+      usd: "0.04500105",
+      iterations: 3,
+      agentWallMs: 125_000,
+      models: [
+        { model: "big", usd: "0.045", inputUsdPerMTok: "3", outputUsdPerMTok: "15" },
+        { model: "small", usd: "0.00000105" },
+      ],
+    });
+    const page = (await (await call(`/submissions/${id}`)).text()).replace(/\s+/g, " ");
+    expect(page).toContain("(exactly $0.04500105)");
+    expect(page).toContain("10000 in × $3 + 1000 out × $15 per million tokens = $0.045");
+  });
+
+  it("says not measured for a submission without a trace", async () => {
+    const { challengeId, agents } = await seedChallenge({ agents: 1 });
+    const id = await scoredSubmission(challengeId, agents[0]!.id, 1);
+    const body = await (
+      await call(`/v1/submissions/${id}/breakdown`)
+    ).json<{
+      cost: { status: string; usd: unknown };
+    }>();
+    expect(body.cost).toMatchObject({ status: "not-measured", usd: null });
   });
 });

@@ -14,6 +14,7 @@ import {
   mintApiKey,
   submissions,
 } from "@bouts/db";
+import { SEED_ENGINEERING_EXAMPLE, computeScore } from "@bouts/scoring";
 import type { RecordResultInput } from "../src/index.ts";
 
 /** 2026-11-30T08:00:00Z. */
@@ -161,5 +162,51 @@ export async function seedSubmission(
       scoredAt: T0 + iteration * MIN + SEC,
       failedAt: null,
     });
+  return id;
+}
+
+/** A score row as the score worker writes it: the seed example's breakdown, optionally re-rounded. */
+export async function seedScore(
+  submission: { id: string; challengeId: string; agentId: string; iteration: number },
+  rounded?: number,
+) {
+  const scored = computeScore(SEED_ENGINEERING_EXAMPLE);
+  if (!scored.ok) throw new Error("seed example does not score");
+  const b = scored.value;
+  await env.DB.prepare(
+    `INSERT INTO scores (submission_id, challenge_id, agent_id, iteration, profile, profile_version,
+       family, final_unrounded, final_fraction, final_rounded, band, breakdown, input, human_review,
+       judge_mode, report_key, submitted_at, entered_at, scored_at)
+     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, '{}', 0, 'offline', 'reports/x', ?, ?, ?)`,
+  )
+    .bind(
+      submission.id,
+      submission.challengeId,
+      submission.agentId,
+      submission.iteration,
+      b.profile,
+      b.profileVersion,
+      b.final.unrounded.text,
+      b.final.unrounded.fraction,
+      rounded ?? b.final.rounded,
+      b.band.key,
+      JSON.stringify(b),
+      T0 + submission.iteration * 60_000,
+      T0,
+      T0 + submission.iteration * 60_000 + 1000,
+    )
+    .run();
+  return b;
+}
+
+/** A scored submission and its score row. */
+export async function scoredSubmission(
+  challengeId: string,
+  agentId: string,
+  iteration: number,
+  rounded?: number,
+) {
+  const id = await seedSubmission(challengeId, agentId, iteration);
+  await seedScore({ id, challengeId, agentId, iteration }, rounded);
   return id;
 }

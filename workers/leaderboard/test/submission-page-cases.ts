@@ -72,6 +72,7 @@ function pageData(name: string, breakdown: BreakdownWire): SubmissionPageData {
       agentId: "agent-1",
       challengeId: "c-1",
       breakdown: "{}",
+      usage: null,
       finalUnrounded: breakdown.final.unrounded.text,
       finalRounded: breakdown.final.rounded,
       profile: breakdown.profile,

@@ -47,6 +47,8 @@ export interface PublicScoreRow {
   enteredAt: number;
   submittedAt: number;
   scoredAt: number;
+  /** What the run spent (JSON text, `RunUsageSchema`), or null without a trace. */
+  usage: string | null;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function findPublicScore(
       enteredAt: scores.enteredAt,
       submittedAt: scores.submittedAt,
       scoredAt: scores.scoredAt,
+      usage: scores.usage,
     })
     .from(scores)
     .innerJoin(submissions, eq(submissions.id, scores.submissionId))

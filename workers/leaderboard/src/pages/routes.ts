@@ -27,6 +27,7 @@ import {
   readBoardPage,
   readCostPlot,
   readStoredBreakdown,
+  readSubmissionCost,
   readVersion,
   resolveChallenge,
 } from "../reads.ts";
@@ -233,14 +234,16 @@ export function createPageRoutes(cache: CacheOptions) {
 
   pages.get("/submissions/:id", async (c) => {
     const { score, breakdown } = await readStoredBreakdown(c, c.req.param("id"));
-    const [challenge, names] = await Promise.all([
+    const [challenge, names, cost] = await Promise.all([
       resolveChallenge(c, score.challengeId),
       findAgentNames(c.env.DB, [score.agentId]),
+      readSubmissionCost(c, score),
     ]);
     const body = renderSubmissionPage({
       challenge,
       agentName: names.get(score.agentId) ?? score.agentId,
       score,
+      cost,
       breakdown: toPublicBreakdown(breakdown),
     });
     return sendPage(c, body, SUBMISSION_CACHE_CONTROL);

@@ -1,6 +1,6 @@
 /**
  * @module leaderboard/pages/submission-page
- * A submission's page: the summary (final score, band, agent, iteration, times) and its
+ * A submission's page: the summary (final score, band, agent, iteration, times, cost) and its
  * breakdown, with the Objective's engineering breakdown nested for the agent profile; each
  * part is drawn by `submission/` (one renderer per component in `submission/details/`).
  * Invariants: it renders the public view only (`toPublicBreakdown`: no finding locations, no
@@ -10,7 +10,8 @@
  */
 import type { PublicBreakdownWire } from "@bouts/contracts";
 import type { PublicChallenge, StoredScore } from "../store.ts";
-import { describeProfile, formatDateTime, isoTime } from "./format.ts";
+import type { CostBreakdown } from "@bouts/ranking";
+import { describeProfile, formatDateTime, formatDuration, formatUsd, isoTime } from "./format.ts";
 import { html, type Html } from "./html.ts";
 import { challengePath } from "./index-page.ts";
 import { renderDocument } from "./layout.ts";
@@ -24,6 +25,44 @@ export interface SubmissionPageData {
   score: StoredScore;
   /** The public view of the stored breakdown. */
   breakdown: PublicBreakdownWire;
+  /** What the run cost, priced with the table in force (absent: not shown). */
+  cost?: CostBreakdown;
+}
+
+/** The cost fact: the amount with its math per model, or why there is none. */
+function renderCostFact(cost: CostBreakdown): Html {
+  const amount =
+    cost.status === "priced" && cost.usd !== null
+      ? html`${formatUsd(cost.usd)} <span class="exact">(exactly $${cost.usd})</span>`
+      : cost.status === "not-priced"
+        ? html`not priced: a model has no price`
+        : html`not measured: the telemetry reported no tokens`;
+  const models = cost.models.map(
+    (m) =>
+      html`<li>
+        ${m.model ?? "no model named"}: ${m.tokensIn} in × $${m.inputUsdPerMTok ?? "?"} +
+        ${m.tokensOut} out × $${m.outputUsdPerMTok ?? "?"} per million tokens =
+        ${m.usd === null ? "not priced" : html`$${m.usd}`}
+      </li>`,
+  );
+  const prices = cost.prices
+    ? html`prices revision ${cost.prices.revision}, as of ${cost.prices.asOf}`
+    : html`no price table set`;
+  return html`<div>
+    <dt>Cost</dt>
+    <dd class="cost">
+      ${amount}${
+        models.length > 0
+          ? html`<ul class="cost-models">
+              ${models}
+            </ul>`
+          : null
+      }
+      <span class="note"
+        >${prices}${cost.agentWallMs !== null ? html`; agent wall time ${formatDuration(cost.agentWallMs)}` : null}</span
+      >
+    </dd>
+  </div>`;
 }
 
 /** The whole submission page. */
@@ -83,6 +122,7 @@ export function renderSubmissionPage(data: SubmissionPageData): Html {
               <time datetime="${isoTime(score.scoredAt)}">${formatDateTime(score.scoredAt)}</time>
             </dd>
           </div>
+          ${data.cost ? renderCostFact(data.cost) : null}
         </dl>
         <p class="note">
           Hidden tests stay hidden: only their counts are published. Finding locations and evidence

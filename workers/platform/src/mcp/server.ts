@@ -31,6 +31,7 @@ import {
 } from "@bouts/ingest";
 import {
   LeaderboardPageSchema,
+  MaxCostUsdSchema,
   PublicBreakdownSchema,
   readBreakdownView,
   readLeaderboard,
@@ -349,16 +350,24 @@ export function createMcpServer(c: McpContext, principal: McpAgent): McpServer {
     "get_leaderboard",
     {
       title: "Read a leaderboard",
-      description: "A page of a challenge's leaderboard, best first; pass next as cursor.",
+      description:
+        "A page of a challenge's leaderboard, best first (or cheapest first with sort " +
+        '"cost"; maxCostUsd keeps entries proven to cost at most that); pass next as cursor. ' +
+        "Every entry carries its cost; the official rank never changes.",
       inputSchema: {
         challenge: ChallengeRef,
         limit: z.int().min(1).max(100).default(20),
         cursor: z.string().max(512).optional(),
+        sort: z.enum(["rank", "cost"]).default("rank"),
+        maxCostUsd: MaxCostUsdSchema.optional(),
       },
       outputSchema: LeaderboardPageSchema,
       annotations: { readOnlyHint: true },
     },
-    ({ challenge, limit, cursor }) => run(() => readLeaderboard(c, challenge, limit, cursor)),
+    ({ challenge, limit, cursor, sort, maxCostUsd }) =>
+      run(() =>
+        readLeaderboard(c, challenge, limit, cursor, { sort, maxCostUsd: maxCostUsd ?? null }),
+      ),
   );
 
   server.registerTool(
