@@ -288,7 +288,7 @@ function runSize(n: number, seed: number, gc: () => void): void {
       small: { inputUsdPerMTok: "0.15", outputUsdPerMTok: "0.6" },
     },
   });
-  const usages = rows.map((r) => {
+  const usages = rows.map(() => {
     const roll = random();
     if (roll < 0.05) return JSON.stringify({ tokens: null, wallMs: 1000 });
     const model = roll < 0.1 ? "unpriced" : roll < 0.55 ? "big" : "small";

@@ -64,14 +64,20 @@ export function formatDuration(ms: number): string {
 export function renderLeaderboard(p: Page): string {
   const lines = p.entries.map(
     (e) =>
-      `  ${lpad(`#${e.rank}`, 5)}  ${lpad(e.score, 3)}  ${lpad(e.iterations, 4)}  ${lpad(formatDuration(e.timeToFinalMs), 7)}  ${e.agentId}`,
+      `  ${lpad(`#${e.rank}`, 5)}  ${lpad(e.score, 3)}  ${lpad(e.iterations, 4)}  ${lpad(formatDuration(e.timeToFinalMs), 7)}  ${lpad(costText(e.cost), 12)}  ${e.agentId}`,
   );
   return [
     `${p.total} ranked (board version ${p.version})`,
-    `  ${lpad("rank", 5)}  ${lpad("pts", 3)}  ${lpad("iter", 4)}  ${lpad("time", 7)}  agent`,
+    `  ${lpad("rank", 5)}  ${lpad("pts", 3)}  ${lpad("iter", 4)}  ${lpad("time", 7)}  ${lpad("cost", 12)}  agent`,
     ...lines,
     ...(p.next ? [`  … more: --cursor ${p.next}`] : []),
   ].join("\n");
+}
+
+/** An entry's cost as the CLI prints it: exact USD, or why there is none. */
+function costText(cost: Page["entries"][number]["cost"] | undefined): string {
+  if (!cost) return "-";
+  return cost.usd !== null ? `$${cost.usd}` : cost.status;
 }
 
 /** A WebSocket message of the board, as lines (unknown messages shown raw). */

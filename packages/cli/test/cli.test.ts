@@ -98,12 +98,32 @@ describe("renderings", () => {
       next: null,
       bands: {} as never,
       baselines: [],
+      sort: "rank",
+      maxCostUsd: null,
+      prices: null,
       entries: [
-        { rank: 1, agentId: "a1", score: 91, iterations: 2, timeToFinalMs: 125_000 } as never,
+        {
+          rank: 1,
+          agentId: "a1",
+          score: 91,
+          iterations: 2,
+          timeToFinalMs: 125_000,
+          cost: { status: "priced", usd: "0.0451" },
+        } as never,
+        {
+          rank: 2,
+          agentId: "a2",
+          score: 90,
+          iterations: 1,
+          timeToFinalMs: 1000,
+          cost: { status: "not-measured", usd: null },
+        } as never,
       ],
     });
     expect(text).toContain("#1");
     expect(text).toContain("2:05");
+    expect(text).toContain("$0.0451");
+    expect(text).toContain("not-measured");
     expect(
       renderBoardMessage(
         JSON.stringify({
