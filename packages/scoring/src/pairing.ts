@@ -316,6 +316,17 @@ export function comparePaired(a: PairedSide, b: PairedSide): PairedOrder | null 
 
 const Z_SQUARED = PAIRING_Z * PAIRING_Z;
 
+/** True when two profiles describe the same suite, stratum by stratum (pairing is possible). */
+function sameSuite(a: CompiledPairing, b: CompiledPairing): boolean {
+  if (a.suite !== b.suite || a.strata.length !== b.strata.length) return false;
+  for (let s = 0; s < a.strata.length; s++) {
+    const x = a.strata[s]!;
+    const y = b.strata[s]!;
+    if (x.key !== y.key || x.n !== y.n || x.words.length !== y.words.length) return false;
+  }
+  return true;
+}
+
 /** {@link comparePaired} without the wrapping objects (a board compares thousands of pairs). */
 export function orderPaired(
   aPoint: number,
@@ -323,9 +334,12 @@ export function orderPaired(
   bPoint: number,
   b: CompiledPairing,
 ): PairedOrder | null {
+  const diff = aPoint - bPoint;
+  // The variance is at least the two sides' own (shared tests only add to it): a difference
+  // within that bound is tied without counting a test, once the suites are known to match.
+  if (diff * diff <= Z_SQUARED * (a.ownVariance + b.ownVariance) && sameSuite(a, b)) return "tied";
   const variance = pairedVariance(a, b);
   if (variance === null) return null;
-  const diff = aPoint - bPoint;
   // |diff| > z·se, squared: no square root per pair.
   if (diff * diff > Z_SQUARED * variance) return diff > 0 ? "first" : "second";
   return "tied";

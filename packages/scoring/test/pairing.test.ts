@@ -200,4 +200,34 @@ describe("paired comparison", () => {
       { numRuns: 60 },
     );
   });
+
+  it("answers as the definition does: tied unless the difference exceeds 1.96 paired SEs", () => {
+    // comparePaired skips the test count when the difference is within the sides' own variance;
+    // that shortcut must never change an answer.
+    const profile = (hex: string, ownVariance: number): PairingProfile => ({
+      method: "paired-normal/v1",
+      suite: "fnv1a64:prop",
+      strata: [{ key: "static:functionality", n: 16, coef: 35 / 16, passed: hex }],
+      ownVariance,
+    });
+    const hex4 = fc.stringMatching(/^[0-9a-f]{4}$/);
+    fc.assert(
+      fc.property(
+        hex4,
+        hex4,
+        fc.double({ min: 0, max: 9, noNaN: true }),
+        fc.double({ min: 0, max: 9, noNaN: true }),
+        fc.double({ min: 0, max: 100, noNaN: true }),
+        fc.double({ min: 0, max: 100, noNaN: true }),
+        (ha, hb, va, vb, pa, pb) => {
+          const a = compiled(profile(ha, va));
+          const b = compiled(profile(hb, vb));
+          const z = 1.96 * pairedStandardError(a, b)!;
+          const want = (pa - pb) ** 2 > z * z ? (pa > pb ? "first" : "second") : "tied";
+          expect(comparePaired({ point: pa, profile: a }, { point: pb, profile: b })).toBe(want);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });
