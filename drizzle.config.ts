@@ -12,6 +12,7 @@ export default defineConfig({
     "./packages/db/src/schema-webhooks.ts",
     "./packages/db/src/schema-usage.ts",
     "./packages/db/src/schema-audit.ts",
+    "./packages/db/src/schema-private.ts",
   ],
   out: "./migrations",
 });

@@ -39,6 +39,7 @@ import { createJudgePanel, type JudgeEnv, type RunJudgements } from "./judging.t
 import { createTestGenerator, type GeneratorEnv } from "./generation.ts";
 import { requestRun, type RunnerEnv } from "./runner-client.ts";
 import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
+import { cutPublicPart, storeFullSuite } from "./split-scoring.ts";
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
 export const LEASE_MS = 15 * 60 * 1000;
@@ -244,10 +245,15 @@ export async function processSubmission(
     claimsJson: ctx.submission.claims,
     signal,
     chargeRunner: (ms) => chargeRunner("generated", `${runId}-model`, ms),
+    traceView: (r) => cutPublicPart(r, manifest.data)?.report ?? r,
   });
+  // A split challenge ranks on its public part; everything stored below is that part, and the
+  // full suite goes to `full_scores` (split-scoring.ts, docs/design.md §29).
+  const publicPart = cutPublicPart(report, manifest.data);
+  const seen = publicPart ?? { report, manifest: manifest.data };
   const input = buildEngineeringInput({
-    report,
-    manifest: manifest.data,
+    report: seen.report,
+    manifest: seen.manifest,
     codeQuality: judged.codeQuality,
     deliverables: judged.deliverables,
   });
@@ -273,7 +279,7 @@ export async function processSubmission(
   if (agent && trace) {
     const run = computeAgentRun({
       prelude: agent.value,
-      report,
+      report: seen.report,
       objective: input.value,
       judged: trace,
     });
@@ -302,8 +308,22 @@ export async function processSubmission(
       pairing.ok && pairing.value ? { ...withIv.value, pairing: pairing.value } : withIv.value,
   };
 
+  if (publicPart) {
+    const full = await storeFullSuite(env.ARTIFACTS, db, {
+      submissionId,
+      challengeId: ctx.challenge.id,
+      agentId: ctx.submission.agentId,
+      report,
+      manifest: manifest.data,
+      judged,
+      agent: agent && trace ? { prelude: agent.value, trace } : null,
+      now: now(),
+    });
+    if (!full.ok)
+      return fail("scoring-refused", `the full suite could not be scored: ${full.error}`);
+  }
   const reportKey = `reports/${submissionId}.json`;
-  await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {
+  await env.ARTIFACTS.put(reportKey, JSON.stringify(seen.report), {
     httpMetadata: { contentType: "application/json" },
   });
   // Written once: primary key, in the same batch as the `scored` status.
@@ -313,7 +333,7 @@ export async function processSubmission(
       ctx,
       stored.input,
       stored.breakdown,
-      report,
+      seen.report,
       judged,
       judgeMode,
       reportKey,
