@@ -172,6 +172,17 @@ const send = (path: string, token: string, method = "GET", body?: unknown) =>
     }),
   );
 
+/** Polls until `probe` answers (the page reads the challenge through a short cache). */
+async function until<T>(probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const v = await probe();
+    if (v !== null) return v;
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 async function problem(res: Response, status: number): Promise<string> {
   expect(res.status).toBe(status);
   expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -228,6 +239,11 @@ describe("final choices and the close of a split challenge", () => {
       submissionIds: [s.submission],
     });
 
+    const page = (path: string) =>
+      exports.default.fetch(new Request(`http://bouts.test${path}`)).then((r) => r.text());
+    const openPage = await page(`/challenges/${id}`);
+    expect(openPage).not.toContain("Private board");
+    expect(leaks(openPage)).toEqual([]);
     // Close is idempotent: the second answers the same closed challenge.
     const first = await send(`/v1/challenges/${id}/close`, s.operatorToken, "POST");
     expect(first.status).toBe(200);
@@ -263,6 +279,13 @@ describe("final choices and the close of a split challenge", () => {
       .get();
     expect(board.entries.find((e) => e.agentId === s.agent)!.score).toBe(full!.finalRounded);
 
+    // The page shows the private board beside the public one, with each agent's rank change.
+    const closedPage = await until(async () => {
+      const text = await page(`/challenges/${id}`);
+      return text.includes("Private board") ? text : null;
+    });
+    expect(closedPage).toContain('id="board-heading"');
+    expect(closedPage).toMatch(/class="shake"/);
     expect(await problem(await send(choices, s.token, "PUT", { submissionIds: [] }), 409)).toMatch(
       /closed/,
     );

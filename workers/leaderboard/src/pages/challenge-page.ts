@@ -32,6 +32,8 @@ export interface ChallengePageData {
   /** The page size used when the URL names none (kept out of links). */
   defaultLimit: number;
   cursor: string | null;
+  /** A closed split challenge's private board section (private-board-section.ts), or null. */
+  privateBoard?: Html | null;
 }
 
 const BAND_ORDER = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
@@ -298,6 +300,6 @@ export function renderChallengePage(data: ChallengePageData): Html {
     live: true,
     body: html`<h1>${ch.title}</h1>
       <p class="lede">${ch.description}</p>
-      ${facts} ${renderBoard(data)} ${deliverables}`,
+      ${facts} ${renderBoard(data)} ${data.privateBoard ?? null} ${deliverables}`,
   });
 }
