@@ -18,7 +18,7 @@ import {
 } from "@bouts/db";
 import { mintApiKey } from "@bouts/db/keys";
 import { eq } from "drizzle-orm";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { consumeSubmissions } from "./score-env.ts";
 import { db, seedAgent, seedChallenge, seedSubmission } from "./helpers.ts";
 
@@ -92,8 +92,13 @@ async function setUpSplitChallenge() {
     { id: "m1", timestamp: new Date(), attempts: 1, body: { v: 1, submissionId: submission } },
     { id: "m2", timestamp: new Date(), attempts: 1, body: { v: 1, submissionId: otherSubmission } },
   ]);
+  const events = vi.spyOn(env.WEBHOOKS, "sendBatch");
   const ctx = createExecutionContext();
   await consumeSubmissions(batch, env);
+  // Hostile: the webhook events an agent receives carry nothing of the private part.
+  expect(events).toHaveBeenCalled();
+  expect(leaks(JSON.stringify(events.mock.calls))).toEqual([]);
+  events.mockRestore();
   const result = await getQueueResult(batch, ctx);
   expect([...result.explicitAcks].sort()).toEqual(["m1", "m2"]);
   return { challenge, agent, submission, token, other, otherSubmission, operatorToken };
