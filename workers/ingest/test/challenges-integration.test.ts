@@ -16,6 +16,7 @@ type ChallengeView = {
   status: string;
   bundle?: { qa: string; staticTests: number } | null;
   deliverables: { path: string }[];
+  closedAt?: string | null;
 };
 
 async function draft(token: string, slug: string, extra: Record<string, unknown> = {}) {

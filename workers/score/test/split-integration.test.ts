@@ -153,7 +153,8 @@ describe("a challenge with a declared private part", () => {
   });
 
   it("shows the owner agent a breakdown with no private id, name or count", async () => {
-    for (const auth of [{ authorization: `Bearer ${token}` }, {}]) {
+    const views: Record<string, string>[] = [{ authorization: `Bearer ${token}` }, {}];
+    for (const auth of views) {
       const res = await exports.default.fetch(
         new Request(`http://bouts.test/v1/submissions/${submission}/breakdown`, { headers: auth }),
       );
