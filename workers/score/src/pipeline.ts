@@ -319,8 +319,11 @@ export async function processSubmission(
       agent: agent && trace ? { prelude: agent.value, trace } : null,
       now: now(),
     });
-    if (!full.ok)
-      return fail("scoring-refused", `the full suite could not be scored: ${full.error}`);
+    // The agent reads the failure reason: it names nothing of the private part (logged instead).
+    if (!full.ok) {
+      console.error(`full suite of ${submissionId} not scored: ${full.error}`);
+      return fail("scoring-refused", "the run could not be scored on the challenge's full suite");
+    }
   }
   const reportKey = `reports/${submissionId}.json`;
   await env.ARTIFACTS.put(reportKey, JSON.stringify(seen.report), {
