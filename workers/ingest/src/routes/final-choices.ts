@@ -7,6 +7,7 @@
  * and its refusal while open says nothing of the private part.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
 import { ACCESS_PROBLEMS, agentIdOf, agentOnly } from "@bouts/auth";
 import { createDb, findChallenge, findPrivateBoard, findSplit, listFinalChoices } from "@bouts/db";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
@@ -19,6 +20,19 @@ import type { IngestEnv } from "../types.ts";
 export const finalChoiceRoutes = createRouter<IngestEnv>();
 
 const tags = ["challenges"];
+
+/** The per-IP budget the public reads share (`API_RATE_LIMIT`, key `ip:<address>`). */
+const publicBudget = createMiddleware<IngestEnv>(async (c, next) => {
+  const ip = c.req.header("cf-connecting-ip") ?? "unknown";
+  const { success } = await c.env.API_RATE_LIMIT.limit({ key: `ip:${ip}` });
+  if (!success)
+    fail({
+      reason: "rate-limited",
+      retryAfter: 60,
+      detail: "Too many public reads from this address.",
+    });
+  await next();
+});
 
 const FinalChoicesSchema = z
   .object({
@@ -151,10 +165,11 @@ finalChoiceRoutes.openapi(
     path: "/challenges/{id}/private-leaderboard",
     tags,
     summary: "The private board of a closed challenge, with each agent's rank change",
+    middleware: [publicBudget] as const,
     request: { params: IdParamSchema },
     responses: {
       200: json(PrivateBoardSchema, "The private board and the split it was scored on"),
-      ...problems(400, 404, 409),
+      ...problems(...ACCESS_PROBLEMS.public, 400, 404, 409),
     },
   }),
   async (c) => {
