@@ -13,6 +13,7 @@ export default defineConfig({
     "./packages/db/src/schema-usage.ts",
     "./packages/db/src/schema-audit.ts",
     "./packages/db/src/schema-cost.ts",
+    "./packages/db/src/schema-private.ts",
   ],
   out: "./migrations",
 });

@@ -4,11 +4,14 @@
  * and submit through the HTTP API — and, on the agent-run variant (notes-api-agent), the
  * complete code three times with the efficient-honest, wasteful and tamperer telemetry traces —
  * waits until every submission is scored or failed, then prints each leaderboard (with each
- * entry's cost and the score-against-cost frontier) and each score's breakdown summary. Loopback only; bounded in time.
+ * entry's cost and the score-against-cost frontier) and each score's breakdown summary; then
+ * closes the one example challenge with a public/private split and prints its private board
+ * beside its public one. Loopback only; bounded in time.
  */
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import { createBoutsClient, submit, unwrap } from "@bouts/client";
+import { closeAndShowPrivateBoard, hasSplit } from "./lib/demo-private-board.ts";
 import { packDirectory, ROOT } from "./lib/local-platform.ts";
 
 type Credentials = {
@@ -42,7 +45,14 @@ async function readBreakdown(id: string) {
     : { ok: false as const, status: response.status };
 }
 
-type Submitted = { challenge: string; kind: string; agent: string; agentId: string; id: string };
+type Submitted = {
+  challenge: string;
+  kind: string;
+  agent: string;
+  agentId: string;
+  agentKey: string;
+  id: string;
+};
 const submitted: Submitted[] = [];
 const runId = Date.now().toString(36);
 
@@ -70,12 +80,20 @@ async function submitAs(
     kind,
     agent: name,
     agentId: created.agent.id,
+    agentKey: created.key.key,
     id: sub.id,
   });
   console.log(`submitted ${kind} as ${name}: ${sub.id}`);
 }
 
+// A challenge an earlier demo closed takes no submissions: ask for each one's status now.
+const open: typeof creds.challenges = [];
 for (const c of creds.challenges.filter((x) => x.status === "published")) {
+  const live = await anonymous.GET("/v1/challenges/{id}", { params: { path: { id: c.id } } });
+  if (live.data?.status === "published") open.push(c);
+}
+
+for (const c of open) {
   const variantOf = c.slug.endsWith("-agent") ? c.slug.slice(0, -"-agent".length) : null;
   const dir = path.join(ROOT, "challenges", variantOf ?? c.slug, "submissions");
   if (!existsSync(dir)) continue;
@@ -115,7 +133,7 @@ while (pending.size > 0 && Date.now() - started < DEADLINE_MS) {
 console.log("");
 
 const names = new Map(submitted.map((s) => [s.agentId, s.agent]));
-for (const c of creds.challenges.filter((x) => x.status === "published")) {
+for (const c of open) {
   const mine = submitted.filter((s) => s.challenge === c.id);
   if (mine.length === 0) continue;
   console.log(`\n═══ ${c.slug} ═══`);
@@ -165,6 +183,19 @@ for (const c of creds.challenges.filter((x) => x.status === "published")) {
       );
   }
 }
+// One challenge with a public/private split is closed: its private board beside its public one.
+const split = open.find((c) => hasSplit(c.slug) && submitted.some((s) => s.challenge === c.id));
+if (split)
+  await closeAndShowPrivateBoard({
+    api,
+    operator,
+    anonymous,
+    createClient: (key) => createBoutsClient({ baseUrl: api, key }),
+    challengeId: split.id,
+    slug: split.slug,
+    submissions: submitted.filter((s) => s.challenge === split.id),
+    names,
+  });
 if (pending.size > 0) {
   console.error(`${pending.size} submission(s) were not scored within ${DEADLINE_MS / 1000}s`);
   process.exit(1);

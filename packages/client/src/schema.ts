@@ -1658,6 +1658,264 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/challenges/{id}/final-choices": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your final choices for the private board */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Your current choices */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FinalChoices"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    /**
+     * Choose the submissions that count on the private board (before close)
+     * @description Replaces your choices: at most the challenge's limit (default 2) of your own scored submissions to this challenge. Refused (409) once the challenge is closed.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["FinalChoicesRequest"];
+        };
+      };
+      responses: {
+        /** @description The choices now recorded */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["FinalChoices"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Well-formed but breaks a rule; `detail` (and `rule`) say which */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/private-leaderboard": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The private board of a closed challenge, with each agent's rank change */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The private board and the split it was scored on */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["PrivateBoard"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/webhooks": {
     parameters: {
       query?: never;
@@ -3710,6 +3968,63 @@ export interface components {
       /** @description why the submission is re-judged (kept in the audit log) */
       reason: string;
     };
+    FinalChoices: {
+      challengeId: string;
+      /** @description the chosen submissions, oldest choice first */
+      submissionIds: string[];
+      /** @description how many the challenge allows */
+      limit: number;
+      /**
+       * @description with no choice, the latest scored submission counts on the private board
+       * @enum {string}
+       */
+      fallback: "latest";
+    };
+    FinalChoicesRequest: {
+      /** @description your scored submissions to count on the private board; [] clears the choice */
+      submissionIds: string[];
+    };
+    PrivateBoard: {
+      challengeId: string;
+      /** Format: date-time */
+      publishedAt: string;
+      split: {
+        /** @enum {string} */
+        method: "declared" | "seeded";
+        seed: string | null;
+        privatePercent: number | null;
+        /** @description the private test ids, to re-draw the split */
+        privateTests: string[];
+      };
+      entries: components["schemas"]["PrivateBoardEntry"][];
+    };
+    PrivateBoardEntry: {
+      rank: number;
+      agentId: string;
+      submissionId: string;
+      /** @description false: no choice was made and the latest counted */
+      chosen: boolean;
+      /** @description the rounded full-suite score (public + private tests) */
+      score: number;
+      unrounded: string;
+      iterations: number;
+      timeToFinalMs: number;
+      submittedAt: number;
+      interval: {
+        low: number;
+        high: number;
+      } | null;
+      rankRange: {
+        best: number;
+        worst: number;
+      };
+      tied: boolean;
+      /** @description the rank on the public board at close */
+      publicRank: number;
+      publicScore: number;
+      /** @description publicRank − rank: positive moved up at close */
+      rankChange: number;
+    };
     PublicChallengeList: {
       challenges: components["schemas"]["PublicChallenge"][];
     };
@@ -5728,7 +6043,10 @@ export interface components {
         | "promoted"
         | "discarded"
         | "rebuilt"
-        | "removed";
+        | "removed"
+        | "closed"
+        | "final-chosen"
+        | "private-board-published";
       challengeId: string;
       submissionId: string | null;
       actor: {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { ChallengeManifestSchema, RelativePathSchema } from "./challenge-bundle.ts";
+import {
+  ChallengeManifestSchema,
+  RelativePathSchema,
+  resolveManifestSplit,
+} from "./challenge-bundle.ts";
 
 const base = {
   schemaVersion: 1,
@@ -46,5 +50,42 @@ describe("challenge manifest", () => {
       expect(RelativePathSchema.safeParse(p).success, p).toBe(false);
     }
     expect(RelativePathSchema.safeParse("tests/a.test.mjs").success).toBe(true);
+  });
+});
+
+describe("manifest split", () => {
+  const two = {
+    ...base,
+    staticTests: [
+      ...base.staticTests,
+      { id: "s2", file: "static.test.mjs", name: "lists", category: "functionality" },
+    ],
+  };
+  it("records a declared split with its default of two final choices", () => {
+    const m = ChallengeManifestSchema.parse({ ...two, split: { private: ["s2", "a1"] } });
+    expect(m.split?.finalChoices).toBe(2);
+    expect(resolveManifestSplit(m)).toEqual({
+      method: "declared",
+      seed: null,
+      privatePercent: null,
+      privateIds: ["a1", "s2"],
+    });
+  });
+  it("draws a seeded split from the manifest's strata, the same every time", () => {
+    const m = ChallengeManifestSchema.parse({ ...two, split: { seed: "x", privatePercent: 50 } });
+    const s = resolveManifestSplit(m);
+    expect(s).toEqual(resolveManifestSplit(m));
+    expect(s?.privateIds).toHaveLength(1);
+  });
+  it("is null without a split", () => {
+    expect(resolveManifestSplit(ChallengeManifestSchema.parse(base))).toBeNull();
+  });
+  it("rejects an unknown private id, an all-private category and a mixed declaration", () => {
+    const bad = (split: unknown) => ChallengeManifestSchema.safeParse({ ...two, split }).success;
+    expect(bad({ private: ["nope"] })).toBe(false);
+    expect(bad({ private: ["s1", "s2"] })).toBe(false);
+    expect(bad({ private: ["s1"], seed: "x", privatePercent: 10 })).toBe(false);
+    expect(bad({ seed: "x" })).toBe(false);
+    expect(bad({ private: ["s1"], finalChoices: 11 })).toBe(false);
   });
 });

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { SeveritySchema } from "./findings.ts";
 import { InterfaceSpecSchema } from "./generation.ts";
+import { declareSplit, drawSplit, type TestSplit } from "@bouts/scoring";
 
 /** Runtimes a challenge can target; the runner maps each to one interpreter binary. */
 export const RUNTIMES = ["node22", "python3.11"] as const;
@@ -105,6 +106,41 @@ export const BaselineSpecSchema = z.strictObject({
 });
 export type BaselineSpec = z.infer<typeof BaselineSpecSchema>;
 
+/**
+ * The public/private split of the hidden tests (docs/design.md §29): `private` declares the
+ * held-out ids, or `seed` + `privatePercent` draws them per stratum; `finalChoices` is how many
+ * submissions an agent may choose for the private board.
+ */
+export const SplitSpecSchema = z
+  .strictObject({
+    private: z
+      .array(z.string().regex(TEST_ID))
+      .min(1)
+      .max(1000)
+      .optional()
+      .describe("declared private test ids (static or pre-built adversarial)"),
+    seed: z.string().min(1).max(128).optional().describe("seed of a recorded, repeatable draw"),
+    privatePercent: z
+      .int()
+      .min(1)
+      .max(90)
+      .optional()
+      .describe("share of each stratum a seeded draw holds out, in percent"),
+    finalChoices: z
+      .int()
+      .min(1)
+      .max(10)
+      .default(2)
+      .describe("how many final submissions an agent may choose before close"),
+  })
+  .refine((s) => (s.private !== undefined) !== (s.seed !== undefined), {
+    message: "declare either `private` or a `seed` to draw from, not both",
+  })
+  .refine((s) => (s.seed === undefined) === (s.privatePercent === undefined), {
+    message: "a seeded split needs both `seed` and `privatePercent`",
+  });
+export type SplitSpec = z.infer<typeof SplitSpecSchema>;
+
 /** The manifest, `challenge.json` at the bundle root. */
 export const ChallengeManifestSchema = z
   .strictObject({
@@ -142,6 +178,9 @@ export const ChallengeManifestSchema = z
       .max(8)
       .default([])
       .describe("baseline submissions shipped in the bundle, shown on the board without a rank"),
+    split: SplitSpecSchema.optional().describe(
+      "public/private split of the hidden tests; absent: every test is public",
+    ),
   })
   .superRefine((m, ctx) => {
     const expected = m.runtime === "node22" ? "node:test" : "pytest";
@@ -163,6 +202,24 @@ export const ChallengeManifestSchema = z
       }
       seen.add(t.id);
     }
+    if (m.split?.private) {
+      const known = new Set([...m.staticTests, ...m.adversarialTests].map((t) => t.id));
+      const held = new Set(m.split.private);
+      for (const [i, id] of m.split.private.entries())
+        if (!known.has(id))
+          ctx.addIssue({
+            code: "custom",
+            path: ["split", "private", i],
+            message: `${id} is not a static or pre-built adversarial test of this manifest`,
+          });
+      for (const category of new Set(m.staticTests.map((t) => t.category)))
+        if (m.staticTests.every((t) => t.category !== category || held.has(t.id)))
+          ctx.addIssue({
+            code: "custom",
+            path: ["split", "private"],
+            message: `every ${category} static test is private; at least one must stay public`,
+          });
+    }
     const baselineIds = new Set<string>();
     for (const [i, b] of m.baselines.entries()) {
       if (baselineIds.has(b.id)) {
@@ -176,3 +233,21 @@ export const ChallengeManifestSchema = z
     }
   });
 export type ChallengeManifest = z.infer<typeof ChallengeManifestSchema>;
+
+/**
+ * The manifest's split as recorded (design.md §29), or null when every test is public. A seeded
+ * split is drawn per stratum: static tests by category, pre-built adversarial tests by severity.
+ */
+export function resolveManifestSplit(m: ChallengeManifest): TestSplit | null {
+  if (!m.split) return null;
+  if (m.split.private) return declareSplit(m.split.private);
+  if (m.split.seed === undefined || m.split.privatePercent === undefined) return null;
+  return drawSplit(
+    [
+      ...m.staticTests.map((t) => ({ id: t.id, stratum: `static:${t.category}` })),
+      ...m.adversarialTests.map((t) => ({ id: t.id, stratum: `adversarial:${t.severity}` })),
+    ],
+    m.split.seed,
+    m.split.privatePercent,
+  );
+}

@@ -22,6 +22,9 @@ export const AUDIT_EVENT_TYPES = [
   "discarded",
   "rebuilt",
   "removed",
+  "closed",
+  "final-chosen",
+  "private-board-published",
 ] as const;
 
 /**

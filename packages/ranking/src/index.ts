@@ -17,6 +17,7 @@ export {
   type UpsertResult,
 } from "./ranking-index.ts";
 export type { RankingError } from "./errors.ts";
+export { computePrivateBoard, type FullScore, type PrivateBoardEntry } from "./private-board.ts";
 export {
   RANKING_MODES,
   computeAgentStanding,

@@ -68,6 +68,13 @@ export {
   type PairingStratum,
 } from "./pairing.ts";
 export { createPrng, fnv1a32, type Prng } from "./prng.ts";
+export {
+  countPrivate,
+  declareSplit,
+  drawSplit,
+  type SplitCandidate,
+  type TestSplit,
+} from "./split.ts";
 export * from "./leaderboard.ts";
 export { SEED_ENGINEERING_EXAMPLE, SEED_AGENT_EXAMPLE } from "./examples.ts";
 export { EDGE_EXAMPLES } from "./edge-examples.ts";

@@ -10,6 +10,7 @@
 import { createRouter } from "@bouts/edge";
 import { agentRoutes } from "./routes/agents.ts";
 import { challengeRoutes } from "./routes/challenges.ts";
+import { finalChoiceRoutes } from "./routes/final-choices.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
 import type { IngestEnv } from "./types.ts";
@@ -37,4 +38,5 @@ export const ingestRoutes = createRouter<IngestEnv>()
   .route("/", agentRoutes)
   .route("/", challengeRoutes)
   .route("/", submissionRoutes)
-  .route("/", operationRoutes);
+  .route("/", operationRoutes)
+  .route("/", finalChoiceRoutes);

@@ -29,6 +29,8 @@ const ROUTES = [
   ["post", "/v1/challenges/{id}/publish", "operator"],
   ["post", "/v1/challenges/{id}/close", "operator"],
   ["post", "/v1/challenges/{id}/entries", "agent"],
+  ["get", "/v1/challenges/{id}/final-choices", "agent"],
+  ["put", "/v1/challenges/{id}/final-choices", "agent"],
   ["post", "/v1/challenges/{id}/submissions", "agent"],
   ["get", "/v1/challenges/{id}/submissions", "agent"],
   ["get", "/v1/submissions/{id}", "agent"],

@@ -277,6 +277,9 @@ const AUDIT_TYPES = [
   "discarded",
   "rebuilt",
   "removed",
+  "closed",
+  "final-chosen",
+  "private-board-published",
 ] as const;
 
 /** One audit event: what changed, who changed it, why, when, and the state before and after. */

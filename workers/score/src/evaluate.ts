@@ -33,6 +33,8 @@ export interface EvaluateRequest {
   signal?: AbortSignal;
   /** Charges the model tests' generated run to the agent. */
   chargeRunner?: (runnerMs: number) => Promise<void>;
+  /** What of the final report the trace judges may read (a split challenge: its public part). */
+  traceView?: (report: RunReport) => RunReport;
 }
 
 /** The final report (with any model-written tests) and every judgement of the run. */
@@ -69,7 +71,7 @@ export async function evaluateRun(env: RunnerEnv, e: EvaluateRequest): Promise<E
           judges: e.judges,
           challenge: e.challenge,
           manifest: e.manifest,
-          report,
+          report: e.traceView ? e.traceView(report) : report,
           claimsJson: e.claimsJson,
           ...(e.signal ? { signal: e.signal } : {}),
         }),

@@ -41,6 +41,7 @@ import { requestRun, type RunnerEnv } from "./runner-client.ts";
 import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
 import { readRunUsage } from "./usage.ts";
 import type { TraceUsage } from "@bouts/telemetry";
+import { cutPublicPart, storeFullSuite } from "./split-scoring.ts";
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
 export const LEASE_MS = 15 * 60 * 1000;
@@ -246,10 +247,15 @@ export async function processSubmission(
     claimsJson: ctx.submission.claims,
     signal,
     chargeRunner: (ms) => chargeRunner("generated", `${runId}-model`, ms),
+    traceView: (r) => cutPublicPart(r, manifest.data)?.report ?? r,
   });
+  // A split challenge ranks on its public part; everything stored below is that part, and the
+  // full suite goes to `full_scores` (split-scoring.ts, docs/design.md §29).
+  const publicPart = cutPublicPart(report, manifest.data);
+  const seen = publicPart ?? { report, manifest: manifest.data };
   const input = buildEngineeringInput({
-    report,
-    manifest: manifest.data,
+    report: seen.report,
+    manifest: seen.manifest,
     codeQuality: judged.codeQuality,
     deliverables: judged.deliverables,
   });
@@ -275,7 +281,7 @@ export async function processSubmission(
   if (agent && trace) {
     const run = computeAgentRun({
       prelude: agent.value,
-      report,
+      report: seen.report,
       objective: input.value,
       judged: trace,
     });
@@ -304,9 +310,26 @@ export async function processSubmission(
       pairing.ok && pairing.value ? { ...withIv.value, pairing: pairing.value } : withIv.value,
   };
 
+  if (publicPart) {
+    const full = await storeFullSuite(env.ARTIFACTS, db, {
+      submissionId,
+      challengeId: ctx.challenge.id,
+      agentId: ctx.submission.agentId,
+      report,
+      manifest: manifest.data,
+      judged,
+      agent: agent && trace ? { prelude: agent.value, trace } : null,
+      now: now(),
+    });
+    // The agent reads the failure reason: it names nothing of the private part (logged instead).
+    if (!full.ok) {
+      console.error(`full suite of ${submissionId} not scored: ${full.error}`);
+      return fail("scoring-refused", "the run could not be scored on the challenge's full suite");
+    }
+  }
   const usage = await readRunUsage(env.ARTIFACTS, ctx, agent?.value.trace ?? null);
   const reportKey = `reports/${submissionId}.json`;
-  await env.ARTIFACTS.put(reportKey, JSON.stringify(report), {
+  await env.ARTIFACTS.put(reportKey, JSON.stringify(seen.report), {
     httpMetadata: { contentType: "application/json" },
   });
   // Written once: primary key, in the same batch as the `scored` status.
@@ -316,7 +339,7 @@ export async function processSubmission(
       ctx,
       stored.input,
       stored.breakdown,
-      report,
+      seen.report,
       judged,
       judgeMode,
       reportKey,

@@ -24,6 +24,7 @@ import { ownedChallenge } from "../access.ts";
 import { enterVisibleChallenge } from "../agent-actions.ts";
 import { notDraftError, storeBundle } from "../bundle-upload.ts";
 import { queueBaselines } from "../baselines.ts";
+import { recordClose, recordManifestSplit } from "../private-board.ts";
 import { checkCustomWeights } from "../challenge-config.ts";
 import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
@@ -234,11 +235,13 @@ challengeRoutes.openapi(
         errors: qa.value.problems.map((message) => ({ path: "bundle", message })),
       });
     }
+    // The split is recorded (seed and assignment) before any submission can be scored.
+    const manifest = ChallengeManifestSchema.safeParse(parseJson(ch.bundleManifest));
+    if (manifest.success) await recordManifestSplit(db, ch, manifest.data, now);
     if (!(await publishChallenge(db, ch.id, ch.bundleSha256, now))) {
       fail({ reason: "conflict", detail: "The challenge or its bundle changed during QA; retry." });
     }
     // The baselines the bundle ships are scored by the same pipeline as every entrant.
-    const manifest = ChallengeManifestSchema.safeParse(parseJson(ch.bundleManifest));
     if (manifest.success && manifest.data.baselines.length > 0) {
       try {
         const queued = await queueBaselines(
@@ -278,12 +281,15 @@ challengeRoutes.openapi(
   async (c) => {
     const db = createDb(c.env.DB);
     const ch = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
-    if (!(await closeChallenge(db, ch.id, Date.now()))) {
+    // Idempotent: closing a closed challenge answers it as it is (and finishes its private
+    // board if a first close stopped before publishing it).
+    if (ch.status !== "closed" && !(await closeChallenge(db, ch.id, Date.now()))) {
       fail({
         reason: "conflict",
         detail: `Only a published challenge can close; it is ${ch.status}.`,
       });
     }
+    await recordClose(db, ch, operatorIdOf(c.var.principal), Date.now());
     const fresh = await ownedChallenge(db, c.var.principal, ch.id);
     return c.json(challengeToWire(fresh, true, readConfig(c.env).maxArchiveBytes), 200);
   },

@@ -36,6 +36,8 @@ export interface ChallengePageData {
   cursor: string | null;
   /** The board's score-against-cost plot (first page only; null when it could not be read). */
   costPlot: CostPlot | null;
+  /** A closed split challenge's private board section (private-board-section.ts), or null. */
+  privateBoard?: Html | null;
 }
 
 const BAND_ORDER = ["elite", "strong", "competent", "struggling", "weak", "failed"] as const;
@@ -355,6 +357,7 @@ export function renderChallengePage(data: ChallengePageData): Html {
     live: true,
     body: html`<h1>${ch.title}</h1>
       <p class="lede">${ch.description}</p>
-      ${facts} ${renderBoard(data)} ${renderCostSection(data)} ${deliverables}`,
+      ${facts} ${renderBoard(data)} ${renderCostSection(data)} ${data.privateBoard ?? null}
+      ${deliverables}`,
   });
 }

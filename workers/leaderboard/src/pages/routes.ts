@@ -38,6 +38,7 @@ import { renderChallengePage } from "./challenge-page.ts";
 import { html, type Html } from "./html.ts";
 import { renderIndexPage } from "./index-page.ts";
 import { renderDocument } from "./layout.ts";
+import { readPrivateBoardView, renderPrivateBoard } from "./private-board-section.ts";
 import { renderSubmissionPage } from "./submission-page.ts";
 
 /** Rows per leaderboard page when the URL names no `limit` (a phone screen or two). */
@@ -219,9 +220,22 @@ export function createPageRoutes(cache: CacheOptions) {
       missing.length > 0
         ? { ...details.names, ...Object.fromEntries(await findAgentNames(c.env.DB, missing)) }
         : details.names;
+    // A closed split challenge also shows its private board and the shake-up (§29). Read from
+    // D1 (a row exists only once the challenge closed), not from the cached challenge's status,
+    // so the board shows as soon as it is published.
+    const privateBoard = await readPrivateBoardView(c.env.DB, challenge.id);
+    const privateNames = privateBoard
+      ? Object.fromEntries(
+          await findAgentNames(
+            c.env.DB,
+            privateBoard.entries.map((e) => e.agentId),
+          ),
+        )
+      : {};
     const body = renderChallengePage({
       challenge,
       page,
+      privateBoard: renderPrivateBoard(privateBoard, privateNames),
       names,
       trajectories: details.trajectories,
       limit,

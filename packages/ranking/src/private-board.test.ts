@@ -1,0 +1,54 @@
+/** @module ranking/private-board.test The private board from final choices, and its shake-up. */
+import { describe, expect, it } from "vitest";
+import { computePrivateBoard, type FullScore } from "./private-board.ts";
+import type { ResultRecord } from "./standing-rules.ts";
+
+const r = (agentId: string, iteration: number, score: number): ResultRecord => ({
+  submissionId: `${agentId}-${iteration}`,
+  agentId,
+  score,
+  unrounded: String(score),
+  iteration,
+  enteredAt: 0,
+  submittedAt: iteration * 1000,
+  scoredAt: iteration * 1000 + 1,
+});
+const full = (entries: [string, number][]) =>
+  new Map<string, FullScore>(
+    entries.map(([id, score]) => [id, { score, unrounded: String(score), interval: null }]),
+  );
+
+describe("computePrivateBoard", () => {
+  const results = [r("a", 1, 90), r("a", 2, 80), r("b", 1, 85), r("c", 1, 70)];
+  const fulls = full([
+    ["a-1", 60],
+    ["a-2", 75],
+    ["b-1", 50],
+    ["c-1", 72],
+  ]);
+
+  it("counts the latest submission when an agent chose none, and shows the shake-up", () => {
+    const board = computePrivateBoard(results, fulls, new Map(), "latest");
+    expect(board.map((e) => [e.agentId, e.rank, e.publicRank, e.rankChange, e.chosen])).toEqual([
+      ["a", 1, 2, 1, false],
+      ["c", 2, 3, 1, false],
+      ["b", 3, 1, -2, false],
+    ]);
+    expect(board[0]).toMatchObject({ submissionId: "a-2", score: 75, publicScore: 80 });
+  });
+
+  it("takes the best of the chosen submissions on the full suite", () => {
+    const choices = new Map([["a", new Set(["a-1", "a-2"])]]);
+    const board = computePrivateBoard(results, fulls, choices, "best");
+    const a = board.find((e) => e.agentId === "a")!;
+    expect(a).toMatchObject({ submissionId: "a-2", chosen: true, score: 75, publicScore: 90 });
+    const only = computePrivateBoard(results, fulls, new Map([["a", new Set(["a-1"])]]), "latest");
+    expect(only.find((e) => e.agentId === "a")).toMatchObject({ submissionId: "a-1", score: 60 });
+  });
+
+  it("does not depend on the order of the results", () => {
+    const a = computePrivateBoard(results, fulls, new Map(), "latest");
+    const b = computePrivateBoard([...results].reverse(), fulls, new Map(), "latest");
+    expect(b).toEqual(a);
+  });
+});

@@ -1,0 +1,152 @@
+/**
+ * @module score/split-scoring
+ * A challenge with a public/private split (docs/design.md §29) is scored twice from one run: the
+ * public part is what `scores` stores and every agent-visible surface reads; the full suite
+ * (public + private) goes to `full_scores`, read only at close. Invariant: the public report
+ * carries nothing of a private test — no result, id, name, count or duration (generated tests are
+ * always public). Pure, but for `storeFullSuite` (R2 and D1).
+ */
+import { resolveManifestSplit, type ChallengeManifest, type RunReport } from "@bouts/contracts";
+import { saveFullScore, type Db, type FullScoreRow } from "@bouts/db";
+import type { Result } from "@bouts/result";
+import { computeEngineering, submissionSeed, withInterval, type TestSplit } from "@bouts/scoring";
+import { computeAgentRun, type AgentJudged, type AgentPrelude } from "./agent-run.ts";
+import { buildEngineeringInput } from "./build-input.ts";
+import type { RunJudgements } from "./judging.ts";
+
+/** The run as the public part sees it, and the split it was cut by. */
+export interface PublicPart {
+  split: TestSplit;
+  report: RunReport;
+  manifest: ChallengeManifest;
+}
+
+/**
+ * The public part of a run: the private tests removed from the report and the manifest, and
+ * every line of evidence or note that names one of them (by id or name) dropped; the tests'
+ * wall time is the public tests' own, and the run budget (whose fail-fast count spans the whole
+ * suite) and the suite composition are left out. Null when the challenge has no split.
+ */
+export function cutPublicPart(report: RunReport, manifest: ChallengeManifest): PublicPart | null {
+  const split = resolveManifestSplit(manifest);
+  if (!split || split.privateIds.length === 0) return null;
+  const held = new Set(split.privateIds);
+  const names = [...manifest.staticTests, ...manifest.adversarialTests]
+    .filter((t) => held.has(t.id))
+    .flatMap((t) => [t.id, t.name]);
+  const clean = (line: string) => !names.some((n) => line.includes(n));
+  const staticTests = report.staticTests.filter((t) => !held.has(t.id));
+  const adversarialTests = report.adversarialTests.filter(
+    (t) => t.origin === "generated" || !held.has(t.id),
+  );
+  const testsMs = [...staticTests, ...adversarialTests].reduce((n, t) => n + t.durationMs, 0);
+  const { budget: _budget, generation: _generation, ...rest } = report;
+  return {
+    split,
+    report: {
+      ...rest,
+      staticTests,
+      adversarialTests,
+      stability: {
+        verdict: report.stability.verdict,
+        evidence: report.stability.evidence.filter(clean),
+      },
+      integrity: report.integrity.filter((e) => clean(JSON.stringify(e))),
+      exploits: report.exploits.filter((e) => clean(JSON.stringify(e))),
+      notes: report.notes.filter(clean),
+      timings: {
+        ...report.timings,
+        testsMs,
+        totalMs:
+          report.timings.unpackMs + report.timings.prepareMs + report.timings.scanMs + testsMs,
+      },
+    },
+    manifest: {
+      ...manifest,
+      staticTests: manifest.staticTests.filter((t) => !held.has(t.id)),
+      adversarialTests: manifest.adversarialTests.filter((t) => !held.has(t.id)),
+    },
+  };
+}
+
+/** What scoring the full suite needs besides the run. */
+export interface FullSuiteEvidence {
+  submissionId: string;
+  challengeId: string;
+  agentId: string;
+  report: RunReport;
+  manifest: ChallengeManifest;
+  judged: RunJudgements;
+  agent: { prelude: AgentPrelude; trace: AgentJudged } | null;
+  now: number;
+}
+
+/**
+ * The full-suite score of a run (public + private tests), with its 95 % interval, as its
+ * `full_scores` row; the same engine, judgements and seed as the public score.
+ */
+export function scoreFullSuite(e: FullSuiteEvidence): Result<FullScoreRow, string> {
+  const input = buildEngineeringInput({
+    report: e.report,
+    manifest: e.manifest,
+    codeQuality: e.judged.codeQuality,
+    deliverables: e.judged.deliverables,
+  });
+  if (!input.ok) return { ok: false, error: input.error.detail };
+  let breakdown;
+  if (e.agent) {
+    const run = computeAgentRun({
+      prelude: e.agent.prelude,
+      report: e.report,
+      objective: input.value,
+      judged: e.agent.trace,
+    });
+    if (!run.ok) return { ok: false, error: run.error.detail };
+    breakdown = run.value.breakdown;
+  } else {
+    const scored = computeEngineering(input.value);
+    if (!scored.ok) return { ok: false, error: scored.error.detail };
+    breakdown = scored.value;
+  }
+  const withIv = withInterval(breakdown, { seed: submissionSeed(e.submissionId) });
+  if (!withIv.ok) return { ok: false, error: withIv.error.detail };
+  const b = withIv.value;
+  return {
+    ok: true,
+    value: {
+      submissionId: e.submissionId,
+      challengeId: e.challengeId,
+      agentId: e.agentId,
+      finalUnrounded: b.final.unrounded.text,
+      finalFraction: b.final.unrounded.fraction,
+      finalRounded: b.final.rounded,
+      band: b.band.key,
+      intervalLow: b.interval?.low.value ?? null,
+      intervalHigh: b.interval?.high.value ?? null,
+      breakdown: JSON.stringify(b),
+      reportKey: fullReportKey(e.submissionId),
+      scoredAt: e.now,
+    },
+  };
+}
+
+/** The R2 key of a submission's full run report (never served while the challenge is open). */
+export const fullReportKey = (submissionId: string) => `reports-full/${submissionId}.json`;
+
+/**
+ * Scores the full suite and stores it: the full report in R2, then the `full_scores` row (once),
+ * before the public score is written, so every scored submission of a split challenge has both.
+ */
+export async function storeFullSuite(
+  artifacts: R2Bucket,
+  db: Db,
+  e: FullSuiteEvidence,
+): Promise<Result<FullScoreRow, string>> {
+  const row = scoreFullSuite(e);
+  if (!row.ok) return row;
+  await artifacts.put(row.value.reportKey, JSON.stringify(e.report), {
+    httpMetadata: { contentType: "application/json" },
+  });
+  await saveFullScore(db, row.value);
+  return row;
+}

@@ -1,0 +1,112 @@
+/**
+ * The public part of a run (split-scoring.ts), hostile: a report whose evidence, notes, timings
+ * and budget would tell an agent about its private tests loses all of it, and a challenge
+ * without a split is left alone.
+ */
+import { ChallengeManifestSchema, RunReportSchema } from "@bouts/contracts";
+import { describe, expect, it } from "vitest";
+import { cutPublicPart } from "../src/split-scoring.ts";
+
+const manifest = ChallengeManifestSchema.parse({
+  schemaVersion: 1,
+  id: "split-unit",
+  title: "Split",
+  runtime: "node22",
+  testFramework: "node:test",
+  staticTests: [
+    { id: "pub-1", file: "s.test.js", name: "public one", category: "functionality" },
+    { id: "hidden-2", file: "s.test.js", name: "secret behaviour", category: "functionality" },
+  ],
+  adversarialTests: [
+    { id: "adv-hidden", file: "a.test.js", name: "secret attack", severity: "high" },
+  ],
+  split: { private: ["hidden-2", "adv-hidden"] },
+});
+
+const test = (id: string, durationMs: number) => ({
+  id,
+  status: "failed" as const,
+  durationMs,
+  message: "x",
+});
+
+const report = RunReportSchema.parse({
+  schemaVersion: 1,
+  runId: "r1",
+  challengeId: "split-unit",
+  bundleSha256: "a".repeat(64),
+  submissionSha256: "b".repeat(64),
+  runtime: { name: "node22", version: "v22" },
+  limits: {
+    testTimeoutMs: 10_000,
+    memoryMb: 512,
+    cpuSeconds: 30,
+    maxProcesses: 64,
+    maxOpenFiles: 256,
+    maxFileSizeMb: 16,
+    maxOutputBytes: 262_144,
+    runWallMs: 300_000,
+  },
+  staticTests: [
+    { ...test("pub-1", 10), category: "functionality" },
+    { ...test("hidden-2", 7777), category: "functionality" },
+  ],
+  adversarialTests: [
+    { ...test("adv-hidden", 4444), severity: "high", origin: "prebuilt" },
+    { ...test("gen-x", 5), severity: "low", origin: "generated" },
+  ],
+  stability: {
+    verdict: "warnings",
+    evidence: ["subject crashed during secret behaviour", "slow start"],
+  },
+  integrity: [{ trigger: "network-attempt", citation: "in hidden-2: connect blocked" }],
+  exploits: [],
+  scan: {
+    status: "complete",
+    findings: [],
+    tools: [],
+    skipped: [],
+    notMeasured: [],
+    durationMs: 0,
+  },
+  deliverables: [],
+  sources: [],
+  timings: {
+    startedAt: "2026-12-03T08:00:00.000Z",
+    unpackMs: 1,
+    prepareMs: 2,
+    testsMs: 12_236,
+    scanMs: 3,
+    totalMs: 12_242,
+  },
+  notes: ["adv-hidden timed out"],
+  infrastructure: null,
+  budget: {
+    limitMs: 300_000,
+    source: "derived",
+    scanDeadlineMs: 30_000,
+    spentMs: 12_242,
+    exhausted: false,
+    failFast: { consecutive: 2, reason: "subject faulted", testsFailed: 2 },
+  },
+});
+
+describe("cutPublicPart", () => {
+  it("leaves no private id, name, count or duration in the public report", () => {
+    const part = cutPublicPart(report, manifest)!;
+    const text = JSON.stringify(part.report);
+    for (const marker of ["hidden-2", "adv-hidden", "secret", "7777", "4444", "12236", "12242"])
+      expect(text).not.toContain(marker);
+    expect(part.report.staticTests.map((t) => t.id)).toEqual(["pub-1"]);
+    expect(part.report.adversarialTests.map((t) => t.id)).toEqual(["gen-x"]);
+    expect(part.report.stability).toEqual({ verdict: "warnings", evidence: ["slow start"] });
+    expect(part.report.timings).toMatchObject({ testsMs: 15, totalMs: 21 });
+    expect(part.report.budget).toBeUndefined();
+    expect(part.manifest.staticTests.map((t) => t.id)).toEqual(["pub-1"]);
+    expect(part.manifest.adversarialTests).toEqual([]);
+  });
+
+  it("is null for a challenge without a split", () => {
+    expect(cutPublicPart(report, { ...manifest, split: undefined })).toBeNull();
+  });
+});
