@@ -6092,6 +6092,7 @@ export interface components {
     PriceTableRequest: {
       /** Format: date */
       asOf: string;
+      /** @description model name (1–200 characters) → its prices; at most 500 models */
       models: {
         [key: string]: {
           inputUsdPerMTok: string;

@@ -382,7 +382,15 @@ export const CostPlotSchema = z
 
 /** A price table revision, as set and as read. */
 export const PriceTableWireSchema = PriceTableSchema.openapi("PriceTable");
-export const PriceTableRequestSchema = PriceTableBodySchema.openapi("PriceTableRequest", {
+export const PriceTableRequestSchema = PriceTableBodySchema.extend({
+  // The record's key rules, stated in the document too (JSON Schema propertyNames).
+  // (propertyNames is OpenAPI 3.1 / JSON Schema 2020-12; the metadata type only knows 3.0.)
+  models: PriceTableBodySchema.shape.models.openapi({
+    ...({ propertyNames: { type: "string", minLength: 1, maxLength: 200 } } as object),
+    maxProperties: 500,
+    description: "model name (1–200 characters) → its prices; at most 500 models",
+  }),
+}).openapi("PriceTableRequest", {
   example: {
     asOf: "2026-12-01",
     models: { "model-a": { inputUsdPerMTok: "3", outputUsdPerMTok: "15" } },
