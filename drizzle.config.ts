@@ -14,6 +14,7 @@ export default defineConfig({
     "./packages/db/src/schema-audit.ts",
     "./packages/db/src/schema-cost.ts",
     "./packages/db/src/schema-private.ts",
+    "./packages/db/src/schema-versions.ts",
   ],
   out: "./migrations",
 });

@@ -25,6 +25,7 @@ export const AUDIT_EVENT_TYPES = [
   "closed",
   "final-chosen",
   "private-board-published",
+  "version-uploaded",
 ] as const;
 
 /**

@@ -56,6 +56,8 @@ export const scores = sqliteTable(
      * `@bouts/telemetry` TraceUsage); null when the submission carried no trace.
      */
     usage: text("usage"),
+    /** The challenge version (bundle) the score was computed on (docs/design.md §30). */
+    challengeVersion: integer("challenge_version").notNull().default(1),
     submittedAt: integer("submitted_at").notNull(),
     enteredAt: integer("entered_at").notNull(),
     scoredAt: integer("scored_at").notNull(),

@@ -147,6 +147,8 @@ export const challenges = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     publishedAt: integer("published_at"),
     closedAt: integer("closed_at"),
+    /** The live bundle version: 1 at publish, the promoted version after a promotion (§30). */
+    version: integer("version").notNull().default(1),
   },
   (t) => [uniqueIndex("challenges_slug_unique").on(t.slug)],
 );

@@ -280,6 +280,7 @@ const AUDIT_TYPES = [
   "closed",
   "final-chosen",
   "private-board-published",
+  "version-uploaded",
 ] as const;
 
 /** One audit event: what changed, who changed it, why, when, and the state before and after. */

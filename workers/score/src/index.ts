@@ -16,6 +16,7 @@ import {
   RETRY_WINDOW_MS,
   type ScoreEnv,
 } from "./pipeline.ts";
+import { processRescore, RescoreMessageSchema, type RescoreMessage } from "./rescore.ts";
 
 export {
   processSubmission,
@@ -36,6 +37,15 @@ export {
 } from "./reconcile.ts";
 export { type ScoreEventMessage, type LeaderboardRecorder } from "./publish.ts";
 export { buildEngineeringInput } from "./build-input.ts";
+export {
+  diffVerdicts,
+  processRescore,
+  rescoreMessage,
+  RESCORE_CONCURRENCY,
+  RESCORE_YIELD_SECONDS,
+  type ChangedTest,
+  type RescoreMessage,
+} from "./rescore.ts";
 export { createJudgePanel, judgeRun } from "./judging.ts";
 export { requestRun, RUNNER_TIMEOUT_MS_DEFAULT } from "./runner-client.ts";
 
@@ -71,8 +81,23 @@ async function forEachConcurrently<T>(
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
+/** Runs one rescore message (a candidate version's shadow run); never throws. */
+async function consumeRescore(message: Message, msg: RescoreMessage, env: ConsumerEnv, now: () => number) {
+  try {
+    const outcome = await processRescore(env, msg, now);
+    console.log(`score: ${outcome.note}`);
+    if (outcome.action === "ack") message.ack();
+    else message.retry({ delaySeconds: outcome.delaySeconds });
+  } catch (e) {
+    console.error(`score: rescore ${msg.submissionId} v${msg.version}: ${String(e)}`);
+    message.retry({ delaySeconds: computeRetryDelaySeconds(message.attempts) });
+  }
+}
+
 /** Handles one message of the submissions queue; never throws. */
 async function consumeSubmission(message: Message, env: ConsumerEnv, now: () => number) {
+  const rescore = RescoreMessageSchema.safeParse(message.body);
+  if (rescore.success) return consumeRescore(message, rescore.data, env, now);
   const body = SubmissionMessageSchema.safeParse(message.body);
   if (!body.success) {
     // Retrying cannot repair it: it goes to the dead-letter queue now, with the reason.
@@ -144,6 +169,12 @@ export async function consumeDeadSubmissions(
         console.error(
           `score dlq: ${letter.data.reason} (message ${letter.data.messageId}): ${letter.data.detail}`,
         );
+        message.ack();
+        continue;
+      }
+      // A rescore whose retries ran out: its row stays queued, and the reconciler re-sends it.
+      if (RescoreMessageSchema.safeParse(message.body).success) {
+        console.warn(`score dlq: rescore letter ${message.id} left to the reconciler`);
         message.ack();
         continue;
       }

@@ -6,42 +6,32 @@
  * score is written once, publishing is idempotent by submission id); a failure on our side never
  * fails the submission inside RETRY_WINDOW_MS; no outbound call outlives the lease.
  */
-import { ChallengeManifestSchema, parseJson, type RunReport } from "@bouts/contracts";
+import type { RunReport } from "@bouts/contracts";
 import {
   claimScoringLease,
   createDb,
   deferScoring,
   failSubmission,
+  findScore,
   findScoringContext,
   markSubmissionPublished,
   recordRunnerUsage,
   saveScore,
-  sha256Hex,
   type Db,
   type ScoreWrite,
   type ScoringContext,
   type RunnerUsageKind,
   type SubmissionFailureCode,
 } from "@bouts/db";
-import type { Result } from "@bouts/result";
-import {
-  computeEngineering,
-  computePairingProfile,
-  submissionSeed,
-  withInterval,
-  type Breakdown,
-  type ScoreInput,
-} from "@bouts/scoring";
-import { computeAgentRun, loadAgentPrelude } from "./agent-run.ts";
-import { buildEngineeringInput } from "./build-input.ts";
-import { evaluateRun } from "./evaluate.ts";
-import { createJudgePanel, type JudgeEnv, type RunJudgements } from "./judging.ts";
-import { createTestGenerator, type GeneratorEnv } from "./generation.ts";
-import { requestRun, type RunnerEnv } from "./runner-client.ts";
-import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
-import { readRunUsage } from "./usage.ts";
+import type { Breakdown, ScoreInput } from "@bouts/scoring";
 import type { TraceUsage } from "@bouts/telemetry";
-import { cutPublicPart, storeFullSuite } from "./split-scoring.ts";
+import type { JudgeEnv, RunJudgements } from "./judging.ts";
+import type { GeneratorEnv } from "./generation.ts";
+import type { RunnerEnv } from "./runner-client.ts";
+import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
+import { sendRescoreIfOpen } from "./rescore-message.ts";
+import { scoreOnBundle } from "./score-run.ts";
+import { storeFullSuite } from "./split-scoring.ts";
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
 export const LEASE_MS = 15 * 60 * 1000;
@@ -73,6 +63,8 @@ export type ScoreEnv = RunnerEnv &
     DB: D1Database;
     ARTIFACTS: R2Bucket;
     WEBHOOKS: Queue;
+    /** The submissions queue: rescore messages are sent on it too (docs/design.md §30). */
+    SUBMISSIONS: Queue;
     /** One ChallengeLeaderboard Durable Object per challenge, named by challenge id. */
     LEADERBOARD: { getByName(name: string): LeaderboardRecorder };
   };
@@ -81,23 +73,7 @@ export type ScoreEnv = RunnerEnv &
 export type MessageOutcome =
   { action: "ack"; note: string } | { action: "retry"; delaySeconds: number; note: string };
 
-/**
- * Checks that the stored archive is the one uploaded: present, and with the sha256 recorded at
- * upload. Returns the bytes, or why they cannot be run.
- */
-export async function checkArtifact(
-  bytes: Uint8Array | null,
-  recordedSha256: string,
-): Promise<Result<Uint8Array, string>> {
-  if (!bytes) return { ok: false, error: "the submitted archive is no longer stored" };
-  const actual = await sha256Hex(bytes);
-  if (actual !== recordedSha256)
-    return {
-      ok: false,
-      error: `the stored archive's sha256 is ${actual}, not the ${recordedSha256} recorded at upload`,
-    };
-  return { ok: true, value: bytes };
-}
+export { checkArtifact } from "./score-run.ts";
 
 /** Announces a failure and marks it published; safe to repeat. */
 export async function announceFailure(
@@ -190,166 +166,47 @@ export async function processSubmission(
       recordedAt: now(),
     });
 
-  const manifest = ChallengeManifestSchema.safeParse(parseJson(ctx.challenge.bundleManifest));
-  if (!manifest.success || !ctx.challenge.bundleKey)
-    return fail("challenge-invalid", "the challenge has no valid bundle");
-  const [artifact, bundle] = await Promise.all([
-    env.ARTIFACTS.get(ctx.submission.artifactKey),
-    env.ARTIFACTS.get(ctx.challenge.bundleKey),
-  ]);
-  if (!bundle) return retryOrFail("the challenge bundle is missing from storage");
-  // The archive must be the one that was uploaded: a missing or altered object is never run,
-  // and retrying cannot bring the original back.
-  const submissionBytes = artifact ? new Uint8Array(await artifact.arrayBuffer()) : null;
-  const integrity = await checkArtifact(submissionBytes, ctx.submission.artifactSha256);
-  if (!integrity.ok) return fail("artifact-integrity", integrity.error);
-  // Agent profile: the trace is checked before the run, so an unscorable submission costs none.
-  const agent =
-    ctx.challenge.profile === "agent" ? await loadAgentPrelude(env.ARTIFACTS, ctx) : null;
-  if (agent && !agent.ok) return fail("trace-refused", agent.error.detail);
-
-  const panel = createJudgePanel(env);
-  if (!panel.ok) return retryOrFail(panel.error.detail);
-  const generator = createTestGenerator(env);
-  if (!generator.ok) return retryOrFail(generator.error.detail);
-
   const runId = `${submissionId}-${lease.attempts}`;
-  const bundleBytes = new Uint8Array(await bundle.arrayBuffer());
-  const run = await requestRun(env, {
-    runId,
-    submission: integrity.value,
-    submissionSha256: ctx.submission.artifactSha256,
-    bundle: bundleBytes,
-    signal,
-  });
+  const run = await scoreOnBundle(
+    env,
+    ctx,
+    { bundleKey: ctx.challenge.bundleKey, manifest: ctx.challenge.bundleManifest },
+    { runId, signal, now, chargeRunner },
+  );
   if (!run.ok)
-    return run.error.retryable
+    return run.error.kind === "retry"
       ? retryOrFail(run.error.detail)
-      : fail(run.error.code, `the runner refused the archive: ${run.error.detail}`);
-  await chargeRunner("run", runId, run.value.timings.totalMs);
-  const brief = {
-    id: ctx.challenge.id,
-    title: ctx.challenge.title,
-    summary: ctx.challenge.description,
-  };
-  // The run carries the deterministic generator's tests; a configured model adds its own while
-  // the judges read the code (evaluate.ts).
-  const { report, judged, trace } = await evaluateRun(env, {
-    runId,
-    report: run.value,
-    manifest: manifest.data,
-    challenge: brief,
-    judges: panel.value.judges,
-    generator: generator.value,
-    submission: integrity.value,
-    bundle: bundleBytes,
-    agent: agent?.value ?? null,
-    claimsJson: ctx.submission.claims,
-    signal,
-    chargeRunner: (ms) => chargeRunner("generated", `${runId}-model`, ms),
-    traceView: (r) => cutPublicPart(r, manifest.data)?.report ?? r,
-  });
-  // A split challenge ranks on its public part; everything stored below is that part, and the
-  // full suite goes to `full_scores` (split-scoring.ts, docs/design.md §29).
-  const publicPart = cutPublicPart(report, manifest.data);
-  const seen = publicPart ?? { report, manifest: manifest.data };
-  const input = buildEngineeringInput({
-    report: seen.report,
-    manifest: seen.manifest,
-    codeQuality: judged.codeQuality,
-    deliverables: judged.deliverables,
-  });
-  if (!input.ok)
-    return input.error.retryable
-      ? retryOrFail(input.error.detail)
-      : fail("scoring-refused", input.error.detail);
-  const scored = computeEngineering(input.value);
-  if (!scored.ok) {
-    const e = scored.error;
-    return fail(
-      "scoring-refused",
-      `the scoring engine refused the run: ${e.reason === "weight-rule" ? e.rule : e.field}: ${e.detail}`,
-    );
-  }
-  let stored: { input: ScoreInput; breakdown: Breakdown } = {
-    input: input.value,
-    breakdown: scored.value,
-  };
-  let judgeMode = panel.value.mode;
-  // Agent profile: the trace is scored too (agent-run.ts), with the engineering input as the
-  // nested Objective.
-  if (agent && trace) {
-    const run = computeAgentRun({
-      prelude: agent.value,
-      report: seen.report,
-      objective: input.value,
-      judged: trace,
-    });
-    if (!run.ok)
-      return run.error.retryable
-        ? retryOrFail(run.error.detail)
-        : fail("trace-refused", run.error.detail);
-    stored = { input: run.value.input, breakdown: run.value.breakdown };
-    judged.records.push(...run.value.judged.records);
-    judged.failures.push(...run.value.judged.failures);
-    if (run.value.judged.offlineTrace && judgeMode !== "offline") judgeMode += "+offline-trace";
-  }
-
-  // The 95 % interval (docs/scoring.md, "Score interval"), seeded by the submission id: the
-  // same breakdown and id always give the same interval, and `npm run score -- --seed` redraws it.
-  const withIv = withInterval(stored.breakdown, { seed: submissionSeed(submissionId) });
-  if (!withIv.ok)
-    return fail("scoring-refused", `the interval could not be drawn: ${withIv.error.detail}`);
-  // The verdicts on the shared tests, for the board's paired comparison (docs/scoring.md,
-  // "Paired comparison"). Auxiliary: a profile that cannot be built leaves the score as it is.
-  const pairing = computePairingProfile(stored.input, withIv.value);
-  if (!pairing.ok) console.error(`no pairing profile for ${submissionId}`, pairing.error);
-  stored = {
-    input: stored.input,
-    breakdown:
-      pairing.ok && pairing.value ? { ...withIv.value, pairing: pairing.value } : withIv.value,
-  };
-
-  if (publicPart) {
-    const full = await storeFullSuite(env.ARTIFACTS, db, {
-      submissionId,
-      challengeId: ctx.challenge.id,
-      agentId: ctx.submission.agentId,
-      report,
-      manifest: manifest.data,
-      judged,
-      agent: agent && trace ? { prelude: agent.value, trace } : null,
-      now: now(),
-    });
-    // The agent reads the failure reason: it names nothing of the private part (logged instead).
-    if (!full.ok) {
-      console.error(`full suite of ${submissionId} not scored: ${full.error}`);
-      return fail("scoring-refused", "the run could not be scored on the challenge's full suite");
-    }
-  }
-  const usage = await readRunUsage(env.ARTIFACTS, ctx, agent?.value.trace ?? null);
+      : fail(run.error.code, run.error.reason);
+  const scored = run.value;
+  // The full suite of a split challenge is stored first (once), so every scored submission of
+  // a split challenge has both (split-scoring.ts, docs/design.md §29).
+  if (scored.full) await storeFullSuite(env.ARTIFACTS, db, scored.full, scored.report);
   const reportKey = `reports/${submissionId}.json`;
-  await env.ARTIFACTS.put(reportKey, JSON.stringify(seen.report), {
+  await env.ARTIFACTS.put(reportKey, JSON.stringify(scored.seen.report), {
     httpMetadata: { contentType: "application/json" },
   });
-  // Written once: primary key, in the same batch as the `scored` status.
-  await saveScore(
-    db,
-    buildScoreWrite(
-      ctx,
-      stored.input,
-      stored.breakdown,
-      seen.report,
-      judged,
-      judgeMode,
-      reportKey,
-      now(),
-      usage,
-    ),
+  // Written once: primary key, in the same batch as the `scored` status, and only on the live
+  // version the run used (docs/design.md §30).
+  const write = buildScoreWrite(
+    ctx,
+    scored.input,
+    scored.breakdown,
+    scored.seen.report,
+    scored.judged,
+    scored.judgeMode,
+    reportKey,
     now(),
+    scored.usage,
   );
+  if (!(await saveScore(db, write, now())) && !(await findScore(db, submissionId)))
+    return retryOrFail(
+      "the challenge's version changed while the run was scored; it is scored again on the live version",
+    );
   await announceScore(env, db, ctx, now());
-  return { action: "ack", note: `scored ${stored.breakdown.final.unrounded.text}` };
+  // A candidate version being rescored re-runs this submission too (the row was written with
+  // the score); a lost message is re-sent by the reconciler.
+  await sendRescoreIfOpen(env, db, ctx.challenge.id, submissionId);
+  return { action: "ack", note: `scored ${scored.breakdown.final.unrounded.text}` };
 }
 
 /** Everything one score writes, from the breakdown and the evidence. */
@@ -397,6 +254,7 @@ export function buildScoreWrite(
       judgeMode,
       reportKey,
       usage: usage ? JSON.stringify(usage) : null,
+      challengeVersion: ctx.challenge.version,
       submittedAt: ctx.submission.receivedAt,
       enteredAt: ctx.enteredAt,
       scoredAt: now,

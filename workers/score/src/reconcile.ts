@@ -13,9 +13,12 @@ import {
   findAbandonedScoringRuns,
   findScoringContext,
   findStrandedSubmissions,
+  findStrandedRescores,
+  noteRescoreRequeued,
   noteSubmissionRequeued,
   type Db,
 } from "@bouts/db";
+import { rescoreMessage } from "./rescore-message.ts";
 import { announceFailure, announceScore, RETRY_WINDOW_MS, type ScoreEnv } from "./pipeline.ts";
 
 /** How long a running submission may sit without a lease holder before the sweeper acts. */
@@ -41,6 +44,8 @@ export interface ReconcileResult {
   publishedScores: number;
   /** Failure events sent that never were. */
   publishedFailures: number;
+  /** Rescores of a candidate version whose message was lost or whose worker died, sent again. */
+  requeuedRescores: number;
   /** Actions that threw (logged); they are tried again on the next run. */
   errors: number;
 }
@@ -86,6 +91,7 @@ export async function reconcileScoring(
     failed: 0,
     publishedScores: 0,
     publishedFailures: 0,
+    requeuedRescores: 0,
     errors: 0,
   };
   const attempt = async (what: string, id: string, work: () => Promise<void>) => {
@@ -148,6 +154,16 @@ export async function reconcileScoring(
       }
       await requeue(env, db, s, now);
       result.requeuedRunning += 1;
+    });
+  }
+  // Shadow rescores (docs/design.md §30): a queued one idle past the grace, or a running one
+  // whose lease expired, is sent again; the lease keeps a duplicate from running twice.
+  for (const r of await findStrandedRescores(db, now, now - STRANDED_GRACE_MS, BATCH_LIMIT)) {
+    await attempt("rescore", r.submissionId, async () => {
+      const key = { challengeId: r.challengeId, version: r.version, submissionId: r.submissionId };
+      await env.SUBMISSIONS.send(rescoreMessage(key));
+      await noteRescoreRequeued(db, key, now);
+      result.requeuedRescores += 1;
     });
   }
   return result;

@@ -134,19 +134,17 @@ export function scoreFullSuite(e: FullSuiteEvidence): Result<FullScoreRow, strin
 export const fullReportKey = (submissionId: string) => `reports-full/${submissionId}.json`;
 
 /**
- * Scores the full suite and stores it: the full report in R2, then the `full_scores` row (once),
- * before the public score is written, so every scored submission of a split challenge has both.
+ * Stores a scored full suite: the full report in R2, then the `full_scores` row (once), before
+ * the public score is written, so every scored submission of a split challenge has both.
  */
 export async function storeFullSuite(
   artifacts: R2Bucket,
   db: Db,
-  e: FullSuiteEvidence,
-): Promise<Result<FullScoreRow, string>> {
-  const row = scoreFullSuite(e);
-  if (!row.ok) return row;
-  await artifacts.put(row.value.reportKey, JSON.stringify(e.report), {
+  row: FullScoreRow,
+  report: RunReport,
+): Promise<void> {
+  await artifacts.put(row.reportKey, JSON.stringify(report), {
     httpMetadata: { contentType: "application/json" },
   });
-  await saveFullScore(db, row.value);
-  return row;
+  await saveFullScore(db, row);
 }

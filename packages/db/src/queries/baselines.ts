@@ -8,7 +8,7 @@
  */
 import { and, eq, isNotNull, isNull } from "drizzle-orm";
 import type { Db } from "../db.ts";
-import { agents } from "../schema.ts";
+import { agents, challenges } from "../schema.ts";
 import { scores } from "../schema-scores.ts";
 import { submissionRemovals } from "../schema-audit.ts";
 
@@ -100,6 +100,10 @@ export async function listBaselineResults(
       scoredAt: scores.scoredAt,
     })
     .from(scores)
+    .innerJoin(
+      challenges,
+      and(eq(challenges.id, scores.challengeId), eq(challenges.version, scores.challengeVersion)),
+    )
     .innerJoin(agents, eq(agents.id, scores.agentId))
     .leftJoin(submissionRemovals, eq(submissionRemovals.submissionId, scores.submissionId))
     .where(

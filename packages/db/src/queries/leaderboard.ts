@@ -103,8 +103,9 @@ export interface ResultHistoryRow {
 }
 
 /**
- * Every scored submission of a challenge that ranks, from its `scores` rows (unordered): a
- * submission an operator removed (`submission_removals`) keeps its score but is left out, and
+ * Every scored submission of a challenge that ranks, from its `scores` rows (unordered): only
+ * scores computed on the challenge's live version count (a promotion rescored the ones that
+ * do; docs/design.md §30); a submission an operator removed (`submission_removals`) keeps its score but is left out, and
  * so are the challenge's baselines (`listBaselineResults`), which never rank.
  */
 export async function listResultHistory(db: Db, challengeId: string): Promise<ResultHistoryRow[]> {
@@ -120,6 +121,11 @@ export async function listResultHistory(db: Db, challengeId: string): Promise<Re
       scoredAt: scores.scoredAt,
     })
     .from(scores)
+    // Only scores of the challenge's live version rank (docs/design.md §30).
+    .innerJoin(
+      challenges,
+      and(eq(challenges.id, scores.challengeId), eq(challenges.version, scores.challengeVersion)),
+    )
     .leftJoin(submissionRemovals, eq(submissionRemovals.submissionId, scores.submissionId))
     .innerJoin(agents, eq(agents.id, scores.agentId))
     .where(

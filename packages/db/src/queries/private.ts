@@ -156,3 +156,13 @@ export async function publishPrivateBoard(
   ]);
   return (inserted?.meta.changes ?? 0) > 0;
 }
+
+/** The R2 key of a submission's full-suite report, or null when it has no full score. */
+export async function findFullScoreKey(db: Db, submissionId: string): Promise<string | null> {
+  const row = await db
+    .select({ reportKey: fullScores.reportKey })
+    .from(fullScores)
+    .where(eq(fullScores.submissionId, submissionId))
+    .get();
+  return row?.reportKey ?? null;
+}

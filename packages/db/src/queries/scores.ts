@@ -213,8 +213,10 @@ export interface ScoreWrite {
 
 /**
  * Writes a score and its parts, appends its `scored` audit event and marks the submission
- * scored, in one batch. Only a
- * submission that is still running under a lease is scored; rerunning it changes nothing.
+ * scored, in one batch. Only a submission that is still running under a lease is scored, and
+ * only on the challenge's live version (`score.challengeVersion`: a promotion during the run
+ * makes the write a no-op, and the caller scores it again); rerunning it changes nothing. A
+ * candidate version being rescored gets a rescore of this submission in the same batch.
  * Returns whether this call wrote the score.
  */
 export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boolean> {
@@ -226,9 +228,10 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
       .prepare(
         `INSERT INTO scores (submission_id, challenge_id, agent_id, iteration, profile, profile_version, family,
            final_unrounded, final_fraction, final_rounded, band, breakdown, input, human_review, judge_mode,
-           report_key, submitted_at, entered_at, scored_at, usage)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20
+           report_key, submitted_at, entered_at, scored_at, usage, challenge_version)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21
          WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ?1 AND status = 'running')
+           AND EXISTS (SELECT 1 FROM challenges WHERE id = ?2 AND version = ?21)
          ON CONFLICT (submission_id) DO NOTHING`,
       )
       .bind(
@@ -252,6 +255,7 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
         s.enteredAt,
         s.scoredAt,
         s.usage ?? null,
+        s.challengeVersion ?? 1,
       ),
     ...w.components.map((c) =>
       d1
@@ -317,6 +321,26 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
       "EXISTS (SELECT 1 FROM submissions WHERE id = ?3 AND status = 'running') AND EXISTS (SELECT 1 FROM scores WHERE submission_id = ?3 AND scored_at = ?13)",
       [s.scoredAt],
     ),
+    // A candidate version open for this challenge (docs/design.md §30) rescores this submission
+    // too, so a promotion never leaves a score computed on the old version behind; a `ready`
+    // candidate goes back to `rescoring` until that rescore settles.
+    d1
+      .prepare(
+        `INSERT OR IGNORE INTO rescores (challenge_id, version, submission_id, agent_id, state, queued_at)
+         SELECT cv.challenge_id, cv.version, ?1, ?3, 'queued', ?4 FROM challenge_versions cv
+         WHERE cv.challenge_id = ?2 AND cv.state IN ('rescoring', 'ready')
+           AND EXISTS (SELECT 1 FROM submissions WHERE id = ?1 AND status = 'running')
+           AND EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1 AND scored_at = ?5)`,
+      )
+      .bind(id, s.challengeId, s.agentId, now, s.scoredAt),
+    d1
+      .prepare(
+        `UPDATE challenge_versions SET state = 'rescoring'
+         WHERE challenge_id = ?2 AND state = 'ready'
+           AND EXISTS (SELECT 1 FROM rescores r WHERE r.challenge_id = ?2
+             AND r.version = challenge_versions.version AND r.submission_id = ?1 AND r.state = 'queued')`,
+      )
+      .bind(id, s.challengeId),
     d1
       .prepare(
         "UPDATE submissions SET status = 'scored', scored_at = ?2 WHERE id = ?1 AND status = 'running' AND EXISTS (SELECT 1 FROM scores WHERE submission_id = ?1)",

@@ -93,6 +93,7 @@ challengeRoutes.openapi(
       updatedAt: now,
       publishedAt: null,
       closedAt: null,
+      version: 1,
     };
     try {
       await insertChallenge(db, row);

@@ -1,0 +1,563 @@
+/**
+ * @module db/queries/versions
+ * Challenge versions and shadow rescoring (docs/design.md §30): the candidate's upload with its
+ * rescores, each rescore's lease and outcome, and the promotion or discard. Invariants: at most
+ * one candidate per challenge is open, checked inside the insert; every multi-row change is one
+ * D1 batch of a fixed number of statements (set-based over `json_each`, so a board of any size
+ * promotes in one transaction); each statement of a promotion is guarded by the decision id its
+ * first statement wrote, so a refused or repeated promotion changes nothing.
+ */
+import { and, asc, desc, eq, inArray, lt, lte, or } from "drizzle-orm";
+import type { Db } from "../db.ts";
+import { AUDIT_COLUMNS, prepareAuditEvent, type AuditEventInput } from "./audit.ts";
+import {
+  challengeVersions,
+  rescores,
+  supersededScores,
+  type ChallengeVersionRow,
+  type RescoreRow,
+} from "../schema-versions.ts";
+import type { ChallengeSplitRow } from "../schema-private.ts";
+
+/** The open candidate of a challenge (`rescoring` or `ready`), if any. */
+export async function findOpenVersion(
+  db: Db,
+  challengeId: string,
+): Promise<ChallengeVersionRow | null> {
+  return (
+    (await db
+      .select()
+      .from(challengeVersions)
+      .where(
+        and(
+          eq(challengeVersions.challengeId, challengeId),
+          inArray(challengeVersions.state, ["rescoring", "ready"]),
+        ),
+      )
+      .get()) ?? null
+  );
+}
+
+/** One version of a challenge, or null. */
+export async function findVersion(
+  db: Db,
+  challengeId: string,
+  version: number,
+): Promise<ChallengeVersionRow | null> {
+  return (
+    (await db
+      .select()
+      .from(challengeVersions)
+      .where(and(eq(challengeVersions.challengeId, challengeId), eq(challengeVersions.version, version)))
+      .get()) ?? null
+  );
+}
+
+/** Every uploaded version of a challenge, newest first. */
+export async function listVersions(db: Db, challengeId: string): Promise<ChallengeVersionRow[]> {
+  return db
+    .select()
+    .from(challengeVersions)
+    .where(eq(challengeVersions.challengeId, challengeId))
+    .orderBy(desc(challengeVersions.version))
+    .all();
+}
+
+/** The highest version number a challenge has had (its live one when none was uploaded). */
+export async function findLatestVersionNumber(db: Db, challengeId: string): Promise<number | null> {
+  const row = await db
+    .select({ version: challengeVersions.version })
+    .from(challengeVersions)
+    .where(eq(challengeVersions.challengeId, challengeId))
+    .orderBy(desc(challengeVersions.version))
+    .limit(1)
+    .get();
+  return row?.version ?? null;
+}
+
+/** The counted submissions a new candidate re-runs. */
+export interface RescoreTarget {
+  submissionId: string;
+  agentId: string;
+}
+
+/**
+ * Records an uploaded version and, when its QA passed, a queued rescore per target and its
+ * `version-uploaded` event, in one batch. Written only while the challenge is published, still
+ * on `row.baseVersion`, and has no other open candidate; returns whether it was written.
+ */
+export async function insertVersion(
+  db: Db,
+  row: ChallengeVersionRow,
+  targets: readonly RescoreTarget[],
+  event: AuditEventInput,
+): Promise<boolean> {
+  const d1 = db.$client;
+  const results = await d1.batch([
+    d1
+      .prepare(
+        `INSERT INTO challenge_versions (challenge_id, version, base_version, bundle_key, bundle_sha256,
+           bundle_manifest, qa_report, qa_passed, state, note, created_by, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+         WHERE EXISTS (SELECT 1 FROM challenges WHERE id = ?1 AND status = 'published' AND version = ?3)
+           AND NOT EXISTS (SELECT 1 FROM challenge_versions
+             WHERE challenge_id = ?1 AND state IN ('rescoring', 'ready'))
+         ON CONFLICT DO NOTHING`,
+      )
+      .bind(
+        row.challengeId,
+        row.version,
+        row.baseVersion,
+        row.bundleKey,
+        row.bundleSha256,
+        row.bundleManifest,
+        row.qaReport,
+        row.qaPassed ? 1 : 0,
+        row.state,
+        row.note,
+        row.createdBy,
+        row.createdAt,
+      ),
+    d1
+      .prepare(
+        `INSERT OR IGNORE INTO rescores (challenge_id, version, submission_id, agent_id, state, queued_at)
+         SELECT ?1, ?2, json_extract(t.value, '$.submissionId'), json_extract(t.value, '$.agentId'), 'queued', ?3
+         FROM json_each(?4) t
+         WHERE EXISTS (SELECT 1 FROM challenge_versions
+           WHERE challenge_id = ?1 AND version = ?2 AND state = 'rescoring' AND created_at = ?3)`,
+      )
+      .bind(row.challengeId, row.version, row.createdAt, JSON.stringify(targets)),
+    // A candidate with nothing to rescore is ready at once.
+    d1
+      .prepare(
+        `UPDATE challenge_versions SET state = 'ready'
+         WHERE challenge_id = ?1 AND version = ?2 AND state = 'rescoring' AND created_at = ?3
+           AND NOT EXISTS (SELECT 1 FROM rescores WHERE challenge_id = ?1 AND version = ?2)`,
+      )
+      .bind(row.challengeId, row.version, row.createdAt),
+    prepareAuditEvent(
+      d1,
+      event,
+      "EXISTS (SELECT 1 FROM challenge_versions WHERE challenge_id = ?2 AND version = ?13 AND created_at = ?14)",
+      [row.version, row.createdAt],
+    ),
+  ]);
+  return (results[0]?.meta.changes ?? 0) > 0;
+}
+
+/** The rescores of one version, by submission id. */
+export async function listRescores(
+  db: Db,
+  challengeId: string,
+  version: number,
+): Promise<RescoreRow[]> {
+  return db
+    .select()
+    .from(rescores)
+    .where(and(eq(rescores.challengeId, challengeId), eq(rescores.version, version)))
+    .orderBy(asc(rescores.submissionId))
+    .all();
+}
+
+/** One rescore, or null. */
+export async function findRescore(
+  db: Db,
+  key: RescoreKey,
+): Promise<RescoreRow | null> {
+  return (
+    (await db
+      .select()
+      .from(rescores)
+      .where(
+        and(
+          eq(rescores.challengeId, key.challengeId),
+          eq(rescores.version, key.version),
+          eq(rescores.submissionId, key.submissionId),
+        ),
+      )
+      .get()) ?? null
+  );
+}
+
+/** Which rescore: the candidate and the submission. */
+export interface RescoreKey {
+  challengeId: string;
+  version: number;
+  submissionId: string;
+}
+
+/**
+ * Takes the lease on a queued rescore (or one whose lease expired) of a version still being
+ * rescored; returns the attempt number, or null when it is not to be run now.
+ */
+export async function claimRescore(
+  db: Db,
+  key: RescoreKey,
+  now: number,
+  leaseMs: number,
+): Promise<number | null> {
+  const row = await db.$client
+    .prepare(
+      `UPDATE rescores SET state = 'running', attempts = attempts + 1, lease_until = ?4
+       WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3
+         AND (state = 'queued' OR (state = 'running' AND lease_until < ?5))
+         AND EXISTS (SELECT 1 FROM challenge_versions
+           WHERE challenge_id = ?1 AND version = ?2 AND state = 'rescoring')
+       RETURNING attempts`,
+    )
+    .bind(key.challengeId, key.version, key.submissionId, now + leaseMs, now)
+    .first<{ attempts: number }>();
+  return row?.attempts ?? null;
+}
+
+/** How many rescores hold a live lease now (across challenges). */
+export async function countRunningRescores(db: Db, now: number): Promise<number> {
+  const row = await db.$client
+    .prepare("SELECT COUNT(*) AS n FROM rescores WHERE state = 'running' AND lease_until >= ?1")
+    .bind(now)
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** How many live submissions wait for or hold a runner (`queued` or `running`). */
+export async function countLiveBacklog(db: Db): Promise<number> {
+  const row = await db.$client
+    .prepare("SELECT COUNT(*) AS n FROM submissions WHERE status IN ('queued', 'running')")
+    .first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** A rescore's outcome. */
+export type RescoreOutcome =
+  | {
+      state: "scored";
+      scoreWrite: string;
+      fullScore: string | null;
+      changedTests: string;
+      finalRounded: number;
+      finalUnrounded: string;
+    }
+  | { state: "failed"; error: string };
+
+/**
+ * Settles a running rescore and, when it was the last one pending, marks the version `ready`,
+ * in one batch. Returns whether this call settled it.
+ */
+export async function settleRescore(
+  db: Db,
+  key: RescoreKey,
+  outcome: RescoreOutcome,
+  now: number,
+): Promise<boolean> {
+  const d1 = db.$client;
+  const scored = outcome.state === "scored" ? outcome : null;
+  const results = await d1.batch([
+    d1
+      .prepare(
+        `UPDATE rescores SET state = ?4, lease_until = 0, settled_at = ?5, error = ?6,
+           score_write = ?7, full_score = ?8, changed_tests = ?9, final_rounded = ?10, final_unrounded = ?11
+         WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3 AND state = 'running'`,
+      )
+      .bind(
+        key.challengeId,
+        key.version,
+        key.submissionId,
+        outcome.state,
+        now,
+        outcome.state === "failed" ? outcome.error.slice(0, 2000) : null,
+        scored?.scoreWrite ?? null,
+        scored?.fullScore ?? null,
+        scored?.changedTests ?? null,
+        scored?.finalRounded ?? null,
+        scored?.finalUnrounded ?? null,
+      ),
+    d1
+      .prepare(
+        `UPDATE challenge_versions SET state = 'ready'
+         WHERE challenge_id = ?1 AND version = ?2 AND state = 'rescoring'
+           AND NOT EXISTS (SELECT 1 FROM rescores WHERE challenge_id = ?1 AND version = ?2
+             AND state IN ('queued', 'running'))`,
+      )
+      .bind(key.challengeId, key.version),
+  ]);
+  return (results[0]?.meta.changes ?? 0) > 0;
+}
+
+/** Puts a running rescore back in the queue after a failure on our side, due at `retryAt`. */
+export async function deferRescore(
+  db: Db,
+  key: RescoreKey,
+  error: string,
+  now: number,
+  retryAt: number,
+): Promise<void> {
+  await db.$client
+    .prepare(
+      `UPDATE rescores SET state = 'queued', lease_until = 0, error = ?4, retry_at = ?5,
+         waiting_since = COALESCE(waiting_since, ?6)
+       WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3 AND state = 'running'`,
+    )
+    .bind(key.challengeId, key.version, key.submissionId, error.slice(0, 2000), retryAt, now)
+    .run();
+}
+
+/**
+ * Rescores a crash or a lost message left behind: queued and due (queued before `queuedBefore`,
+ * so a fresh one's own message is not raced), or running past its lease; for the reconciler.
+ */
+export async function findStrandedRescores(
+  db: Db,
+  now: number,
+  queuedBefore: number,
+  limit: number,
+): Promise<RescoreRow[]> {
+  return db
+    .select()
+    .from(rescores)
+    .where(
+      or(
+        and(
+          eq(rescores.state, "queued"),
+          lte(rescores.retryAt, now),
+          lt(rescores.queuedAt, queuedBefore),
+        ),
+        and(eq(rescores.state, "running"), lt(rescores.leaseUntil, now)),
+      ),
+    )
+    .limit(limit)
+    .all();
+}
+
+/** Notes that the reconciler re-sent a rescore, so its next run waits the grace again. */
+export async function noteRescoreRequeued(db: Db, key: RescoreKey, now: number): Promise<void> {
+  await db.$client
+    .prepare(
+      `UPDATE rescores SET queued_at = ?4
+       WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3 AND state IN ('queued', 'running')`,
+    )
+    .bind(key.challengeId, key.version, key.submissionId, now)
+    .run();
+}
+
+/**
+ * Discards an open or refused candidate (its rescores are kept, its bundle too) and appends the
+ * `discarded` event, in one batch; returns whether this call discarded it.
+ */
+export async function discardVersion(
+  db: Db,
+  key: { challengeId: string; version: number },
+  decision: { operatorId: string; decisionId: string; now: number },
+  event: AuditEventInput,
+): Promise<boolean> {
+  const d1 = db.$client;
+  const results = await d1.batch([
+    d1
+      .prepare(
+        `UPDATE challenge_versions SET state = 'discarded', decided_by = ?3, decided_at = ?4, decision_id = ?5
+         WHERE challenge_id = ?1 AND version = ?2 AND state IN ('rescoring', 'ready', 'qa-failed')`,
+      )
+      .bind(key.challengeId, key.version, decision.operatorId, decision.now, decision.decisionId),
+    prepareAuditEvent(
+      d1,
+      event,
+      "EXISTS (SELECT 1 FROM challenge_versions WHERE challenge_id = ?2 AND version = ?13 AND decision_id = ?14)",
+      [key.version, decision.decisionId],
+    ),
+  ]);
+  return (results[0]?.meta.changes ?? 0) > 0;
+}
+
+/** The columns of `scores` a promotion replaces, and where each comes from in a `ScoreWrite`. */
+const SCORE_FIELDS: readonly (readonly [column: string, path: string])[] = [
+  ["profile", "profile"],
+  ["profile_version", "profileVersion"],
+  ["family", "family"],
+  ["final_unrounded", "finalUnrounded"],
+  ["final_fraction", "finalFraction"],
+  ["final_rounded", "finalRounded"],
+  ["band", "band"],
+  ["breakdown", "breakdown"],
+  ["input", "input"],
+  ["human_review", "humanReview"],
+  ["judge_mode", "judgeMode"],
+  ["report_key", "reportKey"],
+  ["usage", "usage"],
+  ["scored_at", "scoredAt"],
+];
+
+/** Every column of `scores`, for the whole row a promotion keeps in `superseded_scores`. */
+const SCORE_COLUMNS = [
+  "submission_id",
+  "challenge_id",
+  "agent_id",
+  "iteration",
+  "profile",
+  "profile_version",
+  "family",
+  "final_unrounded",
+  "final_fraction",
+  "final_rounded",
+  "band",
+  "breakdown",
+  "input",
+  "human_review",
+  "judge_mode",
+  "report_key",
+  "usage",
+  "challenge_version",
+  "submitted_at",
+  "entered_at",
+  "scored_at",
+];
+
+/** The full-score columns a promotion writes, from the rescore's `full_score` JSON. */
+const FULL_FIELDS: readonly (readonly [column: string, path: string])[] = [
+  ["agent_id", "agentId"],
+  ["challenge_id", "challengeId"],
+  ["final_unrounded", "finalUnrounded"],
+  ["final_fraction", "finalFraction"],
+  ["final_rounded", "finalRounded"],
+  ["band", "band"],
+  ["interval_low", "intervalLow"],
+  ["interval_high", "intervalHigh"],
+  ["breakdown", "breakdown"],
+  ["report_key", "reportKey"],
+  ["scored_at", "scoredAt"],
+];
+
+/** What a promotion needs besides the version: who, why, and the new version's split. */
+export interface Promotion {
+  challengeId: string;
+  version: number;
+  operatorId: string;
+  reason: string;
+  decisionId: string;
+  now: number;
+  /** The split the new version's manifest declares or draws, replacing the recorded one. */
+  split: ChallengeSplitRow | null;
+  /** The challenge-level `promoted` event. */
+  event: AuditEventInput;
+}
+
+/**
+ * Promotes a `ready` candidate whose every rescore scored, in one batch: the candidate becomes
+ * `promoted`; each rescored submission's score row is kept whole in `superseded_scores`, gets a
+ * `rescored` event (before and after) and is replaced, with its parts (components, judgements,
+ * findings, test counts) and its full-suite score; the challenge's live bundle and version
+ * become the candidate's; the split record follows; the `promoted` event is appended. Every
+ * statement after the first runs only if the first wrote this decision's id. Returns whether
+ * this call promoted it.
+ */
+export async function promoteVersion(db: Db, p: Promotion): Promise<boolean> {
+  const d1 = db.$client;
+  // ?1 challenge, ?2 version, ?3 decision id, ?4 now: the guard every later statement carries.
+  const G = `EXISTS (SELECT 1 FROM challenge_versions WHERE challenge_id = ?1 AND version = ?2 AND decision_id = ?3 AND state = 'promoted')`;
+  const mine = `SELECT submission_id FROM rescores WHERE challenge_id = ?1 AND version = ?2`;
+  const bind = (sql: string, ...more: unknown[]) =>
+    d1.prepare(sql).bind(p.challengeId, p.version, p.decisionId, p.now, ...more);
+  const children = [
+    ["score_components", "components", ["key", "weight", "score", "score_text", "contribution_text"], ["key", "weight", "score", "scoreText", "contributionText"]],
+    ["judgements", "judgements", ["task", "target", "judge", "source", "dimensions", "score", "rationale", "injection_suspected"], ["task", "target", "judge", "source", "dimensions", "score", "rationale", "injectionSuspected"]],
+    ["findings", "findings", ["tool", "rule", "cwe", "severity", "file", "line", "message"], ["tool", "rule", "cwe", "severity", "file", "line", "message"]],
+    ["test_counts", "testCounts", ["suite", "bucket", "passed", "total"], ["suite", "bucket", "passed", "total"]],
+  ] as const;
+  const oldRow = `json_object(${SCORE_COLUMNS.map((c) => `'${c}', s.${c}`).join(", ")},
+    'test_counts', (SELECT json_group_array(json_object('suite', suite, 'bucket', bucket, 'passed', passed, 'total', total)) FROM test_counts WHERE submission_id = s.submission_id),
+    'findings', (SELECT json_group_array(json_object('tool', tool, 'rule', rule, 'severity', severity, 'file', file, 'line', line)) FROM findings WHERE submission_id = s.submission_id))`;
+  const stmts: D1PreparedStatement[] = [
+    bind(
+      `UPDATE challenge_versions SET state = 'promoted', decided_by = ?5, decided_at = ?4, decision_id = ?3
+       WHERE challenge_id = ?1 AND version = ?2 AND state = 'ready'
+         AND NOT EXISTS (SELECT 1 FROM rescores WHERE challenge_id = ?1 AND version = ?2 AND state <> 'scored')
+         AND EXISTS (SELECT 1 FROM challenges c WHERE c.id = ?1 AND c.status = 'published'
+           AND c.version = challenge_versions.base_version)`,
+      p.operatorId,
+    ),
+    bind(
+      `INSERT OR IGNORE INTO superseded_scores (submission_id, version, challenge_id, score, superseded_at)
+       SELECT s.submission_id, s.challenge_version, s.challenge_id, ${oldRow}, ?4
+       FROM scores s WHERE s.submission_id IN (${mine}) AND ${G}`,
+    ),
+    bind(
+      `INSERT OR IGNORE INTO audit_events (${AUDIT_COLUMNS})
+       SELECT 'rescored:' || r.submission_id || ':v' || ?2, ?1, r.submission_id, r.agent_id, 'rescored',
+         'submission', 'operator', ?5, ?6,
+         json_object('version', s.challenge_version, 'score', s.final_rounded, 'unrounded', s.final_unrounded, 'band', s.band),
+         json_object('version', ?2, 'score', r.final_rounded, 'unrounded', r.final_unrounded,
+           'band', json_extract(r.score_write, '$.score.band')),
+         ?4
+       FROM rescores r JOIN scores s ON s.submission_id = r.submission_id
+       WHERE r.challenge_id = ?1 AND r.version = ?2 AND ${G}`,
+      p.operatorId,
+      `rescored on challenge version ${p.version} at its promotion: ${p.reason}`.slice(0, 2000),
+    ),
+    ...children.map(([table]) =>
+      bind(`DELETE FROM ${table} WHERE submission_id IN (${mine}) AND ${G}`),
+    ),
+    bind(
+      `UPDATE scores SET ${SCORE_FIELDS.map(([c, f]) => `${c} = json_extract(r.score_write, '$.score.${f}')`).join(", ")},
+         challenge_version = ?2
+       FROM rescores r
+       WHERE r.challenge_id = ?1 AND r.version = ?2 AND r.submission_id = scores.submission_id AND ${G}`,
+    ),
+    ...children.map(([table, key, columns, fields]) =>
+      bind(
+        `INSERT OR IGNORE INTO ${table} (submission_id, ${table === "findings" ? "ordinal, " : ""}${columns.join(", ")})
+         SELECT r.submission_id, ${table === "findings" ? "CAST(j.key AS INTEGER), " : ""}${fields.map((f) => `json_extract(j.value, '$.${f}')`).join(", ")}
+         FROM rescores r, json_each(r.score_write, '$.${key}') j
+         WHERE r.challenge_id = ?1 AND r.version = ?2 AND ${G}`,
+      ),
+    ),
+    bind(
+      `DELETE FROM full_scores WHERE submission_id IN (${mine} AND full_score IS NULL) AND ${G}`,
+    ),
+    bind(
+      `INSERT INTO full_scores (submission_id, ${FULL_FIELDS.map(([c]) => c).join(", ")})
+       SELECT r.submission_id, ${FULL_FIELDS.map(([, f]) => `json_extract(r.full_score, '$.${f}')`).join(", ")}
+       FROM rescores r WHERE r.challenge_id = ?1 AND r.version = ?2 AND r.full_score IS NOT NULL AND ${G}
+       ON CONFLICT (submission_id) DO UPDATE SET ${FULL_FIELDS.map(([c]) => `${c} = excluded.${c}`).join(", ")}`,
+    ),
+    bind(
+      `UPDATE challenges SET version = ?2, bundle_key = cv.bundle_key, bundle_sha256 = cv.bundle_sha256,
+         bundle_manifest = cv.bundle_manifest, qa_report = cv.qa_report, qa_passed = cv.qa_passed, updated_at = ?4
+       FROM challenge_versions cv
+       WHERE challenges.id = ?1 AND cv.challenge_id = ?1 AND cv.version = ?2 AND ${G}`,
+    ),
+    ...(p.split
+      ? [
+          bind(
+            `INSERT INTO challenge_splits (challenge_id, method, seed, private_percent, private_ids, final_choices, bundle_sha256, recorded_at)
+             SELECT ?1, ?5, ?6, ?7, ?8, ?9, ?10, ?4 WHERE ${G}
+             ON CONFLICT (challenge_id) DO UPDATE SET method = excluded.method, seed = excluded.seed,
+               private_percent = excluded.private_percent, private_ids = excluded.private_ids,
+               final_choices = excluded.final_choices, bundle_sha256 = excluded.bundle_sha256,
+               recorded_at = excluded.recorded_at`,
+            p.split.method,
+            p.split.seed,
+            p.split.privatePercent,
+            p.split.privateIds,
+            p.split.finalChoices,
+            p.split.bundleSha256,
+          ),
+        ]
+      : [bind(`DELETE FROM challenge_splits WHERE challenge_id = ?1 AND ${G}`)]),
+    prepareAuditEvent(
+      d1,
+      p.event,
+      "EXISTS (SELECT 1 FROM challenge_versions WHERE challenge_id = ?2 AND version = ?13 AND decision_id = ?14)",
+      [p.version, p.decisionId],
+    ),
+  ];
+  const results = await d1.batch(stmts);
+  return (results[0]?.meta.changes ?? 0) > 0;
+}
+
+/** The scores a promotion replaced for one submission, oldest version first. */
+export async function listSupersededScores(db: Db, submissionId: string) {
+  return db
+    .select()
+    .from(supersededScores)
+    .where(eq(supersededScores.submissionId, submissionId))
+    .orderBy(asc(supersededScores.version))
+    .all();
+}
