@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
+import { SECOND_VERSION_CHALLENGE, writeSecondVersion } from "../../scripts/lib/second-version.ts";
 
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -79,6 +80,16 @@ function serveFixture(request: Request): Response {
     return new Response("bad path", { status: 400 });
   const dir = path.join(root, "challenges", challenge);
   if (kind === "bundle") return new Response(new Uint8Array(pack(dir)));
+  // "bundle-v2/deep-merge": the second version the rescoring tests upload.
+  if (kind === "bundle-v2" && challenge === SECOND_VERSION_CHALLENGE) {
+    const copy = path.join(mkdtempSync(path.join(tmpdir(), "bouts-v2-")), challenge);
+    try {
+      writeSecondVersion(path.join(root, "challenges"), copy);
+      return new Response(new Uint8Array(pack(copy)));
+    } finally {
+      rmSync(path.dirname(copy), { recursive: true, force: true });
+    }
+  }
   if (kind === "manifest") return new Response(readFileSync(path.join(dir, "challenge.json")));
   if (kind === "submission" && name && /^[a-z0-9-]+$/.test(name))
     return new Response(new Uint8Array(pack(path.join(dir, "submissions", name))));

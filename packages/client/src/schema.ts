@@ -1916,6 +1916,295 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/challenges/{id}/versions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A challenge's uploaded versions, newest first (operators) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The versions and the live one */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["ChallengeVersionList"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Upload a new bundle version of a published challenge and rescore it in the shadows
+     * @description The bundle is checked like any bundle (docs/challenge-bundle.md) and put through the runner's challenge QA. When QA passes, every counted submission (each agent's ranking submission and its latest, every final choice, every baseline) is re-run against it at lower priority than live scoring; the public board is untouched until a promotion.
+     */
+    post: {
+      parameters: {
+        query?: {
+          /** @description what changed and why (kept with the version and in the audit trail) */
+          note?: string;
+        };
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/gzip": string;
+        };
+      };
+      responses: {
+        /** @description The version, rescoring */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["ChallengeVersion"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Upload too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Well-formed but breaks a rule; `detail` (and `rule`) say which */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/versions/{version}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One uploaded version and its rescoring progress (operators) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The version */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["ChallengeVersion"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/webhooks": {
     parameters: {
       query?: never;
@@ -3347,6 +3636,317 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/challenges/{id}/versions/{version}/diff": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The diff report of a candidate version: old and new score, rank and verdicts (operators)
+     * @description Per agent, its place on the live board and on the board the version would publish; per rescored submission, its old and new score and every test whose verdict changed.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The report */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["VersionDiffReport"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/versions/{version}/promote": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Promote a rescored version: swap the version, the scores and the board (operators; audited)
+     * @description Only a `ready` version whose every rescore scored. One D1 batch replaces the rescored scores and the live bundle; the board is rebuilt from it in one step, and each affected agent gets `submission.rescored`. Repeating it on a promoted version finishes both.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["VersionDecisionRequest"];
+        };
+      };
+      responses: {
+        /** @description The report of the promoted version */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["VersionDiffReport"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/versions/{version}/discard": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Discard a candidate version; the live one stays (operators; audited) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["VersionDecisionRequest"];
+        };
+      };
+      responses: {
+        /** @description The report of the discarded version */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["VersionDiffReport"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/submissions/{id}/history": {
     parameters: {
       query?: never;
@@ -4025,6 +4625,38 @@ export interface components {
       /** @description publicRank − rank: positive moved up at close */
       rankChange: number;
     };
+    ChallengeVersion: {
+      challengeId: string;
+      /** @description 2, 3, …: the challenge was published as version 1 */
+      version: number;
+      /** @description the live version it was uploaded against */
+      baseVersion: number;
+      /**
+       * @description rescoring → ready → promoted or discarded; qa-failed is final
+       * @enum {string}
+       */
+      state: "qa-failed" | "rescoring" | "ready" | "promoted" | "discarded";
+      /** @description the operator's note on what changed */
+      note: string;
+      bundleSha256: string;
+      qaPassed: boolean;
+      /** Format: date-time */
+      createdAt: string;
+      /** Format: date-time */
+      decidedAt: string | null;
+      /** @description the counted submissions re-run against this version, by state */
+      rescores: {
+        total: number;
+        queued: number;
+        running: number;
+        scored: number;
+        failed: number;
+      };
+    };
+    ChallengeVersionList: {
+      versions: components["schemas"]["ChallengeVersion"][];
+      liveVersion: number;
+    };
     PublicChallengeList: {
       challenges: components["schemas"]["PublicChallenge"][];
     };
@@ -4093,7 +4725,9 @@ export interface components {
        * @example https://hooks.example.org/bouts
        */
       url: string;
-      eventTypes: ("submission.scored" | "submission.failed" | "leaderboard.overtaken")[];
+      eventTypes: (
+        "submission.scored" | "submission.failed" | "submission.rescored" | "leaderboard.overtaken"
+      )[];
     };
     WebhookDelivery: {
       messageId: string;
@@ -6025,6 +6659,111 @@ export interface components {
       /** @description why the submission is removed (kept in the audit trail and shown to its owner) */
       reason: string;
     };
+    VersionDiffReport: {
+      challengeId: string;
+      version: number;
+      baseVersion: number;
+      liveVersion: number;
+      /** @enum {string} */
+      state: "qa-failed" | "rescoring" | "ready" | "promoted" | "discarded";
+      note: string;
+      rescores: {
+        total: number;
+        queued: number;
+        running: number;
+        scored: number;
+        failed: number;
+      };
+      /** @description every agent, in the order of the board this version publishes */
+      agents: {
+        agentId: string;
+        name: string;
+        /** @description the agent's place on the base version's board */
+        before: {
+          rank: number;
+          submissionId: string;
+          score: number;
+          unrounded: string;
+        } | null;
+        /** @description its place on the board this version publishes */
+        after: {
+          rank: number;
+          submissionId: string;
+          score: number;
+          unrounded: string;
+        } | null;
+        /** @description before.rank − after.rank: positive moved up */
+        rankChange: number | null;
+        submissions: {
+          submissionId: string;
+          /** @enum {string} */
+          state: "queued" | "running" | "scored" | "failed";
+          /** @description the live score */
+          before: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description the score on the candidate; null until scored */
+          after: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description why the rescore failed */
+          error: string | null;
+          /** @description every test whose verdict differs, hidden tests included (operators only) */
+          changedTests: {
+            /** @enum {string} */
+            suite: "static" | "adversarial";
+            id: string;
+            name: string;
+            /** @description the category, or origin:severity */
+            bucket: string;
+            /** @description the verdict on the live version; null: new test */
+            before: string | null;
+            /** @description the verdict on the candidate; null: removed test */
+            after: string | null;
+          }[];
+        }[];
+      }[];
+      baselines: {
+        agentId: string;
+        label: string;
+        submissions: {
+          submissionId: string;
+          /** @enum {string} */
+          state: "queued" | "running" | "scored" | "failed";
+          /** @description the live score */
+          before: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description the score on the candidate; null until scored */
+          after: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description why the rescore failed */
+          error: string | null;
+          /** @description every test whose verdict differs, hidden tests included (operators only) */
+          changedTests: {
+            /** @enum {string} */
+            suite: "static" | "adversarial";
+            id: string;
+            name: string;
+            /** @description the category, or origin:severity */
+            bucket: string;
+            /** @description the verdict on the live version; null: new test */
+            before: string | null;
+            /** @description the verdict on the candidate; null: removed test */
+            after: string | null;
+          }[];
+        }[];
+      }[];
+    };
+    VersionDecisionRequest: {
+      /** @description why (kept in the audit trail of the challenge and of each rescored submission) */
+      reason: string;
+    };
     AuditHistory: {
       events: components["schemas"]["AuditEvent"][];
       /** @description pass as `after` for the next page; null on the last */
@@ -6046,7 +6785,8 @@ export interface components {
         | "removed"
         | "closed"
         | "final-chosen"
-        | "private-board-published";
+        | "private-board-published"
+        | "version-uploaded";
       challengeId: string;
       submissionId: string | null;
       actor: {

@@ -19,6 +19,13 @@ export {
 export type { RankingError } from "./errors.ts";
 export { computePrivateBoard, type FullScore, type PrivateBoardEntry } from "./private-board.ts";
 export {
+  compareBoards,
+  countedSubmissionIds,
+  rankBoard,
+  type BoardPlace,
+  type PlaceChange,
+} from "./rescore-board.ts";
+export {
   RANKING_MODES,
   computeAgentStanding,
   sameRankingKey,

@@ -17,6 +17,7 @@ import { err, ok, type Result } from "@bouts/result";
 export const EVENT_TYPES = [
   "submission.scored",
   "submission.failed",
+  "submission.rescored",
   "leaderboard.overtaken",
   "webhook.test",
 ] as const;
@@ -114,6 +115,26 @@ export const SubmissionFailedDataSchema = z.strictObject({
   submissionUrl: LinkUrl,
 });
 
+/**
+ * A counted submission re-run against a new challenge version that an operator promoted
+ * (docs/design.md §30): its score on the version it replaced and on the new one, and the
+ * agent's rank before and after.
+ */
+export const SubmissionRescoredDataSchema = z.strictObject({
+  submissionId: Id,
+  challengeId: Id,
+  /** The challenge version now live, which the new score was computed on. */
+  version: z.int().min(2),
+  previousVersion: z.int().min(1),
+  previousScore: WebhookScoreSchema,
+  score: WebhookScoreSchema,
+  band: z.strictObject({ key: BandKeySchema, label: z.string().min(1).max(40) }),
+  /** The agent's rank before and after the promotion; null when it was (or is) unranked. */
+  previousRank: Rank.nullable(),
+  rank: Rank.nullable(),
+  breakdownUrl: LinkUrl,
+});
+
 export const LeaderboardOvertakenDataSchema = z
   .strictObject({
     challengeId: Id,
@@ -143,12 +164,14 @@ const envelope = <T extends EventType, D extends z.ZodType>(type: T, data: D) =>
 export const WebhookEventSchema = z.discriminatedUnion("type", [
   envelope("submission.scored", SubmissionScoredDataSchema),
   envelope("submission.failed", SubmissionFailedDataSchema),
+  envelope("submission.rescored", SubmissionRescoredDataSchema),
   envelope("leaderboard.overtaken", LeaderboardOvertakenDataSchema),
   envelope("webhook.test", WebhookTestDataSchema),
 ]);
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
 export type SubmissionScoredData = z.infer<typeof SubmissionScoredDataSchema>;
 export type SubmissionFailedData = z.infer<typeof SubmissionFailedDataSchema>;
+export type SubmissionRescoredData = z.infer<typeof SubmissionRescoredDataSchema>;
 export type LeaderboardOvertakenData = z.infer<typeof LeaderboardOvertakenDataSchema>;
 export type WebhookTestData = z.infer<typeof WebhookTestDataSchema>;
 /** The `data` of event type `T`. */
@@ -186,6 +209,10 @@ export const buildSubmissionScoredEvent = (data: SubmissionScoredData, now: Date
 /** Builds `submission.failed` for the submitting agent. */
 export const buildSubmissionFailedEvent = (data: SubmissionFailedData, now: Date) =>
   buildEvent("submission.failed", data, now);
+
+/** Builds `submission.rescored` for the submitting agent. */
+export const buildSubmissionRescoredEvent = (data: SubmissionRescoredData, now: Date) =>
+  buildEvent("submission.rescored", data, now);
 
 /** Builds `leaderboard.overtaken` for the agent whose rank dropped. */
 export const buildLeaderboardOvertakenEvent = (data: LeaderboardOvertakenData, now: Date) =>

@@ -15,6 +15,7 @@ import {
   type ChallengeRow,
   type Db,
 } from "@bouts/db";
+import type { ChallengeManifest } from "@bouts/contracts";
 import { readBundleManifest } from "./bundle.ts";
 import type { IngestConfig } from "./config.ts";
 import type { IngestError } from "./errors.ts";
@@ -30,27 +31,22 @@ export function notDraftError(status: ChallengeRow["status"]): IngestError {
   };
 }
 
-/** What a bundle upload needs: the owner's challenge, the request and where to store. */
-export interface BundleUpload {
-  challenge: ChallengeRow;
-  /** The request's `Content-Type`, as sent. */
-  contentType: string | undefined;
-  request: Request;
+/** A checked bundle: its bytes and manifest. */
+export interface UploadedBundle {
+  bytes: Uint8Array;
+  manifest: ChallengeManifest;
 }
 
 /**
- * Checks and stores a bundle for a draft: 409 unless a draft, 415 for another media type or
- * non-gzip bytes, 413 past `maxBundleBytes`, 422 for a refused archive or manifest (or a
- * manifest id that is not the slug), 503 when D1 or R2 fails (nothing changed).
+ * Reads and checks an uploaded bundle: 415 for another media type or non-gzip bytes, 413 past
+ * `maxBundleBytes`, 422 for a refused archive or manifest, or a manifest id that is not `slug`.
+ * The one set of checks for a draft's bundle and a published challenge's new version.
  */
-export async function storeBundle(
-  env: Pick<Env, "ARTIFACTS">,
-  db: Db,
+export async function readUploadedBundle(
   cfg: IngestConfig,
-  upload: BundleUpload,
-): Promise<Result<void>> {
-  const ch = upload.challenge;
-  if (ch.status !== "draft") return refuse(notDraftError(ch.status));
+  upload: Omit<BundleUpload, "challenge">,
+  slug: string,
+): Promise<Result<UploadedBundle>> {
   const type = (upload.contentType ?? "").split(";")[0]?.trim();
   if (type !== "application/gzip" && type !== "application/x-gzip") {
     return refuse({
@@ -78,12 +74,39 @@ export async function storeBundle(
       ...(e.errors ? { errors: e.errors } : {}),
     });
   }
-  if (manifest.value.id !== ch.slug) {
+  if (manifest.value.id !== slug) {
     return refuse({
       reason: "unprocessable",
-      detail: `The manifest's id (${manifest.value.id}) differs from the challenge's slug (${ch.slug}).`,
+      detail: `The manifest's id (${manifest.value.id}) differs from the challenge's slug (${slug}).`,
     });
   }
+  return ok({ bytes, manifest: manifest.value });
+}
+
+/** What a bundle upload needs: the owner's challenge, the request and where to store. */
+export interface BundleUpload {
+  challenge: ChallengeRow;
+  /** The request's `Content-Type`, as sent. */
+  contentType: string | undefined;
+  request: Request;
+}
+
+/**
+ * Checks and stores a bundle for a draft: 409 unless a draft, 415 for another media type or
+ * non-gzip bytes, 413 past `maxBundleBytes`, 422 for a refused archive or manifest (or a
+ * manifest id that is not the slug), 503 when D1 or R2 fails (nothing changed).
+ */
+export async function storeBundle(
+  env: Pick<Env, "ARTIFACTS">,
+  db: Db,
+  cfg: IngestConfig,
+  upload: BundleUpload,
+): Promise<Result<void>> {
+  const ch = upload.challenge;
+  if (ch.status !== "draft") return refuse(notDraftError(ch.status));
+  const read = await readUploadedBundle(cfg, upload, ch.slug);
+  if (!read.ok) return read;
+  const { bytes, manifest } = read.value;
   const sha256 = await sha256Hex(bytes);
   const object = { key: `bundles/${sha256}`, bytes, contentType: "application/gzip" };
   // Write order, as for submissions (docs/storage-schema.md): the row first, then the object
@@ -97,7 +120,7 @@ export async function storeBundle(
       {
         bundleKey: object.key,
         bundleSha256: sha256,
-        bundleManifest: JSON.stringify(manifest.value),
+        bundleManifest: JSON.stringify(manifest),
         qaReport: null,
         qaPassed: null,
       },

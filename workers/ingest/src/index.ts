@@ -13,6 +13,7 @@ import { challengeRoutes } from "./routes/challenges.ts";
 import { finalChoiceRoutes } from "./routes/final-choices.ts";
 import { operationRoutes } from "./routes/operations.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
+import { versionRoutes } from "./routes/versions.ts";
 import type { IngestEnv } from "./types.ts";
 
 export type { SubmissionMessage } from "./messages.ts";
@@ -39,4 +40,5 @@ export const ingestRoutes = createRouter<IngestEnv>()
   .route("/", challengeRoutes)
   .route("/", submissionRoutes)
   .route("/", operationRoutes)
-  .route("/", finalChoiceRoutes);
+  .route("/", finalChoiceRoutes)
+  .route("/", versionRoutes);

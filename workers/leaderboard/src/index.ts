@@ -12,6 +12,7 @@ import { createPageRoutes } from "./pages/routes.ts";
 import { createPublicRead, type PublicReadAccess } from "./public-read.ts";
 import { createBoardRoutes } from "./routes/challenges.ts";
 import { operatorRoutes } from "./routes/operators.ts";
+import { versionRoutes } from "./routes/versions.ts";
 import { createPricingRoutes } from "./routes/pricing.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createBreakdownRoutes } from "./routes/submissions.ts";
@@ -99,6 +100,7 @@ export function createLeaderboardRoutes(
     .route("/", createBoardRoutes(access))
     .route("/", createBreakdownRoutes(access))
     .route("/", operatorRoutes)
+    .route("/", versionRoutes)
     .route("/", createHistoryRoutes(access))
     .route("/", createPricingRoutes(access));
   for (const path of PREFLIGHT_PATHS) api.options(path, access.read, (c) => c.body(null, 204));

@@ -8,6 +8,7 @@ import { BANDS, parseFraction } from "@bouts/scoring";
 import {
   buildLeaderboardOvertakenEvent,
   buildSubmissionFailedEvent,
+  buildSubmissionRescoredEvent,
   buildSubmissionScoredEvent,
   buildWebhookScore,
   serializeEvent,
@@ -88,6 +89,41 @@ export function buildEventBody(
             challengeId: message.challengeId,
             reason: { code, message: reason.slice(0, 1000) || "failed" },
             submissionUrl: `${base}/submissions/${message.submissionId}`,
+          },
+          ctx.now,
+        );
+      }
+      case "submission.rescored": {
+        // Exact fractions on both sides, as for a scored event; the stored roundings must agree.
+        const band = BANDS.find((b) => b.key === data.band);
+        const before = parseFraction(str(data.previousFraction) ?? "");
+        const after = parseFraction(str(data.fraction) ?? "");
+        const version = num(data.version);
+        const previousVersion = num(data.previousVersion);
+        if (
+          !band ||
+          before === null ||
+          after === null ||
+          version === null ||
+          previousVersion === null
+        )
+          return null;
+        const score = buildWebhookScore(after);
+        const previousScore = buildWebhookScore(before);
+        if (num(data.score) !== score.rounded || num(data.previousScore) !== previousScore.rounded)
+          return null;
+        return buildSubmissionRescoredEvent(
+          {
+            submissionId: message.submissionId,
+            challengeId: message.challengeId,
+            version,
+            previousVersion,
+            previousScore,
+            score,
+            band: { key: band.key, label: band.label },
+            previousRank: num(data.previousRank),
+            rank: num(data.rank),
+            breakdownUrl: `${base}/submissions/${message.submissionId}/breakdown`,
           },
           ctx.now,
         );

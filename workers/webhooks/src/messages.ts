@@ -10,7 +10,12 @@ export const EventMessageSchema = z.object({
   v: z.literal(1),
   kind: z.literal("event"),
   eventId: z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/),
-  type: z.enum(["submission.scored", "submission.failed", "leaderboard.overtaken"]),
+  type: z.enum([
+    "submission.scored",
+    "submission.failed",
+    "submission.rescored",
+    "leaderboard.overtaken",
+  ]),
   agentId: z.string().min(1),
   challengeId: z.string().min(1),
   submissionId: z.string().min(1),

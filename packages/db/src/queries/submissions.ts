@@ -9,6 +9,7 @@
  */
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
 import type { Result } from "@bouts/result";
+import { challengeVersions } from "../schema-versions.ts";
 import type { Db } from "../db.ts";
 import type { KeyCredentials } from "../keys.ts";
 import { AUDIT_COLUMNS } from "./audit.ts";
@@ -313,17 +314,22 @@ export async function listAgentSubmissions(
     .all();
 }
 
-/** Whether any submission or challenge still references this R2 key. */
+/** Whether any submission, challenge or challenge version still references this R2 key. */
 export async function isObjectReferenced(db: Db, key: string): Promise<boolean> {
-  const [subs, bundles] = await db.batch([
+  const [subs, bundles, versions] = await db.batch([
     db
       .select({ id: submissions.id })
       .from(submissions)
       .where(or(eq(submissions.artifactKey, key), eq(submissions.traceKey, key)))
       .limit(1),
     db.select({ id: challenges.id }).from(challenges).where(eq(challenges.bundleKey, key)).limit(1),
+    db
+      .select({ id: challengeVersions.challengeId })
+      .from(challengeVersions)
+      .where(eq(challengeVersions.bundleKey, key))
+      .limit(1),
   ]);
-  return subs.length > 0 || bundles.length > 0;
+  return subs.length > 0 || bundles.length > 0 || versions.length > 0;
 }
 
 const TIMESTAMP_COLUMN = {

@@ -48,7 +48,9 @@ export async function findVersion(
     (await db
       .select()
       .from(challengeVersions)
-      .where(and(eq(challengeVersions.challengeId, challengeId), eq(challengeVersions.version, version)))
+      .where(
+        and(eq(challengeVersions.challengeId, challengeId), eq(challengeVersions.version, version)),
+      )
       .get()) ?? null
   );
 }
@@ -160,10 +162,7 @@ export async function listRescores(
 }
 
 /** One rescore, or null. */
-export async function findRescore(
-  db: Db,
-  key: RescoreKey,
-): Promise<RescoreRow | null> {
+export async function findRescore(db: Db, key: RescoreKey): Promise<RescoreRow | null> {
   return (
     (await db
       .select()
@@ -453,13 +452,56 @@ export async function promoteVersion(db: Db, p: Promotion): Promise<boolean> {
   // ?1 challenge, ?2 version, ?3 decision id, ?4 now: the guard every later statement carries.
   const G = `EXISTS (SELECT 1 FROM challenge_versions WHERE challenge_id = ?1 AND version = ?2 AND decision_id = ?3 AND state = 'promoted')`;
   const mine = `SELECT submission_id FROM rescores WHERE challenge_id = ?1 AND version = ?2`;
-  const bind = (sql: string, ...more: unknown[]) =>
-    d1.prepare(sql).bind(p.challengeId, p.version, p.decisionId, p.now, ...more);
+  // D1 wants exactly as many values as the highest ?N a statement names.
+  const bind = (sql: string, ...more: unknown[]) => {
+    const used = Math.max(...[...sql.matchAll(/\?(\d+)/g)].map((m) => Number(m[1])));
+    return d1
+      .prepare(sql)
+      .bind(...[p.challengeId, p.version, p.decisionId, p.now, ...more].slice(0, used));
+  };
   const children = [
-    ["score_components", "components", ["key", "weight", "score", "score_text", "contribution_text"], ["key", "weight", "score", "scoreText", "contributionText"]],
-    ["judgements", "judgements", ["task", "target", "judge", "source", "dimensions", "score", "rationale", "injection_suspected"], ["task", "target", "judge", "source", "dimensions", "score", "rationale", "injectionSuspected"]],
-    ["findings", "findings", ["tool", "rule", "cwe", "severity", "file", "line", "message"], ["tool", "rule", "cwe", "severity", "file", "line", "message"]],
-    ["test_counts", "testCounts", ["suite", "bucket", "passed", "total"], ["suite", "bucket", "passed", "total"]],
+    [
+      "score_components",
+      "components",
+      ["key", "weight", "score", "score_text", "contribution_text"],
+      ["key", "weight", "score", "scoreText", "contributionText"],
+    ],
+    [
+      "judgements",
+      "judgements",
+      [
+        "task",
+        "target",
+        "judge",
+        "source",
+        "dimensions",
+        "score",
+        "rationale",
+        "injection_suspected",
+      ],
+      [
+        "task",
+        "target",
+        "judge",
+        "source",
+        "dimensions",
+        "score",
+        "rationale",
+        "injectionSuspected",
+      ],
+    ],
+    [
+      "findings",
+      "findings",
+      ["tool", "rule", "cwe", "severity", "file", "line", "message"],
+      ["tool", "rule", "cwe", "severity", "file", "line", "message"],
+    ],
+    [
+      "test_counts",
+      "testCounts",
+      ["suite", "bucket", "passed", "total"],
+      ["suite", "bucket", "passed", "total"],
+    ],
   ] as const;
   const oldRow = `json_object(${SCORE_COLUMNS.map((c) => `'${c}', s.${c}`).join(", ")},
     'test_counts', (SELECT json_group_array(json_object('suite', suite, 'bucket', bucket, 'passed', passed, 'total', total)) FROM test_counts WHERE submission_id = s.submission_id),
@@ -560,4 +602,87 @@ export async function listSupersededScores(db: Db, submissionId: string) {
     .where(eq(supersededScores.submissionId, submissionId))
     .orderBy(asc(supersededScores.version))
     .all();
+}
+
+/** A ranking result as the board records it (`ResultHistoryRow`'s shape). */
+export interface VersionResultRow {
+  submissionId: string;
+  agentId: string;
+  score: number;
+  unrounded: string;
+  iteration: number;
+  enteredAt: number;
+  submittedAt: number;
+  scoredAt: number;
+}
+
+/**
+ * The board's results as they were on `version`: every live score still computed on it, and
+ * every score a promotion replaced that was (`superseded_scores`), less removed submissions and
+ * baselines. Before a promotion of `version`'s successor this is the live board's history.
+ */
+export async function listResultsOnVersion(
+  db: Db,
+  challengeId: string,
+  version: number,
+): Promise<VersionResultRow[]> {
+  const { results } = await db.$client
+    .prepare(
+      `SELECT submission_id AS submissionId, agent_id AS agentId, final_rounded AS score,
+         final_unrounded AS unrounded, iteration, entered_at AS enteredAt,
+         submitted_at AS submittedAt, scored_at AS scoredAt
+       FROM scores WHERE challenge_id = ?1 AND challenge_version = ?2
+         AND submission_id NOT IN (SELECT submission_id FROM submission_removals)
+         AND agent_id IN (SELECT id FROM agents WHERE baseline_kind IS NULL)
+       UNION ALL
+       SELECT submission_id, json_extract(score, '$.agent_id'), json_extract(score, '$.final_rounded'),
+         json_extract(score, '$.final_unrounded'), json_extract(score, '$.iteration'),
+         json_extract(score, '$.entered_at'), json_extract(score, '$.submitted_at'),
+         json_extract(score, '$.scored_at')
+       FROM superseded_scores WHERE challenge_id = ?1 AND version = ?2
+         AND submission_id NOT IN (SELECT submission_id FROM submission_removals)
+         AND json_extract(score, '$.agent_id') IN (SELECT id FROM agents WHERE baseline_kind IS NULL)`,
+    )
+    .bind(challengeId, version)
+    .all<VersionResultRow>();
+  return results;
+}
+
+/** A promoted rescore of an agent's submission, for its `submission.rescored` event. */
+export interface PromotedRescoreRow {
+  submissionId: string;
+  agentId: string;
+  score: number;
+  fraction: string;
+  band: string;
+  previousScore: number;
+  previousFraction: string;
+}
+
+/**
+ * The rescores a promotion of `version` applied to agents' submissions (baselines have no one to
+ * tell), with the score each replaced (from `superseded_scores`, on `baseVersion`).
+ */
+export async function listPromotedRescores(
+  db: Db,
+  challengeId: string,
+  version: number,
+  baseVersion: number,
+): Promise<PromotedRescoreRow[]> {
+  const { results } = await db.$client
+    .prepare(
+      `SELECT s.submission_id AS submissionId, s.agent_id AS agentId, s.final_rounded AS score,
+         s.final_fraction AS fraction, s.band AS band,
+         json_extract(ss.score, '$.final_rounded') AS previousScore,
+         json_extract(ss.score, '$.final_fraction') AS previousFraction
+       FROM rescores r
+       JOIN scores s ON s.submission_id = r.submission_id AND s.challenge_version = ?2
+       JOIN superseded_scores ss ON ss.submission_id = r.submission_id AND ss.version = ?3
+       WHERE r.challenge_id = ?1 AND r.version = ?2
+         AND s.agent_id IN (SELECT id FROM agents WHERE baseline_kind IS NULL)
+       ORDER BY s.submission_id`,
+    )
+    .bind(challengeId, version, baseVersion)
+    .all<PromotedRescoreRow>();
+  return results;
 }

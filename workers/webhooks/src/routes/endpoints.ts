@@ -64,6 +64,7 @@ export const STUCK_PENDING_MS = (MAX_RETRY_DELAY_SECONDS + 3600) * 1000;
 export const SUBSCRIBABLE_EVENT_TYPES = [
   "submission.scored",
   "submission.failed",
+  "submission.rescored",
   "leaderboard.overtaken",
 ] as const;
 
