@@ -6,12 +6,15 @@
  * waits until every submission is scored or failed, then prints each leaderboard (with each
  * entry's cost and the score-against-cost frontier) and each score's breakdown summary; then
  * closes the one example challenge with a public/private split and prints its private board
- * beside its public one. Loopback only; bounded in time.
+ * beside its public one; last, uploads a second version of deep-merge that adds a test, waits
+ * for the shadow rescores, prints the diff report, promotes it and prints the promoted board.
+ * Loopback only; bounded in time.
  */
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import { createBoutsClient, submit, unwrap } from "@bouts/client";
 import { closeAndShowPrivateBoard, hasSplit } from "./lib/demo-private-board.ts";
+import { rescoreAndPromote, SECOND_VERSION_CHALLENGE } from "./lib/demo-rescore.ts";
 import { packDirectory, ROOT } from "./lib/local-platform.ts";
 
 type Credentials = {
@@ -195,6 +198,18 @@ if (split)
     slug: split.slug,
     submissions: submitted.filter((s) => s.challenge === split.id),
     names,
+  });
+// One challenge gets a second version that adds a test: rescored, diffed and promoted.
+const rescored = open.find((c) => c.slug === SECOND_VERSION_CHALLENGE);
+if (rescored)
+  await rescoreAndPromote({
+    api,
+    operatorKey: creds.operator.key,
+    operator,
+    anonymous,
+    challengeId: rescored.id,
+    names,
+    deadlineMs: DEADLINE_MS,
   });
 if (pending.size > 0) {
   console.error(`${pending.size} submission(s) were not scored within ${DEADLINE_MS / 1000}s`);

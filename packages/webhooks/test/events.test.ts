@@ -4,6 +4,7 @@ import {
   buildEvent,
   buildLeaderboardOvertakenEvent,
   buildSubmissionFailedEvent,
+  buildSubmissionRescoredEvent,
   buildSubmissionScoredEvent,
   buildWebhookScore,
   buildWebhookTestEvent,
@@ -168,10 +169,11 @@ describe("parseWebhookEvent", () => {
 });
 
 describe("event types", () => {
-  it("lists the four event types and the bands of the scoring engine", () => {
+  it("lists the five event types and the bands of the scoring engine", () => {
     expect(EVENT_TYPES).toEqual([
       "submission.scored",
       "submission.failed",
+      "submission.rescored",
       "leaderboard.overtaken",
       "webhook.test",
     ]);
@@ -182,5 +184,40 @@ describe("event types", () => {
     expectTypeOf(buildEvent<"webhook.test">)
       .parameter(1)
       .toEqualTypeOf<{ endpointId: string; message: string }>();
+  });
+});
+
+describe("submission.rescored", () => {
+  const RESCORED = {
+    submissionId: "sub_01",
+    challengeId: "deep-merge",
+    version: 2,
+    previousVersion: 1,
+    previousScore: buildWebhookScore(Exact.of(3283, 40)),
+    score: buildWebhookScore(Exact.of(20263, 300)),
+    band: { key: "competent" as const, label: "Competent" },
+    previousRank: 1,
+    rank: 2,
+    breakdownUrl: "https://api.bouts.dev/v1/submissions/sub_01/breakdown",
+  };
+
+  it("carries both scores in their three agreeing forms and both ranks", () => {
+    const r = buildSubmissionRescoredEvent(RESCORED, NOW);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.data.score).toEqual({
+      rounded: 68,
+      unrounded: "67.543333",
+      fraction: { numerator: "20263", denominator: "300" },
+    });
+    expect(parseWebhookEvent(JSON.parse(serializeEvent(r.value))).ok).toBe(true);
+  });
+
+  it("refuses another agent's identity, a rounding that disagrees and version 1", () => {
+    const smuggled = { ...RESCORED, agentId: "someone-else" } as typeof RESCORED;
+    expect(buildSubmissionRescoredEvent(smuggled, NOW).ok).toBe(false);
+    const lied = { ...RESCORED, score: { ...RESCORED.score, rounded: 90 } };
+    expect(buildSubmissionRescoredEvent(lied, NOW).ok).toBe(false);
+    expect(buildSubmissionRescoredEvent({ ...RESCORED, version: 1 }, NOW).ok).toBe(false);
   });
 });

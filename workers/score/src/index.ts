@@ -82,7 +82,12 @@ async function forEachConcurrently<T>(
 }
 
 /** Runs one rescore message (a candidate version's shadow run); never throws. */
-async function consumeRescore(message: Message, msg: RescoreMessage, env: ConsumerEnv, now: () => number) {
+async function consumeRescore(
+  message: Message,
+  msg: RescoreMessage,
+  env: ConsumerEnv,
+  now: () => number,
+) {
   try {
     const outcome = await processRescore(env, msg, now);
     console.log(`score: ${outcome.note}`);

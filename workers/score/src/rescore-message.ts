@@ -19,7 +19,11 @@ export const RescoreMessageSchema = z.object({
 export type RescoreMessage = z.infer<typeof RescoreMessageSchema>;
 
 /** The message that runs one rescore. */
-export const rescoreMessage = (key: RescoreKey): RescoreMessage => ({ v: 1, kind: "rescore", ...key });
+export const rescoreMessage = (key: RescoreKey): RescoreMessage => ({
+  v: 1,
+  kind: "rescore",
+  ...key,
+});
 
 /**
  * Sends the rescore message for `submissionId` when its challenge has an open candidate (its
@@ -36,9 +40,10 @@ export async function sendRescoreIfOpen(
     if (!open) return;
     const row = await findRescore(db, { challengeId, version: open.version, submissionId });
     if (row?.state === "queued")
-      await env.SUBMISSIONS.send(rescoreMessage({ challengeId, version: open.version, submissionId }));
+      await env.SUBMISSIONS.send(
+        rescoreMessage({ challengeId, version: open.version, submissionId }),
+      );
   } catch (e) {
     console.error(`rescore of ${submissionId} not sent (the reconciler will)`, e);
   }
 }
-

@@ -9,7 +9,12 @@
  * RESCORE_CONCURRENCY rescores hold a runner at once. Rescoring is the operator's doing, so it
  * is not charged to the agent's runner time.
  */
-import { ChallengeManifestSchema, RunReportSchema, parseJson, type RunReport } from "@bouts/contracts";
+import {
+  ChallengeManifestSchema,
+  RunReportSchema,
+  parseJson,
+  type RunReport,
+} from "@bouts/contracts";
 import {
   claimRescore,
   countLiveBacklog,
@@ -22,14 +27,26 @@ import {
   findScoringContext,
   findVersion,
   settleRescore,
-  type Db,
   type RescoreKey,
 } from "@bouts/db";
-import { buildScoreWrite, computeRetryDelaySeconds, LEASE_MS, ATTEMPT_DEADLINE_MS, RETRY_WINDOW_MS, type MessageOutcome, type ScoreEnv } from "./pipeline.ts";
+import {
+  buildScoreWrite,
+  computeRetryDelaySeconds,
+  LEASE_MS,
+  ATTEMPT_DEADLINE_MS,
+  RETRY_WINDOW_MS,
+  type MessageOutcome,
+  type ScoreEnv,
+} from "./pipeline.ts";
 import { scoreOnBundle } from "./score-run.ts";
 import { type RescoreMessage } from "./rescore-message.ts";
 
-export { RescoreMessageSchema, rescoreMessage, sendRescoreIfOpen, type RescoreMessage } from "./rescore-message.ts";
+export {
+  RescoreMessageSchema,
+  rescoreMessage,
+  sendRescoreIfOpen,
+  type RescoreMessage,
+} from "./rescore-message.ts";
 
 /** How many rescores may hold a runner at once, across challenges. */
 export const RESCORE_CONCURRENCY = 1;
@@ -63,7 +80,13 @@ export function diffVerdicts(
   const rows = (r: RunReport | null): Map<string, Row> => {
     const m = new Map<string, Row>();
     for (const t of r?.staticTests ?? [])
-      m.set(`static:${t.id}`, { suite: "static", id: t.id, name: names.get(t.id) ?? t.id, bucket: t.category, status: t.status });
+      m.set(`static:${t.id}`, {
+        suite: "static",
+        id: t.id,
+        name: names.get(t.id) ?? t.id,
+        bucket: t.category,
+        status: t.status,
+      });
     for (const t of r?.adversarialTests ?? [])
       m.set(`adversarial:${t.id}`, {
         suite: "adversarial",
@@ -79,10 +102,26 @@ export function diffVerdicts(
   const changed: ChangedTest[] = [];
   for (const [key, t] of next) {
     const was = old.get(key)?.status ?? null;
-    if (was !== t.status) changed.push({ suite: t.suite, id: t.id, name: t.name, bucket: t.bucket, before: was, after: t.status });
+    if (was !== t.status)
+      changed.push({
+        suite: t.suite,
+        id: t.id,
+        name: t.name,
+        bucket: t.bucket,
+        before: was,
+        after: t.status,
+      });
   }
   for (const [key, t] of old)
-    if (!next.has(key)) changed.push({ suite: t.suite, id: t.id, name: t.name, bucket: t.bucket, before: t.status, after: null });
+    if (!next.has(key))
+      changed.push({
+        suite: t.suite,
+        id: t.id,
+        name: t.name,
+        bucket: t.bucket,
+        before: t.status,
+        after: null,
+      });
   const order = (c: ChangedTest) => (c.suite === "static" ? 0 : 1);
   return changed.sort((a, b) => order(a) - order(b));
 }
@@ -92,7 +131,8 @@ function testNames(...manifests: (string | null)[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const text of manifests) {
     const m = ChallengeManifestSchema.safeParse(parseJson(text));
-    if (m.success) for (const t of [...m.data.staticTests, ...m.data.adversarialTests]) names.set(t.id, t.name);
+    if (m.success)
+      for (const t of [...m.data.staticTests, ...m.data.adversarialTests]) names.set(t.id, t.name);
   }
   return names;
 }
@@ -113,18 +153,30 @@ export async function processRescore(
   now: () => number,
 ): Promise<MessageOutcome> {
   const db = createDb(env.DB);
-  const key: RescoreKey = { challengeId: msg.challengeId, version: msg.version, submissionId: msg.submissionId };
+  const key: RescoreKey = {
+    challengeId: msg.challengeId,
+    version: msg.version,
+    submissionId: msg.submissionId,
+  };
   const label = `rescore ${msg.submissionId} on v${msg.version}`;
   const version = await findVersion(db, key.challengeId, key.version);
-  if (version?.state !== "rescoring") return { action: "ack", note: `${label}: the version is ${version?.state ?? "unknown"}` };
+  if (version?.state !== "rescoring")
+    return { action: "ack", note: `${label}: the version is ${version?.state ?? "unknown"}` };
   const row = await findRescore(db, key);
   if (!row || row.state === "scored" || row.state === "failed")
     return { action: "ack", note: `${label}: ${row ? `already ${row.state}` : "unknown"}` };
   if (row.state === "queued" && row.retryAt > now())
-    return { action: "retry", delaySeconds: Math.ceil((row.retryAt - now()) / 1000), note: `${label}: not due` };
+    return {
+      action: "retry",
+      delaySeconds: Math.ceil((row.retryAt - now()) / 1000),
+      note: `${label}: not due`,
+    };
   // Lower priority than live scoring: yield while live work waits or runs, or the rescore lane
   // is full.
-  const [backlog, running] = await Promise.all([countLiveBacklog(db), countRunningRescores(db, now())]);
+  const [backlog, running] = await Promise.all([
+    countLiveBacklog(db),
+    countRunningRescores(db, now()),
+  ]);
   if (backlog > 0 || running >= RESCORE_CONCURRENCY)
     return {
       action: "retry",
@@ -136,14 +188,23 @@ export async function processRescore(
   const ctx = await findScoringContext(db, key.submissionId);
   const live = await findScore(db, key.submissionId);
   if (!ctx || !live) {
-    await settleRescore(db, key, { state: "failed", error: "the submission has no live score" }, now());
+    await settleRescore(
+      db,
+      key,
+      { state: "failed", error: "the submission has no live score" },
+      now(),
+    );
     return { action: "ack", note: `${label}: no live score` };
   }
   const run = await scoreOnBundle(
     env,
     ctx,
     { bundleKey: version.bundleKey, manifest: version.bundleManifest },
-    { runId: `${key.submissionId}-v${key.version}-${attempt}`, signal: AbortSignal.timeout(ATTEMPT_DEADLINE_MS), now },
+    {
+      runId: `${key.submissionId}-v${key.version}-${attempt}`,
+      signal: AbortSignal.timeout(ATTEMPT_DEADLINE_MS),
+      now,
+    },
   );
   if (!run.ok) {
     const since = row.waitingSince ?? now();
@@ -152,7 +213,10 @@ export async function processRescore(
       await deferRescore(db, key, run.error.detail, now(), now() + delaySeconds * 1000);
       return { action: "retry", delaySeconds, note: `${label}: ${run.error.detail}` };
     }
-    const error = run.error.kind === "retry" ? `gave up after ${attempt} attempts: ${run.error.detail}` : `${run.error.code}: ${run.error.reason}`;
+    const error =
+      run.error.kind === "retry"
+        ? `gave up after ${attempt} attempts: ${run.error.detail}`
+        : `${run.error.code}: ${run.error.reason}`;
     await settleRescore(db, key, { state: "failed", error }, now());
     return { action: "ack", note: `${label}: failed: ${error}` };
   }
@@ -161,13 +225,18 @@ export async function processRescore(
   await env.ARTIFACTS.put(reportKey, JSON.stringify(scored.seen.report), {
     httpMetadata: { contentType: "application/json" },
   });
-  const full = scored.full ? { ...scored.full, reportKey: `reports-full/v${key.version}/${key.submissionId}.json` } : null;
+  const full = scored.full
+    ? { ...scored.full, reportKey: `reports-full/v${key.version}/${key.submissionId}.json` }
+    : null;
   if (full)
     await env.ARTIFACTS.put(full.reportKey, JSON.stringify(scored.report), {
       httpMetadata: { contentType: "application/json" },
     });
   // The diff compares whole suites: the live full report where the live version had a split.
-  const before = await readReport(env.ARTIFACTS, (await findFullScoreKey(db, key.submissionId)) ?? live.reportKey);
+  const before = await readReport(
+    env.ARTIFACTS,
+    (await findFullScoreKey(db, key.submissionId)) ?? live.reportKey,
+  );
   const write = buildScoreWrite(
     { ...ctx, challenge: { ...ctx.challenge, version: key.version } },
     scored.input,
@@ -187,12 +256,19 @@ export async function processRescore(
       scoreWrite: JSON.stringify(write),
       fullScore: full ? JSON.stringify(full) : null,
       changedTests: JSON.stringify(
-        diffVerdicts(before, scored.report, testNames(ctx.challenge.bundleManifest, version.bundleManifest)),
+        diffVerdicts(
+          before,
+          scored.report,
+          testNames(ctx.challenge.bundleManifest, version.bundleManifest),
+        ),
       ),
       finalRounded: write.score.finalRounded,
       finalUnrounded: write.score.finalUnrounded,
     },
     now(),
   );
-  return { action: "ack", note: `${label}: ${live.finalUnrounded} → ${write.score.finalUnrounded}` };
+  return {
+    action: "ack",
+    note: `${label}: ${live.finalUnrounded} → ${write.score.finalUnrounded}`,
+  };
 }

@@ -6,7 +6,12 @@
  * rescore.ts), so a rescore is computed exactly as a live score would be. Writes nothing but
  * the runner's usage (through `chargeRunner`); the caller stores the result where it belongs.
  */
-import { ChallengeManifestSchema, parseJson, type ChallengeManifest, type RunReport } from "@bouts/contracts";
+import {
+  ChallengeManifestSchema,
+  parseJson,
+  type ChallengeManifest,
+  type RunReport,
+} from "@bouts/contracts";
 import type { FullScoreRow, ScoringContext, SubmissionFailureCode } from "@bouts/db";
 import type { Result } from "@bouts/result";
 import {
@@ -203,7 +208,8 @@ export async function scoreOnBundle(
     stored = { input: agentRun.value.input, breakdown: agentRun.value.breakdown };
     judged.records.push(...agentRun.value.judged.records);
     judged.failures.push(...agentRun.value.judged.failures);
-    if (agentRun.value.judged.offlineTrace && judgeMode !== "offline") judgeMode += "+offline-trace";
+    if (agentRun.value.judged.offlineTrace && judgeMode !== "offline")
+      judgeMode += "+offline-trace";
   }
 
   // The 95 % interval (docs/scoring.md, "Score interval"), seeded by the submission id: the

@@ -127,3 +127,44 @@ describe("buildEventBody", () => {
     if (!body.ok) expect(body.error.reason).toBe("unmappable");
   });
 });
+
+describe("buildEventBody: submission.rescored", () => {
+  const msg: EventMessage = {
+    ...base,
+    eventId: "evt_sub_02_rescored_v2",
+    type: "submission.rescored",
+    data: {
+      version: 2,
+      previousVersion: 1,
+      score: 68,
+      fraction: "20263/300",
+      previousScore: 82,
+      previousFraction: "3283/40",
+      band: "competent",
+      previousRank: 1,
+      rank: 2,
+    },
+  };
+
+  it("publishes both exact scores, both ranks and the breakdown link", () => {
+    const body = buildEventBody(msg, ctx);
+    if (!body.ok) throw new Error(JSON.stringify(body.error));
+    const data = (JSON.parse(body.value) as { data: Record<string, unknown> }).data;
+    expect(data).toMatchObject({
+      version: 2,
+      previousVersion: 1,
+      previousScore: { rounded: 82, unrounded: "82.075" },
+      score: { rounded: 68, unrounded: "67.543333" },
+      band: { key: "competent" },
+      previousRank: 1,
+      rank: 2,
+      breakdownUrl: "https://api.bouts.dev/v1/submissions/sub_02/breakdown",
+    });
+  });
+
+  it("refuses a message whose rounding disagrees with its fraction, or that lacks one", () => {
+    expect(buildEventBody({ ...msg, data: { ...msg.data, score: 70 } }, ctx).ok).toBe(false);
+    const { previousFraction: _dropped, ...rest } = msg.data;
+    expect(buildEventBody({ ...msg, data: rest }, ctx).ok).toBe(false);
+  });
+});

@@ -109,33 +109,35 @@ export interface ResultHistoryRow {
  * so are the challenge's baselines (`listBaselineResults`), which never rank.
  */
 export async function listResultHistory(db: Db, challengeId: string): Promise<ResultHistoryRow[]> {
-  return db
-    .select({
-      submissionId: scores.submissionId,
-      agentId: scores.agentId,
-      score: scores.finalRounded,
-      unrounded: scores.finalUnrounded,
-      iteration: scores.iteration,
-      enteredAt: scores.enteredAt,
-      submittedAt: scores.submittedAt,
-      scoredAt: scores.scoredAt,
-    })
-    .from(scores)
-    // Only scores of the challenge's live version rank (docs/design.md §30).
-    .innerJoin(
-      challenges,
-      and(eq(challenges.id, scores.challengeId), eq(challenges.version, scores.challengeVersion)),
-    )
-    .leftJoin(submissionRemovals, eq(submissionRemovals.submissionId, scores.submissionId))
-    .innerJoin(agents, eq(agents.id, scores.agentId))
-    .where(
-      and(
-        eq(scores.challengeId, challengeId),
-        isNull(submissionRemovals.submissionId),
-        isNull(agents.baselineKind),
-      ),
-    )
-    .all();
+  return (
+    db
+      .select({
+        submissionId: scores.submissionId,
+        agentId: scores.agentId,
+        score: scores.finalRounded,
+        unrounded: scores.finalUnrounded,
+        iteration: scores.iteration,
+        enteredAt: scores.enteredAt,
+        submittedAt: scores.submittedAt,
+        scoredAt: scores.scoredAt,
+      })
+      .from(scores)
+      // Only scores of the challenge's live version rank (docs/design.md §30).
+      .innerJoin(
+        challenges,
+        and(eq(challenges.id, scores.challengeId), eq(challenges.version, scores.challengeVersion)),
+      )
+      .leftJoin(submissionRemovals, eq(submissionRemovals.submissionId, scores.submissionId))
+      .innerJoin(agents, eq(agents.id, scores.agentId))
+      .where(
+        and(
+          eq(scores.challengeId, challengeId),
+          isNull(submissionRemovals.submissionId),
+          isNull(agents.baselineKind),
+        ),
+      )
+      .all()
+  );
 }
 
 /** A scored submission's 95 % interval ends, as its stored breakdown publishes them. */
