@@ -221,6 +221,31 @@ describe("a second version of deep-merge, rescored in the shadows and promoted",
     }
   });
 
+  it("serves the report as an operator page behind HTTP Basic, to the owner only", async () => {
+    const page = (auth: string | null) =>
+      exports.default.fetch(
+        new Request(`${ORIGIN}/challenges/${s.id}/versions/2`, {
+          headers: auth ? { authorization: auth } : {},
+        }),
+      );
+    const basic = (key: string) => `Basic ${btoa(`operator:${key}`)}`;
+    const anonymous = await page(null);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("www-authenticate")).toContain("Basic");
+    expect(await anonymous.text()).not.toContain("array-over-object");
+    // Hostile: an agent's key, a bearer header and another operator's key see nothing.
+    expect((await page(basic(s.agentToken))).status).toBe(401);
+    expect((await page(`Bearer ${s.operator}`)).status).toBe(401);
+    const stranger = await mintKey("operator", (await seedChallenge("deep-merge")).operatorId);
+    expect((await page(basic(stranger))).status).toBe(404);
+    const owner = await page(basic(s.operator));
+    expect(owner.status).toBe(200);
+    expect(owner.headers.get("cache-control")).toBe("private, no-store");
+    const body = await owner.text();
+    expect(body).toContain("array-over-object");
+    expect(body).toContain("version 2 (ready)");
+  });
+
   it("promotes atomically: new scores, new board, history kept, events sent", async () => {
     const events = vi.spyOn(env.WEBHOOKS, "sendBatch");
     // Hostile: an agent cannot promote.

@@ -1,8 +1,9 @@
 /**
  * @module leaderboard/pages/routes
  * The public HTML pages (docs/pages.md): `/` (the challenges), `/challenges/{id or slug}`
- * (the leaderboard, `?cursor` and `?limit` pages) and `/submissions/{id}` (the breakdown).
- * Invariants: no key is read or needed, and only the public breakdown is ever rendered; the
+ * (the leaderboard, `?cursor` and `?limit` pages) and `/submissions/{id}` (the breakdown); and
+ * one operator page, a candidate version's diff report (`version-page.ts`, HTTP Basic).
+ * Invariants: no public page reads or needs a key, and only the public breakdown is ever rendered; the
  * data comes through the API's own read paths and cache keys (`reads.ts`); every answer —
  * errors included — is HTML with a Content-Security-Policy that allows no inline script or
  * style and no other origin; bodies carry a weak ETag and honour If-None-Match; the per-IP
@@ -40,6 +41,12 @@ import { renderIndexPage } from "./index-page.ts";
 import { renderDocument } from "./layout.ts";
 import { readPrivateBoardView, renderPrivateBoard } from "./private-board-section.ts";
 import { renderSubmissionPage } from "./submission-page.ts";
+import {
+  OPERATOR_REALM,
+  readBasicOperator,
+  readVersionReport,
+  renderVersionPage,
+} from "./version-page.ts";
 
 /** Rows per leaderboard page when the URL names no `limit` (a phone screen or two). */
 export const PAGE_LIMIT = 25;
@@ -66,7 +73,7 @@ const SECURITY_HEADERS: Record<string, string> = {
 /** `Cache-Control` of a submission page: a stored score changes only by a rescore. */
 const SUBMISSION_CACHE_CONTROL = "public, max-age=60";
 
-const PAGE_PATH = /^\/(?:challenges\/[^/]+|submissions\/[^/]+)?$/;
+const PAGE_PATH = /^\/(?:challenges\/[^/]+(?:\/versions\/[^/]+)?|submissions\/[^/]+)?$/;
 
 /** Whether the platform should route `request` to the pages (GET or HEAD of a page path). */
 export function isPageRequest(request: Request): boolean {
@@ -182,6 +189,7 @@ export function createPageRoutes(cache: CacheOptions) {
   pages.use("/", middleware);
   pages.use("/challenges/:id", middleware);
   pages.use("/submissions/:id", middleware);
+  pages.use("/challenges/:id/versions/:version", middleware);
 
   pages.get("/", async (c) => {
     const db = createDb(c.env.DB);
@@ -261,6 +269,32 @@ export function createPageRoutes(cache: CacheOptions) {
       breakdown: toPublicBreakdown(breakdown),
     });
     return sendPage(c, body, SUBMISSION_CACHE_CONTROL);
+  });
+
+  // The operator's diff report of a candidate version (§30): HTTP Basic, the operator key as
+  // the password; never cached.
+  pages.get("/challenges/:id/versions/:version", async (c) => {
+    const operatorId = await readBasicOperator(c.env.DB, c.req.header("Authorization"));
+    if (!operatorId)
+      return c.html(
+        renderDocument({
+          title: "Operator key needed",
+          body: html`<h1>Operator key needed</h1>
+            <p>
+              This report names hidden tests. Sign in with any user name and the challenge
+              operator's API key as the password.
+            </p>`,
+        }).toString(),
+        401,
+        { "WWW-Authenticate": OPERATOR_REALM, "Cache-Control": "no-store" },
+      );
+    const version = Number(c.req.param("version"));
+    if (!Number.isSafeInteger(version) || version < 1)
+      fail({ reason: "not-found", resource: "challenge version" });
+    const view = await readVersionReport(c.env.DB, operatorId, c.req.param("id"), version);
+    return c.html(renderVersionPage(view).toString(), 200, {
+      "Cache-Control": "private, no-store",
+    });
   });
 
   pages.onError((err, c) => {

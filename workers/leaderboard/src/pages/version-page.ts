@@ -1,0 +1,160 @@
+/**
+ * @module leaderboard/pages/version-page
+ * The operator's page of a candidate challenge version's diff report
+ * (`/challenges/{id}/versions/{version}`, docs/design.md §30): the same report as
+ * `GET /v1/challenges/{id}/versions/{version}/diff`, as a table per agent and per baseline.
+ * Invariants: only the owning operator reads it — the browser sends the operator key as the
+ * password of HTTP Basic authentication (no cookie, no key in the URL), anything else is 401 or
+ * 404 — because the report names hidden tests; it is never cached (`private, no-store`).
+ */
+import { resolveCaller } from "@bouts/auth";
+import { createDb, findChallenge } from "@bouts/db";
+import { fail } from "../errors.ts";
+import { buildDiffReport, ownedVersion } from "../versions.ts";
+import { html, type Html } from "./html.ts";
+import { renderDocument } from "./layout.ts";
+
+/** What the page draws: the report as `buildDiffReport` returns it. */
+type DiffReport = Awaited<ReturnType<typeof buildDiffReport>>;
+
+/** The realm a browser shows when it asks for the operator key. */
+export const OPERATOR_REALM = 'Basic realm="Bouts operators", charset="UTF-8"';
+
+/**
+ * The operator behind an HTTP Basic `Authorization` header whose password is an operator key
+ * (the user name is ignored); null for none, a bad header or another role's key.
+ */
+export async function readBasicOperator(
+  d1: D1Database,
+  header: string | undefined,
+): Promise<string | null> {
+  if (!header?.startsWith("Basic ")) return null;
+  let decoded: string;
+  try {
+    decoded = atob(header.slice(6).trim());
+  } catch {
+    return null;
+  }
+  const password = decoded.slice(decoded.indexOf(":") + 1);
+  if (!password) return null;
+  const caller = await resolveCaller(d1, `Bearer ${password}`);
+  return caller.ok && caller.value.role === "operator" ? caller.value.operatorId : null;
+}
+
+/** Reads the report for the page: 404 unless the operator owns the challenge and the version. */
+export async function readVersionReport(
+  d1: D1Database,
+  operatorId: string,
+  challengeId: string,
+  version: number,
+): Promise<{ title: string; slug: string; report: DiffReport }> {
+  const db = createDb(d1);
+  const ch = await findChallenge(db, challengeId);
+  if (!ch || ch.createdBy !== operatorId) fail({ reason: "not-found", resource: "challenge" });
+  const v = await ownedVersion(db, ch, version);
+  return { title: ch.title, slug: ch.slug, report: await buildDiffReport(db, ch, v) };
+}
+
+const scoreText = (s: { score: number; unrounded: string } | null) =>
+  s ? html`${s.score} <small>(${s.unrounded})</small>` : html`–`;
+
+function renderSubmissions(subs: DiffReport["agents"][number]["submissions"]): Html {
+  return html`${subs.map(
+    (s) =>
+      html`<li>
+        <code>${s.submissionId}</code>: ${scoreText(s.before)} → ${scoreText(s.after)}
+        ${s.state === "scored" ? null : html` <strong>${s.state}</strong>`}
+        ${s.error ? html` (${s.error})` : null}
+        ${
+          s.changedTests.length > 0
+            ? html`<ul>
+                ${s.changedTests.map(
+                  (t) =>
+                    html`<li>
+                      ${t.suite} <code>${t.id}</code> “${t.name}”: ${t.before ?? "new"} →
+                      ${t.after ?? "removed"}
+                    </li>`,
+                )}
+              </ul>`
+            : html` no verdict changed`
+        }
+      </li>`,
+  )}`;
+}
+
+/** The whole page. */
+export function renderVersionPage(v: { title: string; slug: string; report: DiffReport }): Html {
+  const r = v.report;
+  const place = (p: { rank: number; score: number } | null) =>
+    p ? `#${p.rank} (${p.score})` : "–";
+  return renderDocument({
+    title: `${v.title}: version ${r.version}`,
+    breadcrumbs: [
+      { label: "Challenges", href: "/" },
+      { label: v.title, href: `/challenges/${encodeURIComponent(v.slug)}` },
+      { label: `Version ${r.version}` },
+    ],
+    body: html`<h1>${v.title}: version ${r.version} (${r.state})</h1>
+      <p>
+        Rescored against version ${r.baseVersion}; version ${r.liveVersion} is live.
+        ${r.note ? html`Note: ${r.note}.` : null}
+      </p>
+      <p>
+        Rescores: ${r.rescores.scored} scored, ${r.rescores.failed} failed,
+        ${r.rescores.queued + r.rescores.running} pending, of ${r.rescores.total}.
+      </p>
+      <table>
+        <caption>
+          Each agent's place on the live board and on the board this version would publish
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Agent</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
+            <th scope="col">Change</th>
+            <th scope="col">Rescored submissions</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${r.agents.map(
+            (a) =>
+              html`<tr>
+                <th scope="row">${a.name}</th>
+                <td>${place(a.before)}</td>
+                <td>${place(a.after)}</td>
+                <td>
+                  ${a.rankChange === null ? "–" : a.rankChange > 0 ? `▲ ${a.rankChange}` : a.rankChange < 0 ? `▼ ${-a.rankChange}` : "="}
+                </td>
+                <td>
+                  <ul>
+                    ${renderSubmissions(a.submissions)}
+                  </ul>
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      ${
+        r.baselines.length > 0
+          ? html`<h2>Baselines</h2>
+              <ul>
+                ${r.baselines.map(
+                  (b) =>
+                    html`<li>
+                      ${b.label}
+                      <ul>
+                        ${renderSubmissions(b.submissions)}
+                      </ul>
+                    </li>`,
+                )}
+              </ul>`
+          : null
+      }
+      <p>
+        Promote or discard with
+        <code>POST /v1/challenges/${r.challengeId}/versions/${r.version}/promote</code> (or
+        <code>/discard</code>) and a reason.
+      </p>`,
+  });
+}
