@@ -14,8 +14,9 @@ import {
   type ScoreWrite,
 } from "@bouts/db";
 import { and, eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
-import { diffVerdicts } from "./score-env.ts";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { diffVerdicts, reconcileScoring, type ScoreEnv } from "./score-env.ts";
 import { db, seedAgent, seedChallenge, seedSubmission } from "./helpers.ts";
 
 const test = (id: string, status: string) => ({
@@ -226,5 +227,70 @@ describe("a live score while a candidate version is open", () => {
         .delete(challengeVersions)
         .where(eq(challengeVersions.challengeId, challenge.challengeId)),
     ).rejects.toSatisfy(refusedWith("never deleted"));
+  });
+});
+
+describe("the reconciler and a rescore whose message was lost", () => {
+  it("sends it again once per grace period", async () => {
+    const challenge = await seedChallenge("deep-merge");
+    const agentId = await seedAgent(challenge);
+    const submissionId = await seedSubmission(challenge, agentId, "complete");
+    const now = Date.now();
+    expect(
+      await insertVersion(
+        db(),
+        {
+          challengeId: challenge.challengeId,
+          version: 2,
+          baseVersion: 1,
+          bundleKey: "bundles/none",
+          bundleSha256: "3".repeat(64),
+          bundleManifest: "{}",
+          qaReport: null,
+          qaPassed: true,
+          state: "rescoring",
+          note: "",
+          createdBy: challenge.operatorId,
+          createdAt: now,
+          decidedBy: null,
+          decidedAt: null,
+          decisionId: null,
+        },
+        [{ submissionId, agentId }],
+        {
+          id: `version-uploaded:${challenge.challengeId}:v2`,
+          challengeId: challenge.challengeId,
+          submissionId: null,
+          agentId: null,
+          type: "version-uploaded",
+          scope: "challenge",
+          actorKind: "operator",
+          actorId: challenge.operatorId,
+          cause: "test",
+          before: null,
+          after: null,
+          at: now,
+        },
+      ),
+    ).toBe(true);
+    // The queue is not consumed here: the test only looks at what the reconciler sends.
+    const send = vi.spyOn(env.SUBMISSIONS, "send").mockResolvedValue(undefined as never);
+    const sentRescore = () =>
+      send.mock.calls.some(
+        ([m]) =>
+          (m as { kind?: string; submissionId?: string }).kind === "rescore" &&
+          (m as { submissionId?: string }).submissionId === submissionId,
+      );
+    const scoreEnv = env as unknown as ScoreEnv & { SUBMISSIONS: Queue };
+    // Within the grace its own message may still arrive: nothing is sent.
+    await reconcileScoring(scoreEnv, now + 60_000);
+    expect(sentRescore()).toBe(false);
+    const later = now + 60 * 60 * 1000;
+    expect((await reconcileScoring(scoreEnv, later)).requeuedRescores).toBeGreaterThanOrEqual(1);
+    expect(sentRescore()).toBe(true);
+    send.mockClear();
+    await reconcileScoring(scoreEnv, later + 60_000);
+    expect(sentRescore()).toBe(false);
+    send.mockRestore();
   });
 });
