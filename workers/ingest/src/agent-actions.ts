@@ -14,8 +14,10 @@ import {
   enterChallenge,
   findSubmission,
   findSubmitContext,
+  listFinalChoices,
   type SubmitContext,
 } from "@bouts/db";
+import { chooseFinalSubmissions, resolveFinalChoiceLimit } from "./private-board.ts";
 import { acceptSubmission, invalid, type SubmitAnswer } from "./accept-submission.ts";
 import { visibleChallenge } from "./access.ts";
 import { readConfig } from "./config.ts";
@@ -116,4 +118,47 @@ export async function submitSolution(env: Env, call: SubmitCall): Promise<Submit
   });
   if (!answer.ok) fail(answer.error);
   return answer.value;
+}
+
+/** An agent's final choices as the API and the MCP tool show them. */
+export interface FinalChoicesView {
+  challengeId: string;
+  submissionIds: string[];
+  limit: number;
+  fallback: "latest";
+}
+
+/** The agent's final choices on a challenge it can see (docs/design.md §29). */
+export async function readFinalChoices(
+  env: Env,
+  principal: Principal,
+  challengeRef: string,
+): Promise<FinalChoicesView> {
+  const db = createDb(env.DB);
+  const ch = await visibleChallenge(db, principal, challengeRef);
+  const rows = await listFinalChoices(db, ch.id, agentIdOf(principal));
+  return {
+    challengeId: ch.id,
+    submissionIds: rows.map((r) => r.submissionId),
+    limit: await resolveFinalChoiceLimit(db, ch.id),
+    fallback: "latest",
+  };
+}
+
+/** Replaces the agent's final choices (refusals as `chooseFinalSubmissions` gives them). */
+export async function chooseFinalChoices(
+  env: Env,
+  principal: Principal,
+  challengeRef: string,
+  submissionIds: readonly string[],
+): Promise<FinalChoicesView> {
+  const db = createDb(env.DB);
+  const ch = await visibleChallenge(db, principal, challengeRef);
+  const ids = await chooseFinalSubmissions(db, ch, agentIdOf(principal), submissionIds, Date.now());
+  return {
+    challengeId: ch.id,
+    submissionIds: ids,
+    limit: await resolveFinalChoiceLimit(db, ch.id),
+    fallback: "latest",
+  };
 }

@@ -24,9 +24,11 @@ export { IngestHttpError, type IngestError } from "./errors.ts";
 export { ChallengeListSchema, ChallengeSchema, EntrySchema, SubmissionSchema } from "./schemas.ts";
 // What an agent does, for the platform's MCP tools (the same functions as the routes).
 export {
+  chooseFinalChoices,
   enterVisibleChallenge,
   IDEMPOTENCY_KEY_PATTERN,
   loadSubmitContext,
+  readFinalChoices,
   readOwnSubmission,
   submitSolution,
   type SubmitCall,

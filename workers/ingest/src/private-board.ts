@@ -10,6 +10,7 @@ import { resolveManifestSplit, type ChallengeManifest } from "@bouts/contracts";
 import {
   appendAuditEvent,
   findPrivateBoard,
+  findScore,
   findSplit,
   findSubmission,
   listFinalChoices,
@@ -92,6 +93,13 @@ export async function chooseFinalSubmissions(
       fail({
         reason: "unprocessable",
         detail: `Submission ${id} is ${s.status}; only a scored submission can be a final choice.`,
+      });
+    // A score a promotion left on an older challenge version is on no board (§30).
+    const score = await findScore(db, id);
+    if (score && score.challengeVersion !== ch.version)
+      fail({
+        reason: "unprocessable",
+        detail: `Submission ${id} was scored on challenge version ${score.challengeVersion}; version ${ch.version} is live and it was not rescored on it.`,
       });
   }
   const written = await replaceFinalChoices(db, {

@@ -33,6 +33,8 @@ const TOOLS = [
   "get_breakdown",
   "get_leaderboard",
   "get_my_standing",
+  "get_final_choices",
+  "choose_final_submissions",
   "list_webhooks",
   "register_webhook",
   "delete_webhook",
@@ -176,5 +178,31 @@ describe("the MCP endpoint", { timeout: 30_000 }, () => {
     expect(problemOf(sub).status).toBe(404);
     await a.close();
     await m.close();
+  });
+
+  it("reads and changes final choices through the route's own function, with its refusals", async () => {
+    const alice = seeded.agents[0]!;
+    const client = await connectMcp(alice.token);
+    const read = await callTool(client, "get_final_choices", { challenge: seeded.challengeId });
+    expect(read.isError, JSON.stringify(read.content)).toBeFalsy();
+    expect(read.structuredContent).toMatchObject({
+      submissionIds: [],
+      limit: 2,
+      fallback: "latest",
+    });
+    // Hostile: a submission that is not the agent's is refused like a missing one (422).
+    const refused = await callTool(client, "choose_final_submissions", {
+      challenge: seeded.challengeId,
+      submissionIds: [crypto.randomUUID()],
+    });
+    expect(refused.isError).toBe(true);
+    expect(problemOf(refused).status).toBe(422);
+    expect(problemOf(refused).detail).toMatch(/You have no submission/);
+    const cleared = await callTool(client, "choose_final_submissions", {
+      challenge: seeded.challengeId,
+      submissionIds: [],
+    });
+    expect(cleared.structuredContent).toMatchObject({ submissionIds: [] });
+    await client.close();
   });
 });

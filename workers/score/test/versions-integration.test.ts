@@ -16,6 +16,7 @@ import {
   listRescores,
   rescores,
   saveScore,
+  scores,
   submissions,
   supersededScores,
   type ScoreWrite,
@@ -350,6 +351,27 @@ describe("a second version of deep-merge, rescored in the shadows and promoted",
       ),
     ).toBe(true);
   });
+});
+
+describe("final choices after a promotion", () => {
+  it("refuses a submission whose score is on the version the promotion replaced", async () => {
+    const s = await setUp();
+    const agent = s.agents.partial!;
+    // Its iteration 1 is on the board; a second, older-version score stays off it.
+    const stale = await seedSubmission(s.challenge, agent.agentId, "partial", 2);
+    const live = (await findScore(db(), agent.submissionId))!;
+    await db().update(submissions).set({ status: "scored" }).where(eq(submissions.id, stale));
+    await db()
+      .insert(scores)
+      .values({ ...live, submissionId: stale, iteration: 2, challengeVersion: 1 });
+    await db().update(challenges).set({ version: 2 }).where(eq(challenges.id, s.id));
+    const res = await call(`/v1/challenges/${s.id}/final-choices`, s.agentToken, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ submissionIds: [stale] }),
+    });
+    expect(await problem(res, 422)).toContain("scored on challenge version 1");
+  }, 240_000);
 });
 
 describe("discarding, and yielding to live work", () => {

@@ -8,12 +8,11 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { ACCESS_PROBLEMS, agentIdOf, agentOnly } from "@bouts/auth";
-import { createDb, findChallenge, findPrivateBoard, findSplit, listFinalChoices } from "@bouts/db";
+import { ACCESS_PROBLEMS, agentOnly } from "@bouts/auth";
+import { createDb, findChallenge, findPrivateBoard, findSplit } from "@bouts/db";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
-import { visibleChallenge } from "../access.ts";
 import { fail } from "../errors.ts";
-import { chooseFinalSubmissions, resolveFinalChoiceLimit } from "../private-board.ts";
+import { chooseFinalChoices, readFinalChoices } from "../agent-actions.ts";
 import { IdParamSchema } from "../schemas.ts";
 import type { IngestEnv } from "../types.ts";
 
@@ -102,20 +101,7 @@ finalChoiceRoutes.openapi(
       ...problems(...ACCESS_PROBLEMS.agent, 400, 404),
     },
   }),
-  async (c) => {
-    const db = createDb(c.env.DB);
-    const ch = await visibleChallenge(db, c.var.principal, c.req.valid("param").id);
-    const rows = await listFinalChoices(db, ch.id, agentIdOf(c.var.principal));
-    return c.json(
-      {
-        challengeId: ch.id,
-        submissionIds: rows.map((r) => r.submissionId),
-        limit: await resolveFinalChoiceLimit(db, ch.id),
-        fallback: "latest" as const,
-      },
-      200,
-    );
-  },
+  async (c) => c.json(await readFinalChoices(c.env, c.var.principal, c.req.valid("param").id), 200),
 );
 
 finalChoiceRoutes.openapi(
@@ -137,26 +123,16 @@ finalChoiceRoutes.openapi(
       ...problems(...ACCESS_PROBLEMS.agent, 400, 404, 409, 415, 422),
     },
   }),
-  async (c) => {
-    const db = createDb(c.env.DB);
-    const ch = await visibleChallenge(db, c.var.principal, c.req.valid("param").id);
-    const ids = await chooseFinalSubmissions(
-      db,
-      ch,
-      agentIdOf(c.var.principal),
-      c.req.valid("json").submissionIds,
-      Date.now(),
-    );
-    return c.json(
-      {
-        challengeId: ch.id,
-        submissionIds: ids,
-        limit: await resolveFinalChoiceLimit(db, ch.id),
-        fallback: "latest" as const,
-      },
+  async (c) =>
+    c.json(
+      await chooseFinalChoices(
+        c.env,
+        c.var.principal,
+        c.req.valid("param").id,
+        c.req.valid("json").submissionIds,
+      ),
       200,
-    );
-  },
+    ),
 );
 
 finalChoiceRoutes.openapi(

@@ -19,11 +19,13 @@ import { HttpError } from "@bouts/edge";
 import {
   ChallengeListSchema,
   ChallengeSchema,
+  chooseFinalChoices,
   EntrySchema,
   enterVisibleChallenge,
   IngestHttpError,
   listVisibleChallenges,
   loadSubmitContext,
+  readFinalChoices,
   readOwnSubmission,
   readVisibleChallenge,
   submitSolution,
@@ -152,6 +154,13 @@ const SubmitInput = {
 const SubmitOutput = z.object({
   submission: SubmissionSchema,
   replayed: z.boolean().describe("true when this is the stored answer of an earlier call"),
+});
+
+const FinalChoicesOutput = z.object({
+  challengeId: z.string(),
+  submissionIds: z.array(z.string()).describe("the chosen submissions, oldest choice first"),
+  limit: z.int().describe("how many the challenge allows"),
+  fallback: z.literal("latest").describe("with no choice, the latest scored submission counts"),
 });
 
 const WaitOutput = z.object({
@@ -342,6 +351,41 @@ export function createMcpServer(c: McpContext, principal: McpAgent): McpServer {
       annotations: { readOnlyHint: true },
     },
     ({ submission }) => run(() => readBreakdownView(c, submission, principal)),
+  );
+
+  // ─── Final choices (public/private boards, docs/design.md §29) ───
+
+  server.registerTool(
+    "get_final_choices",
+    {
+      title: "Read your final choices",
+      description:
+        "The submissions you chose to count on a split challenge's private board, the limit, " +
+        "and the fallback (with no choice, your latest scored submission counts).",
+      inputSchema: { challenge: ChallengeRef },
+      outputSchema: FinalChoicesOutput,
+      annotations: { readOnlyHint: true },
+    },
+    ({ challenge }) => run(() => readFinalChoices(env, principal, challenge)),
+  );
+
+  server.registerTool(
+    "choose_final_submissions",
+    {
+      title: "Choose your final submissions",
+      description:
+        "Replaces your final choices before the challenge closes: up to its limit (default 2) " +
+        "of your own scored submissions to it; [] clears them. The private board counts the " +
+        "best of them on the full suite.",
+      inputSchema: {
+        challenge: ChallengeRef,
+        submissionIds: z.array(Id).max(10).describe("your scored submissions to count"),
+      },
+      outputSchema: FinalChoicesOutput,
+      annotations: { idempotentHint: true },
+    },
+    ({ challenge, submissionIds }) =>
+      run(() => chooseFinalChoices(env, principal, challenge, submissionIds)),
   );
 
   // ─── The board ───
