@@ -1149,6 +1149,123 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/challenges/{id}/deadline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set, move or clear a challenge's deadline (a draft or an open challenge)
+     * @description Past the deadline no entry, submission or final choice is taken, and the challenge closes by itself within the sweep's period (its private board is published). The new deadline must be in the future; null clears it. A closed challenge answers 409.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["ChallengeDeadline"];
+        };
+      };
+      responses: {
+        /** @description The challenge with its deadline */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Challenge"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Well-formed but breaks a rule; `detail` (and `rule`) say which */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/challenges/{id}/entries": {
     parameters: {
       query?: never;
@@ -4372,6 +4489,12 @@ export interface components {
        * @example 2026-11-30T08:00:00.000Z
        */
       closedAt: string | null;
+      /**
+       * Format: date-time
+       * @description the deadline, or null for none
+       * @example 2026-11-30T08:00:00.000Z
+       */
+      closesAt: string | null;
       /** @description operators only: the bundle and its QA; never the hidden tests themselves */
       bundle?: {
         sha256: string;
@@ -4421,6 +4544,12 @@ export interface components {
       rankingMode: "latest" | "best";
       maxIterations: number;
       limits?: components["schemas"]["ChallengeLimits"];
+      /**
+       * Format: date-time
+       * @description the deadline: past it no entry, submission or final choice is taken and the challenge closes by itself (its private board is published); null for none; must be in the future
+       * @default null
+       */
+      closesAt: string | null;
     };
     /** @default {} */
     ChallengeLimits: {
@@ -4462,6 +4591,18 @@ export interface components {
       rankingMode?: "latest" | "best";
       maxIterations?: number;
       limits?: components["schemas"]["ChallengeLimits"];
+      /**
+       * Format: date-time
+       * @description the deadline: past it no entry, submission or final choice is taken and the challenge closes by itself (its private board is published); null for none; must be in the future
+       */
+      closesAt?: string | null;
+    };
+    ChallengeDeadline: {
+      /**
+       * Format: date-time
+       * @description the deadline: past it no entry, submission or final choice is taken and the challenge closes by itself (its private board is published); null for none; must be in the future
+       */
+      closesAt: string | null;
     };
     Entry: {
       challengeId: string;

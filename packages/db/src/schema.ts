@@ -147,6 +147,9 @@ export const challenges = sqliteTable(
     updatedAt: integer("updated_at").notNull(),
     publishedAt: integer("published_at"),
     closedAt: integer("closed_at"),
+    /** The deadline (ms): past it no entry, submission or final choice is taken, and the
+     * ingest sweep closes the challenge as its operator's close would; null for none. */
+    closesAt: integer("closes_at"),
     /** The live bundle version: 1 at publish, the promoted version after a promotion (§30). */
     version: integer("version").notNull().default(1),
   },

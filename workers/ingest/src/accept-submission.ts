@@ -6,6 +6,7 @@
  * `Idempotency-Key`, the first final answer is stored and every retry gets its exact bytes without
  * the checks running again; expected failures are values, for the route to map.
  */
+import { pastDeadline } from "./deadline.ts";
 import type { z } from "@hono/zod-openapi";
 import {
   checkAdmission,
@@ -349,7 +350,7 @@ function openChallengeOf(ctx: SubmitContext): Result<OpenChallenge> {
 
 /** Refuses the submission early when the challenge's state or quota already forbids it. */
 function checkCanSubmit(ctx: SubmitContext, ch: OpenChallenge, now: number): Result<void> {
-  if (ch.status !== "published") {
+  if (ch.status !== "published" || pastDeadline(ch, Date.now())) {
     return refuse({ reason: "conflict", detail: "The challenge is closed to new submissions." });
   }
   if (!ctx.entered) {

@@ -17,6 +17,7 @@ import {
   listFinalChoices,
   type SubmitContext,
 } from "@bouts/db";
+import { pastDeadline } from "./deadline.ts";
 import { chooseFinalSubmissions, resolveFinalChoiceLimit } from "./private-board.ts";
 import { acceptSubmission, invalid, type SubmitAnswer } from "./accept-submission.ts";
 import { visibleChallenge } from "./access.ts";
@@ -38,7 +39,7 @@ export async function enterVisibleChallenge(
   const agentId = agentIdOf(principal);
   const db = createDb(env.DB);
   const ch = await visibleChallenge(db, principal, idOrSlug);
-  if (ch.status !== "published") {
+  if (ch.status !== "published" || pastDeadline(ch, Date.now())) {
     fail({ reason: "conflict", detail: "The challenge is closed to new entries." });
   }
   const { entry, created } = await enterChallenge(db, {

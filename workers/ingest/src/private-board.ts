@@ -65,10 +65,10 @@ export async function chooseFinalSubmissions(
   submissionIds: readonly string[],
   now: number,
 ): Promise<string[]> {
-  if (ch.status !== "published")
+  if (ch.status !== "published" || (ch.closesAt !== null && ch.closesAt <= now))
     fail({
       reason: "conflict",
-      detail: `The challenge is ${ch.status}; final choices can change only while it is open.`,
+      detail: `The challenge is ${ch.status === "published" ? "past its deadline" : ch.status}; final choices can change only while it is open.`,
     });
   const limit = await resolveFinalChoiceLimit(db, ch.id);
   const ids = [...new Set(submissionIds)];
@@ -171,7 +171,7 @@ export async function publishBoardAtClose(
 export async function recordClose(
   db: Db,
   ch: ChallengeRow,
-  operatorId: string,
+  actor: { kind: "operator" | "system"; id: string },
   now: number,
 ): Promise<void> {
   await appendAuditEvent(db, {
@@ -181,12 +181,15 @@ export async function recordClose(
     agentId: null,
     type: "closed",
     scope: "challenge",
-    actorKind: "operator",
-    actorId: operatorId,
-    cause: "the operator closed the challenge",
+    actorKind: actor.kind,
+    actorId: actor.id,
+    cause:
+      actor.kind === "operator"
+        ? "the operator closed the challenge"
+        : `the challenge's deadline passed (${ch.closesAt === null ? "none" : new Date(ch.closesAt).toISOString()})`,
     before: { status: ch.status },
     after: { status: "closed" },
     at: now,
   });
-  await publishBoardAtClose(db, ch, operatorId, now);
+  await publishBoardAtClose(db, ch, actor.id, now);
 }

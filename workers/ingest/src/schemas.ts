@@ -104,6 +104,13 @@ const ChallengeFields = {
   rankingMode: z.enum(RANKING_MODES),
   maxIterations: z.int().min(1).max(1000),
   limits: ChallengeLimitsBodySchema,
+  closesAt: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      "the deadline: past it no entry, submission or final choice is taken and the challenge " +
+        "closes by itself (its private board is published); null for none; must be in the future",
+    ),
 };
 
 export const CreateChallengeBodySchema = z
@@ -117,6 +124,7 @@ export const CreateChallengeBodySchema = z
     rankingMode: ChallengeFields.rankingMode.default("latest"),
     maxIterations: ChallengeFields.maxIterations,
     limits: ChallengeFields.limits.prefault({}),
+    closesAt: ChallengeFields.closesAt.default(null),
   })
   .openapi("CreateChallengeBody");
 export type CreateChallengeBody = z.infer<typeof CreateChallengeBodySchema>;
@@ -131,11 +139,16 @@ export const UpdateChallengeBodySchema = z
     rankingMode: ChallengeFields.rankingMode.optional(),
     maxIterations: ChallengeFields.maxIterations.optional(),
     limits: ChallengeFields.limits.optional(),
+    closesAt: ChallengeFields.closesAt.optional(),
   })
   .refine((b) => Object.keys(b).length > 0, { message: "change at least one field" })
   // The refinement above, stated in the document: an empty change is refused with 400.
   .openapi("UpdateChallengeBody", { minProperties: 1 });
 export type UpdateChallengeBody = z.infer<typeof UpdateChallengeBodySchema>;
+
+export const DeadlineBodySchema = z
+  .strictObject({ closesAt: ChallengeFields.closesAt })
+  .openapi("ChallengeDeadline");
 
 const DeliverableViewSchema = z.object({
   path: z.string(),
@@ -175,6 +188,7 @@ export const ChallengeSchema = z
     createdAt: Timestamp,
     publishedAt: Timestamp.nullable(),
     closedAt: Timestamp.nullable(),
+    closesAt: Timestamp.nullable().describe("the deadline, or null for none"),
     bundle: z
       .object({
         sha256: z.string(),

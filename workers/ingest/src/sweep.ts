@@ -2,7 +2,8 @@
  * @module ingest/sweep
  * The scheduled clean-up of what a Worker that died mid-request can leave behind (no code ran
  * to undo it; see docs/storage-schema.md): submissions stuck in `received` (their message may
- * never have been sent), R2 objects no row references, and expired idempotency records.
+ * never have been sent), R2 objects no row references, and expired idempotency records; and it
+ * closes challenges whose deadline passed (deadline.ts).
  * Invariants: every step is bounded per run; a young object or row is never touched (a
  * request may still be using it); re-sending a message is safe because consumers are
  * idempotent by submission id.
@@ -14,6 +15,7 @@ import {
   purgeExpiredIdempotencyKeys,
   transitionSubmission,
 } from "@bouts/db";
+import { closeDueChallenges } from "./deadline.ts";
 import type { SubmissionMessage } from "./messages.ts";
 
 /** How old a leftover must be before the sweep touches it, and how much one run does. */
@@ -25,6 +27,8 @@ export type SweepResult = {
   failed: number;
   objectsDeleted: number;
   idempotencyPurged: number;
+  /** Challenges the sweep closed because their deadline passed. */
+  closedAtDeadline: number;
 };
 
 const DEFAULTS: SweepOptions = { graceMs: 15 * 60_000, maxRows: 100, maxObjects: 1000 };
@@ -39,7 +43,13 @@ export async function sweepIngest(
   const opts = { ...DEFAULTS, ...options };
   const db = createDb(env.DB);
   const cutoff = now - opts.graceMs;
-  const result: SweepResult = { requeued: 0, failed: 0, objectsDeleted: 0, idempotencyPurged: 0 };
+  const result: SweepResult = {
+    requeued: 0,
+    failed: 0,
+    objectsDeleted: 0,
+    idempotencyPurged: 0,
+    closedAtDeadline: 0,
+  };
 
   // Rows whose request died between its commit and marking them queued.
   for (const s of await findStaleReceivedSubmissions(db, cutoff, opts.maxRows)) {
@@ -86,5 +96,7 @@ export async function sweepIngest(
   }
 
   result.idempotencyPurged = await purgeExpiredIdempotencyKeys(db, now);
+  // Challenges whose deadline passed close as the operator's close would (deadline.ts).
+  result.closedAtDeadline = await closeDueChallenges(db, now);
   return result;
 }

@@ -76,6 +76,7 @@ export function challengeToWire(
     createdAt: iso(ch.createdAt),
     publishedAt: isoOrNull(ch.publishedAt),
     closedAt: isoOrNull(ch.closedAt),
+    closesAt: isoOrNull(ch.closesAt),
   };
   if (!forOperator) return view;
   return {

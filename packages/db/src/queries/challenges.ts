@@ -4,7 +4,7 @@
  * transition is a guarded UPDATE (the WHERE names the expected status), so two concurrent
  * operators cannot both win a transition.
  */
-import { and, asc, eq, inArray, or } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, or } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import {
   challenges,
@@ -53,6 +53,7 @@ export type ChallengePatch = Partial<
     | "rankingMode"
     | "maxIterations"
     | "limits"
+    | "closesAt"
     | "bundleKey"
     | "bundleSha256"
     | "bundleManifest"
@@ -160,4 +161,39 @@ export async function findEntry(
     .from(entries)
     .where(and(eq(entries.agentId, agentId), eq(entries.challengeId, challengeId)))
     .get();
+}
+
+/** Published challenges whose deadline has passed at `now`, oldest deadline first. */
+export async function listDueChallenges(
+  db: Db,
+  now: number,
+  limit: number,
+): Promise<ChallengeRow[]> {
+  return db
+    .select()
+    .from(challenges)
+    .where(and(eq(challenges.status, "published"), lte(challenges.closesAt, now)))
+    .orderBy(asc(challenges.closesAt))
+    .limit(limit)
+    .all();
+}
+
+/**
+ * Sets a draft's or a published challenge's deadline (null clears it); false once it is closed
+ * or its deadline has passed (`now`).
+ */
+export async function setChallengeDeadline(
+  db: Db,
+  id: string,
+  closesAt: number | null,
+  now: number,
+): Promise<boolean> {
+  const res = await db.$client
+    .prepare(
+      `UPDATE challenges SET closes_at = ?2, updated_at = ?3
+       WHERE id = ?1 AND status IN ('draft', 'published') AND (closes_at IS NULL OR closes_at > ?3)`,
+    )
+    .bind(id, closesAt, now)
+    .run();
+  return res.meta.changes > 0;
 }

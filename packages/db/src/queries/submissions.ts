@@ -163,7 +163,10 @@ export async function insertSubmission(
 const COUNTS_AGAINST_QUOTA = "failure_code IS NOT 'infrastructure'";
 
 /** The columns of a challenge that a submit checks. */
-export type SubmitChallenge = Pick<ChallengeRow, "id" | "status" | "maxIterations" | "limits"> & {
+export type SubmitChallenge = Pick<
+  ChallengeRow,
+  "id" | "status" | "maxIterations" | "limits" | "closesAt"
+> & {
   /** The module the bundle's interface loads from a submission (`interface.module`), or null. */
   interfaceModule: string | null;
 };
@@ -194,6 +197,7 @@ type SubmitContextRow = {
   status: ChallengeStatus | null;
   max_iterations: number | null;
   limits: string | null;
+  closes_at: number | null;
   interface_module: string | null;
   entered: number;
   count: number;
@@ -206,7 +210,7 @@ type SubmitContextRow = {
 // key row decides everything else: no key, no row; the challenge columns are null when no
 // challenge matches; an operator key (agent_id null) counts as not entered.
 const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operator_id, k.secret_hash,
-    k.revoked_at, c.id AS challenge_id, c.status, c.max_iterations, c.limits,
+    k.revoked_at, c.id AS challenge_id, c.status, c.max_iterations, c.limits, c.closes_at,
     json_extract(c.bundle_manifest, '$.interface.module') AS interface_module,
     EXISTS (SELECT 1 FROM entries e WHERE e.agent_id = k.agent_id AND e.challenge_id = c.id)
       AS entered,
@@ -253,6 +257,7 @@ export async function findSubmitContext(
           status: row.status,
           maxIterations: row.max_iterations,
           limits: row.limits,
+          closesAt: row.closes_at,
           interfaceModule: row.interface_module,
         };
   return {

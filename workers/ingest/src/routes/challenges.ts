@@ -14,6 +14,7 @@ import {
   findChallenge,
   insertChallenge,
   publishChallenge,
+  setChallengeDeadline,
   updateDraftChallenge,
   type ChallengePatch,
   type ChallengeRow,
@@ -26,6 +27,7 @@ import { notDraftError, storeBundle } from "../bundle-upload.ts";
 import { queueBaselines } from "../baselines.ts";
 import { recordClose, recordManifestSplit } from "../private-board.ts";
 import { checkCustomWeights } from "../challenge-config.ts";
+import { checkDeadline, pastDeadline } from "../deadline.ts";
 import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
 import { runChallengeQa } from "../runner-client.ts";
@@ -33,6 +35,7 @@ import {
   BUNDLE_BODY_DOC,
   ChallengeSchema,
   CreateChallengeBodySchema,
+  DeadlineBodySchema,
   EntrySchema,
   IdParamSchema,
   UpdateChallengeBodySchema,
@@ -94,6 +97,7 @@ challengeRoutes.openapi(
       publishedAt: null,
       closedAt: null,
       version: 1,
+      closesAt: checkDeadline(body.closesAt, now),
     };
     try {
       await insertChallenge(db, row);
@@ -143,6 +147,7 @@ challengeRoutes.openapi(
       ...(body.rankingMode !== undefined && { rankingMode: body.rankingMode }),
       ...(body.maxIterations !== undefined && { maxIterations: body.maxIterations }),
       ...(body.limits !== undefined && { limits: JSON.stringify(body.limits) }),
+      ...(body.closesAt !== undefined && { closesAt: checkDeadline(body.closesAt, Date.now()) }),
     };
     const now = Date.now();
     if (!(await updateDraftChallenge(db, ch.id, patch, now)))
@@ -290,7 +295,39 @@ challengeRoutes.openapi(
         detail: `Only a published challenge can close; it is ${ch.status}.`,
       });
     }
-    await recordClose(db, ch, operatorIdOf(c.var.principal), Date.now());
+    await recordClose(db, ch, { kind: "operator", id: operatorIdOf(c.var.principal) }, Date.now());
+    const fresh = await ownedChallenge(db, c.var.principal, ch.id);
+    return c.json(challengeToWire(fresh, true, readConfig(c.env).maxArchiveBytes), 200);
+  },
+);
+
+challengeRoutes.openapi(
+  createRoute({
+    method: "put",
+    path: "/challenges/{id}/deadline",
+    tags,
+    summary: "Set, move or clear a challenge's deadline (a draft or an open challenge)",
+    description:
+      "Past the deadline no entry, submission or final choice is taken, and the challenge " +
+      "closes by itself within the sweep's period (its private board is published). The new " +
+      "deadline must be in the future; null clears it. A closed challenge answers 409.",
+    security: SECURITY.operator,
+    middleware: [operatorOnly] as const,
+    request: { params: IdParamSchema, body: { ...json(DeadlineBodySchema), required: true } },
+    responses: {
+      200: json(ChallengeSchema, "The challenge with its deadline"),
+      ...problems(...OPERATOR, 400, 404, 409, 415, 422),
+    },
+  }),
+  async (c) => {
+    const db = createDb(c.env.DB);
+    const ch = await ownedChallenge(db, c.var.principal, c.req.valid("param").id);
+    const now = Date.now();
+    if (ch.status === "closed" || pastDeadline(ch, now))
+      fail({ reason: "conflict", detail: "The challenge is closed (or its deadline passed)." });
+    const closesAt = checkDeadline(c.req.valid("json").closesAt, now);
+    if (!(await setChallengeDeadline(db, ch.id, closesAt, now)))
+      fail({ reason: "conflict", detail: "The challenge closed meanwhile." });
     const fresh = await ownedChallenge(db, c.var.principal, ch.id);
     return c.json(challengeToWire(fresh, true, readConfig(c.env).maxArchiveBytes), 200);
   },

@@ -1,0 +1,1 @@
+ALTER TABLE `challenges` ADD `closes_at` integer;
