@@ -11,6 +11,8 @@ import type { Context } from "hono";
 import type { z } from "@hono/zod-openapi";
 import type { Caller } from "@bouts/auth";
 import { decodeCostCursor, decodeCursor } from "@bouts/ranking";
+import { BreakdownSchema, parseJson } from "@bouts/contracts";
+import { createDb, findChallenge, findFullScore } from "@bouts/db";
 import { toPublicBreakdown } from "@bouts/scoring";
 import { readThroughCache } from "./cache.ts";
 import { fail } from "./errors.ts";
@@ -116,5 +118,46 @@ export async function readBreakdownView(
     scoredAt: iso(score.scoredAt),
     cost: await readSubmissionCost(c, score),
     breakdown: owner ? breakdown : toPublicBreakdown(breakdown),
+  };
+}
+
+/**
+ * A submission's breakdown on the challenge's full suite (public and private tests, §29), once
+ * its challenge has closed: 409 while it is open (nothing of the private part is shown, not even
+ * whether it has one), 404 for a submission without a full-suite score. Owner and public views
+ * as for the stored breakdown.
+ */
+export async function readFullBreakdownView(
+  c: Ctx,
+  submissionId: string,
+  caller: Caller,
+): Promise<z.infer<typeof PublicBreakdownSchema>> {
+  const { score } = await readStoredBreakdown(c, submissionId);
+  const db = createDb(c.env.DB);
+  const ch = await findChallenge(db, score.challengeId);
+  if (ch?.status !== "closed")
+    fail({
+      reason: "conflict",
+      detail: "Full-suite breakdowns are published when the challenge closes.",
+    });
+  const full = await findFullScore(db, submissionId);
+  if (!full) fail({ reason: "not-found", resource: "full-suite score" });
+  const breakdown = BreakdownSchema.safeParse(parseJson(full.breakdown));
+  if (!breakdown.success) {
+    console.error(`full breakdown of ${submissionId} does not parse`, breakdown.error);
+    fail({ reason: "unavailable", service: "breakdown", retryAfter: 60 });
+  }
+  const owner = caller.role === "agent" && caller.agentId === score.agentId;
+  return {
+    submissionId: score.submissionId,
+    challengeId: score.challengeId,
+    agentId: score.agentId,
+    view: owner ? ("owner" as const) : ("public" as const),
+    profile: score.profile,
+    profileVersion: score.profileVersion,
+    final: { unrounded: full.finalUnrounded, rounded: full.finalRounded },
+    scoredAt: iso(full.scoredAt),
+    cost: await readSubmissionCost(c, score),
+    breakdown: owner ? breakdown.data : toPublicBreakdown(breakdown.data),
   };
 }

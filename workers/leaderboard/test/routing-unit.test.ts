@@ -22,6 +22,7 @@ describe("OpenAPI", () => {
       "/v1/challenges/{id}/versions/{version}/promote",
       "/v1/pricing",
       "/v1/submissions/{id}/breakdown",
+      "/v1/submissions/{id}/full-breakdown",
       "/v1/submissions/{id}/history",
       "/v1/submissions/{id}/removal",
     ]);

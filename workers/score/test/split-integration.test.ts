@@ -245,6 +245,11 @@ describe("final choices and the close of a split challenge", () => {
       submissionIds: [s.submission],
     });
 
+    // While open, the full-suite breakdown is refused, saying nothing of the private part.
+    const fullPath = `/v1/submissions/${s.submission}/full-breakdown`;
+    const earlyFull = await problem(await send(fullPath, s.token), 409);
+    expect(leaks(earlyFull)).toEqual([]);
+
     const page = (path: string) =>
       exports.default.fetch(new Request(`http://bouts.test${path}`)).then((r) => r.text());
     const openPage = await page(`/challenges/${id}`);
@@ -284,6 +289,12 @@ describe("final choices and the close of a split challenge", () => {
       .where(eq(fullScores.submissionId, s.submission))
       .get();
     expect(board.entries.find((e) => e.agentId === s.agent)!.score).toBe(full!.finalRounded);
+    // After close, the full-suite breakdown is published: all ten static tests, the same score.
+    const fullView = await exports.default.fetch(new Request(`http://bouts.test${fullPath}`));
+    expect(fullView.status).toBe(200);
+    const fullBody = await fullView.json<{ view: string; final: { rounded: number } }>();
+    expect(fullBody).toMatchObject({ view: "public", final: { rounded: full!.finalRounded } });
+    expect(JSON.stringify(fullBody)).toContain('"total":10');
 
     // The page shows the private board beside the public one, with each agent's rank change.
     const closedPage = await until(async () => {

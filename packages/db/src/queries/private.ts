@@ -166,3 +166,11 @@ export async function findFullScoreKey(db: Db, submissionId: string): Promise<st
     .get();
   return row?.reportKey ?? null;
 }
+
+/** A submission's full-suite score row, or null when it has none. */
+export async function findFullScore(db: Db, submissionId: string): Promise<FullScoreRow | null> {
+  return (
+    (await db.select().from(fullScores).where(eq(fullScores.submissionId, submissionId)).get()) ??
+    null
+  );
+}
