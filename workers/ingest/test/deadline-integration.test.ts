@@ -109,9 +109,7 @@ describe("a challenge's deadline", () => {
     expect(closed[0]).toMatchObject({ actorKind: "system", actorId: "deadline" });
     // A second sweep changes nothing; moving the deadline of a closed challenge is refused.
     await sweepIngest(env, Date.now());
-    expect(
-      (await listChallengeHistory(db, id)).filter((e) => e.type === "closed"),
-    ).toHaveLength(1);
+    expect((await listChallengeHistory(db, id)).filter((e) => e.type === "closed")).toHaveLength(1);
     await expectProblem(
       await callJson(
         `/v1/challenges/${id}/deadline`,
