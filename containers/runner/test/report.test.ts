@@ -123,11 +123,32 @@ describe("run report", () => {
     expect(report.stability.evidence[0]).toMatch(/^run budget of 60000 ms \(derived\) exhausted/);
   });
 
+  it("names the test each stability line came from, index for index with the evidence", () => {
+    const report = buildRunReport(
+      buildInput({
+        judgements: new Map([
+          ["s1", judged("passed", { warnings: ["s1: DeprecationWarning: old"] })],
+          ["s2", judged("failed", { crashes: ["s2: uncaught exception: boom"] })],
+          ["a1", judged("passed")],
+        ]),
+      }),
+    );
+    expect(report.stability.verdict).toBe("crashed");
+    expect(report.stability.evidence).toEqual([
+      "s2: uncaught exception: boom",
+      "s1: DeprecationWarning: old",
+    ]);
+    expect(report.stability.sources).toEqual([
+      { test: "s2", kind: "crash" },
+      { test: "s1", kind: "warning" },
+    ]);
+  });
+
   it("reports a run the sandbox could not start as not-run with clean stability", () => {
     const infrastructure = { reason: "sandbox-unavailable" as const, message: "no bwrap" };
     const report = buildRunReport(buildInput({ judgements: new Map(), infrastructure }));
     expect(report.staticTests.every((t) => t.status === "not-run")).toBe(true);
-    expect(report.stability).toEqual({ verdict: "clean", evidence: [] });
+    expect(report.stability).toEqual({ verdict: "clean", evidence: [], sources: [] });
     expect(report.budget).toMatchObject({ exhausted: false, failFast: null });
     expect(report.infrastructure).toEqual(infrastructure);
   });

@@ -74,6 +74,20 @@ export const STABILITY_VERDICTS = ["clean", "warnings", "crashed"] as const;
 export const StabilitySchema = z.strictObject({
   verdict: z.enum(STABILITY_VERDICTS),
   evidence: z.array(z.string().max(500)).max(100),
+  /**
+   * Where each evidence line came from, index for index: the test it was observed in (null for
+   * the subject or the run as a whole) and whether it is a crash or a warning. Absent from
+   * reports of runners before it; the score role then keeps the verdict as it is.
+   */
+  sources: z
+    .array(
+      z.strictObject({
+        test: z.string().max(200).nullable(),
+        kind: z.enum(["crash", "warning"]),
+      }),
+    )
+    .max(100)
+    .optional(),
 });
 export type Stability = z.infer<typeof StabilitySchema>;
 

@@ -47,10 +47,7 @@ export function cutPublicPart(report: RunReport, manifest: ChallengeManifest): P
       ...rest,
       staticTests,
       adversarialTests,
-      stability: {
-        verdict: report.stability.verdict,
-        evidence: report.stability.evidence.filter(clean),
-      },
+      stability: publicStability(report, held, clean),
       integrity: report.integrity.filter((e) => clean(JSON.stringify(e))),
       exploits: report.exploits.filter((e) => clean(JSON.stringify(e))),
       notes: report.notes.filter(clean),
@@ -66,6 +63,39 @@ export function cutPublicPart(report: RunReport, manifest: ChallengeManifest): P
       staticTests: manifest.staticTests.filter((t) => !held.has(t.id)),
       adversarialTests: manifest.adversarialTests.filter((t) => !held.has(t.id)),
     },
+  };
+}
+
+/**
+ * The stability verdict and evidence of the public part. With the runner's `sources` (which
+ * test each line came from), a line observed in a private test is dropped and the verdict is
+ * recomputed from the lines kept, so a private test's crash does not move the verdict an agent
+ * sees; lines of the subject or the whole run (test null) stay, since the subject is shared.
+ * The text never decides (a submission writes its own crash messages). Without sources (an older
+ * runner), lines naming a private test are dropped and the runner's verdict is kept.
+ */
+function publicStability(
+  report: RunReport,
+  held: ReadonlySet<string>,
+  clean: (line: string) => boolean,
+): RunReport["stability"] {
+  const { verdict, evidence, sources } = report.stability;
+  if (!sources || sources.length !== evidence.length || report.infrastructure)
+    return { verdict, evidence: evidence.filter(clean) };
+  const kept = sources.flatMap((src, i) =>
+    src.test !== null && held.has(src.test) ? [] : [{ src, line: evidence[i]! }],
+  );
+  // The verdict counts every kept line; a line whose text names a private test is then left
+  // out of the evidence with its source, so the two stay index for index.
+  const shown = kept.filter((k) => clean(k.line));
+  return {
+    verdict: kept.some((k) => k.src.kind === "crash")
+      ? "crashed"
+      : kept.length > 0
+        ? "warnings"
+        : "clean",
+    evidence: shown.map((k) => k.line),
+    sources: shown.map((k) => k.src),
   };
 }
 

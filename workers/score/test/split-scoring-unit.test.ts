@@ -3,7 +3,7 @@
  * and budget would tell an agent about its private tests loses all of it, and a challenge
  * without a split is left alone.
  */
-import { ChallengeManifestSchema, RunReportSchema } from "@bouts/contracts";
+import { ChallengeManifestSchema, RunReportSchema, type RunReport } from "@bouts/contracts";
 import { describe, expect, it } from "vitest";
 import { cutPublicPart } from "../src/split-scoring.ts";
 
@@ -104,6 +104,62 @@ describe("cutPublicPart", () => {
     expect(part.report.budget).toBeUndefined();
     expect(part.manifest.staticTests.map((t) => t.id)).toEqual(["pub-1"]);
     expect(part.manifest.adversarialTests).toEqual([]);
+  });
+
+  it("recomputes the public verdict from the lines' sources: a private crash moves nothing", () => {
+    const withSources = (stability: RunReport["stability"]) =>
+      RunReportSchema.parse({ ...report, stability });
+    // A private test crashed, a public one only warned: the public part says warnings.
+    const privateCrash = cutPublicPart(
+      withSources({
+        verdict: "crashed",
+        evidence: ["hidden-2: uncaught exception: boom", "pub-1: DeprecationWarning: old api"],
+        sources: [
+          { test: "hidden-2", kind: "crash" },
+          { test: "pub-1", kind: "warning" },
+        ],
+      }),
+      manifest,
+    )!;
+    expect(privateCrash.report.stability).toEqual({
+      verdict: "warnings",
+      evidence: ["pub-1: DeprecationWarning: old api"],
+      sources: [{ test: "pub-1", kind: "warning" }],
+    });
+    // Only private evidence: clean.
+    const onlyPrivate = cutPublicPart(
+      withSources({
+        verdict: "crashed",
+        evidence: ["hidden-2: the test process was killed"],
+        sources: [{ test: "hidden-2", kind: "crash" }],
+      }),
+      manifest,
+    )!;
+    expect(onlyPrivate.report.stability.verdict).toBe("clean");
+    // Hostile: a public test's crash whose message names a private test (or mimics a warning)
+    // stays a crash: the source decides, never the text. The line itself is dropped (it names
+    // a private test), the verdict is not improved.
+    const disguised = cutPublicPart(
+      withSources({
+        verdict: "crashed",
+        evidence: ["pub-1: DeprecationWarning: hidden-2 secret behaviour"],
+        sources: [{ test: "pub-1", kind: "crash" }],
+      }),
+      manifest,
+    )!;
+    expect(disguised.report.stability.verdict).toBe("crashed");
+    expect(JSON.stringify(disguised.report)).not.toContain("hidden-2");
+    expect(disguised.report.stability.sources).toEqual([]);
+    // The subject is shared: its crash counts in both parts.
+    const subject = cutPublicPart(
+      withSources({
+        verdict: "crashed",
+        evidence: ["subject exited with code 1"],
+        sources: [{ test: null, kind: "crash" }],
+      }),
+      manifest,
+    )!;
+    expect(subject.report.stability.verdict).toBe("crashed");
   });
 
   it("is null for a challenge without a split", () => {

@@ -100,17 +100,33 @@ export function buildRunReport(input: RunReportInput): RunReport {
     exploits: [],
   });
   const all = input.tests.map((t) => ({ t, j: input.judgements.get(t.id) ?? notRun() }));
-  const crashes = [...subject.crashes, ...all.flatMap(({ j }) => j.crashes)];
-  const warnings = [...subject.warnings, ...all.flatMap(({ j }) => j.warnings)];
+  // Each line with the test it came from (null: the subject or the run as a whole), so the
+  // score role can cut a split challenge's public part by source, not by text (§29).
+  type Line = { text: string; test: string | null };
+  const own =
+    (test: string | null) =>
+    (text: string): Line => ({ text, test });
+  const crashLines: Line[] = [
+    ...subject.crashes.map(own(null)),
+    ...all.flatMap(({ t, j }) => j.crashes.map(own(t.id))),
+  ];
+  const warningLines: Line[] = [
+    ...subject.warnings.map(own(null)),
+    ...all.flatMap(({ t, j }) => j.warnings.map(own(t.id))),
+  ];
   const exhausted = all.filter(({ j }) => j.status === "budget-exhausted").length;
   const trip = failFast.tripped;
   if (!infrastructure && exhausted > 0)
-    crashes.push(
-      `run budget of ${limits.runWallMs} ms (${input.budgetSource}) exhausted after ${Math.round(timings.spentMs)} ms: ${exhausted} tests budget-exhausted`,
+    crashLines.push(
+      own(null)(
+        `run budget of ${limits.runWallMs} ms (${input.budgetSource}) exhausted after ${Math.round(timings.spentMs)} ms: ${exhausted} tests budget-exhausted`,
+      ),
     );
   if (!infrastructure && trip)
-    crashes.push(
-      `fail-fast: ${trip.reason}; ${failFast.failedAfterTrip} tests after it failed at once`,
+    crashLines.push(
+      own(null)(
+        `fail-fast: ${trip.reason}; ${failFast.failedAfterTrip} tests after it failed at once`,
+      ),
     );
   const integrity = aggregateObservations([
     ...input.workspace.integrity,
@@ -169,12 +185,16 @@ export function buildRunReport(input: RunReportInput): RunReport {
     stability: {
       verdict: infrastructure
         ? "clean"
-        : crashes.length > 0
+        : crashLines.length > 0
           ? "crashed"
-          : warnings.length > 0
+          : warningLines.length > 0
             ? "warnings"
             : "clean",
-      evidence: [...crashes, ...warnings].slice(0, 100).map((e) => e.slice(0, 500)),
+      evidence: [...crashLines, ...warningLines].slice(0, 100).map((e) => e.text.slice(0, 500)),
+      sources: [
+        ...crashLines.map((l) => ({ test: l.test, kind: "crash" as const })),
+        ...warningLines.map((l) => ({ test: l.test, kind: "warning" as const })),
+      ].slice(0, 100),
     },
     integrity,
     exploits,
