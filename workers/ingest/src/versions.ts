@@ -10,6 +10,7 @@
  * re-sends what a failed send leaves queued.
  */
 import {
+  countRescores,
   findLatestVersionNumber,
   findOpenVersion,
   insertVersion,
@@ -36,7 +37,6 @@ const MAX_BATCH_MESSAGES = 100;
 /** A version as the API shows it, with its rescores counted by state. */
 export async function versionToWire(db: Db, v: ChallengeVersionRow) {
   const rows = await listRescores(db, v.challengeId, v.version);
-  const count = (state: string) => rows.filter((r) => r.state === state).length;
   return {
     challengeId: v.challengeId,
     version: v.version,
@@ -47,13 +47,7 @@ export async function versionToWire(db: Db, v: ChallengeVersionRow) {
     qaPassed: v.qaPassed,
     createdAt: new Date(v.createdAt).toISOString(),
     decidedAt: v.decidedAt === null ? null : new Date(v.decidedAt).toISOString(),
-    rescores: {
-      total: rows.length,
-      queued: count("queued"),
-      running: count("running"),
-      scored: count("scored"),
-      failed: count("failed"),
-    },
+    rescores: countRescores(rows),
   };
 }
 

@@ -28,6 +28,7 @@ import {
   resolveChallenge,
   type BoardCostQuery,
   type BoardPageBody,
+  type ScoredBreakdown,
 } from "./reads.ts";
 import type { BoardEntry, StandingView } from "./rpc.ts";
 import type { PublicBreakdownSchema, StandingSchema } from "./schemas.ts";
@@ -106,6 +107,24 @@ export async function readBreakdownView(
   caller: Caller,
 ): Promise<z.infer<typeof PublicBreakdownSchema>> {
   const { score, breakdown } = await readStoredBreakdown(c, submissionId);
+  return breakdownBody(c, score, caller, {
+    final: { unrounded: score.finalUnrounded, rounded: score.finalRounded },
+    scoredAt: score.scoredAt,
+    breakdown,
+  });
+}
+
+/** The breakdown answer for `caller`: the owner view for the submitting agent, else public. */
+async function breakdownBody(
+  c: Ctx,
+  score: ScoredBreakdown["score"],
+  caller: Caller,
+  shown: {
+    final: { unrounded: string; rounded: number };
+    scoredAt: number;
+    breakdown: ScoredBreakdown["breakdown"];
+  },
+): Promise<z.infer<typeof PublicBreakdownSchema>> {
   const owner = caller.role === "agent" && caller.agentId === score.agentId;
   return {
     submissionId: score.submissionId,
@@ -114,10 +133,10 @@ export async function readBreakdownView(
     view: owner ? ("owner" as const) : ("public" as const),
     profile: score.profile,
     profileVersion: score.profileVersion,
-    final: { unrounded: score.finalUnrounded, rounded: score.finalRounded },
-    scoredAt: iso(score.scoredAt),
+    final: shown.final,
+    scoredAt: iso(shown.scoredAt),
     cost: await readSubmissionCost(c, score),
-    breakdown: owner ? breakdown : toPublicBreakdown(breakdown),
+    breakdown: owner ? shown.breakdown : toPublicBreakdown(shown.breakdown),
   };
 }
 
@@ -147,17 +166,9 @@ export async function readFullBreakdownView(
     console.error(`full breakdown of ${submissionId} does not parse`, breakdown.error);
     fail({ reason: "unavailable", service: "breakdown", retryAfter: 60 });
   }
-  const owner = caller.role === "agent" && caller.agentId === score.agentId;
-  return {
-    submissionId: score.submissionId,
-    challengeId: score.challengeId,
-    agentId: score.agentId,
-    view: owner ? ("owner" as const) : ("public" as const),
-    profile: score.profile,
-    profileVersion: score.profileVersion,
+  return breakdownBody(c, score, caller, {
     final: { unrounded: full.finalUnrounded, rounded: full.finalRounded },
-    scoredAt: iso(full.scoredAt),
-    cost: await readSubmissionCost(c, score),
-    breakdown: owner ? breakdown.data : toPublicBreakdown(breakdown.data),
-  };
+    scoredAt: full.scoredAt,
+    breakdown: breakdown.data,
+  });
 }

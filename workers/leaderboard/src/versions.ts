@@ -12,6 +12,7 @@
  */
 import { resolveManifestSplit, ChallengeManifestSchema, parseJson } from "@bouts/contracts";
 import {
+  countRescores,
   createDb,
   discardVersion,
   findVersion,
@@ -88,7 +89,6 @@ export async function buildDiffReport(db: Db, ch: ChallengeRow, v: ChallengeVers
   const byAgent = new Map<string, ReturnType<typeof submissionOf>[]>();
   for (const r of rows)
     byAgent.set(r.agentId, [...(byAgent.get(r.agentId) ?? []), submissionOf(r)]);
-  const count = (state: string) => rows.filter((r) => r.state === state).length;
   return {
     challengeId: ch.id,
     version: v.version,
@@ -96,13 +96,7 @@ export async function buildDiffReport(db: Db, ch: ChallengeRow, v: ChallengeVers
     liveVersion: ch.version,
     state: v.state,
     note: v.note,
-    rescores: {
-      total: rows.length,
-      queued: count("queued"),
-      running: count("running"),
-      scored: count("scored"),
-      failed: count("failed"),
-    },
+    rescores: countRescores(rows),
     agents: places
       .filter((p) => !baselineIds.has(p.agentId))
       .map((p) => ({

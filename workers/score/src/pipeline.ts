@@ -30,7 +30,7 @@ import type { GeneratorEnv } from "./generation.ts";
 import type { RunnerEnv } from "./runner-client.ts";
 import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
 import { sendRescoreIfOpen } from "./rescore-message.ts";
-import { scoreOnBundle } from "./score-run.ts";
+import { scoreOnBundle, storeReport, type ScoredRun } from "./score-run.ts";
 import { storeFullSuite } from "./split-scoring.ts";
 
 /** How long one attempt may hold a submission before another consumer may take it over. */
@@ -182,22 +182,10 @@ export async function processSubmission(
   // a split challenge has both (split-scoring.ts, docs/design.md §29).
   if (scored.full) await storeFullSuite(env.ARTIFACTS, db, scored.full, scored.report);
   const reportKey = `reports/${submissionId}.json`;
-  await env.ARTIFACTS.put(reportKey, JSON.stringify(scored.seen.report), {
-    httpMetadata: { contentType: "application/json" },
-  });
+  await storeReport(env.ARTIFACTS, reportKey, scored.seen.report);
   // Written once: primary key, in the same batch as the `scored` status, and only on the live
   // version the run used (docs/design.md §30).
-  const write = buildScoreWrite(
-    ctx,
-    scored.input,
-    scored.breakdown,
-    scored.seen.report,
-    scored.judged,
-    scored.judgeMode,
-    reportKey,
-    now(),
-    scored.usage,
-  );
+  const write = scoreWriteOf(ctx, scored, reportKey, now());
   if (!(await saveScore(db, write, now())) && !(await findScore(db, submissionId)))
     return retryOrFail(
       "the challenge's version changed while the run was scored; it is scored again on the live version",
@@ -207,6 +195,26 @@ export async function processSubmission(
   // the score); a lost message is re-sent by the reconciler.
   await sendRescoreIfOpen(env, db, ctx.challenge.id, submissionId);
   return { action: "ack", note: `scored ${scored.breakdown.final.unrounded.text}` };
+}
+
+/** Everything a scored run writes (`buildScoreWrite` of its parts). */
+export function scoreWriteOf(
+  ctx: ScoringContext,
+  run: ScoredRun,
+  reportKey: string,
+  now: number,
+): ScoreWrite {
+  return buildScoreWrite(
+    ctx,
+    run.input,
+    run.breakdown,
+    run.seen.report,
+    run.judged,
+    run.judgeMode,
+    reportKey,
+    now,
+    run.usage,
+  );
 }
 
 /** Everything one score writes, from the breakdown and the evidence. */

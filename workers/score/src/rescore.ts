@@ -30,7 +30,7 @@ import {
   type RescoreKey,
 } from "@bouts/db";
 import {
-  buildScoreWrite,
+  scoreWriteOf,
   computeRetryDelaySeconds,
   LEASE_MS,
   ATTEMPT_DEADLINE_MS,
@@ -38,7 +38,7 @@ import {
   type MessageOutcome,
   type ScoreEnv,
 } from "./pipeline.ts";
-import { scoreOnBundle } from "./score-run.ts";
+import { scoreOnBundle, storeReport } from "./score-run.ts";
 import { type RescoreMessage } from "./rescore-message.ts";
 
 export {
@@ -222,32 +222,18 @@ export async function processRescore(
   }
   const scored = run.value;
   const reportKey = `reports/v${key.version}/${key.submissionId}.json`;
-  await env.ARTIFACTS.put(reportKey, JSON.stringify(scored.seen.report), {
-    httpMetadata: { contentType: "application/json" },
-  });
+  await storeReport(env.ARTIFACTS, reportKey, scored.seen.report);
   const full = scored.full
     ? { ...scored.full, reportKey: `reports-full/v${key.version}/${key.submissionId}.json` }
     : null;
-  if (full)
-    await env.ARTIFACTS.put(full.reportKey, JSON.stringify(scored.report), {
-      httpMetadata: { contentType: "application/json" },
-    });
+  if (full) await storeReport(env.ARTIFACTS, full.reportKey, scored.report);
   // The diff compares whole suites: the live full report where the live version had a split.
   const before = await readReport(
     env.ARTIFACTS,
     (await findFullScoreKey(db, key.submissionId)) ?? live.reportKey,
   );
-  const write = buildScoreWrite(
-    { ...ctx, challenge: { ...ctx.challenge, version: key.version } },
-    scored.input,
-    scored.breakdown,
-    scored.seen.report,
-    scored.judged,
-    scored.judgeMode,
-    reportKey,
-    now(),
-    scored.usage,
-  );
+  const versioned = { ...ctx, challenge: { ...ctx.challenge, version: key.version } };
+  const write = scoreWriteOf(versioned, scored, reportKey, now());
   await settleRescore(
     db,
     key,

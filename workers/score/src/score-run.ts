@@ -249,3 +249,14 @@ export async function scoreOnBundle(
     value: { input: stored.input, breakdown, judgeMode, report, seen, judged, full, usage },
   };
 }
+
+/** Stores a run report as JSON under `key` (R2); reports are keyed by submission and version. */
+export async function storeReport(
+  artifacts: R2Bucket,
+  key: string,
+  report: RunReport,
+): Promise<void> {
+  await artifacts.put(key, JSON.stringify(report), {
+    httpMetadata: { contentType: "application/json" },
+  });
+}

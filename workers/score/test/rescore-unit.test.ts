@@ -42,6 +42,52 @@ const report = (
     })),
   }) as unknown as RunReport;
 
+/** Opens a candidate version 2 of `challenge` with `targets` to rescore, as an upload would. */
+function openVersion(
+  challenge: { challengeId: string; operatorId: string },
+  sha: string,
+  targets: { submissionId: string; agentId: string }[],
+  over: { version?: number; createdAt?: number } = {},
+) {
+  const version = over.version ?? 2;
+  const now = over.createdAt ?? Date.now();
+  return insertVersion(
+    db(),
+    {
+      challengeId: challenge.challengeId,
+      version,
+      baseVersion: 1,
+      bundleKey: "bundles/none",
+      bundleSha256: sha.repeat(64),
+      bundleManifest: "{}",
+      qaReport: null,
+      qaPassed: true,
+      state: "rescoring",
+      note: "",
+      createdBy: challenge.operatorId,
+      createdAt: now,
+      decidedBy: null,
+      decidedAt: null,
+      decisionId: null,
+    },
+    targets,
+    {
+      id: `version-uploaded:${challenge.challengeId}:v${version}`,
+      challengeId: challenge.challengeId,
+      submissionId: null,
+      agentId: null,
+      type: "version-uploaded",
+      scope: "challenge",
+      actorKind: "operator",
+      actorId: challenge.operatorId,
+      cause: "test",
+      before: null,
+      after: null,
+      at: now,
+    },
+  );
+}
+
 describe("diffVerdicts", () => {
   it("lists added, removed and changed tests, static first, and nothing unchanged", () => {
     const before = report(
@@ -104,41 +150,7 @@ describe("a live score while a candidate version is open", () => {
   it("queues its own rescore and sends a ready candidate back to rescoring", async () => {
     const challenge = await seedChallenge("deep-merge");
     const now = Date.now();
-    const written = await insertVersion(
-      db(),
-      {
-        challengeId: challenge.challengeId,
-        version: 2,
-        baseVersion: 1,
-        bundleKey: "bundles/none",
-        bundleSha256: "1".repeat(64),
-        bundleManifest: "{}",
-        qaReport: null,
-        qaPassed: true,
-        state: "rescoring",
-        note: "",
-        createdBy: challenge.operatorId,
-        createdAt: now,
-        decidedBy: null,
-        decidedAt: null,
-        decisionId: null,
-      },
-      [],
-      {
-        id: `version-uploaded:${challenge.challengeId}:v2`,
-        challengeId: challenge.challengeId,
-        submissionId: null,
-        agentId: null,
-        type: "version-uploaded",
-        scope: "challenge",
-        actorKind: "operator",
-        actorId: challenge.operatorId,
-        cause: "test",
-        before: null,
-        after: null,
-        at: now,
-      },
-    );
+    const written = await openVersion(challenge, "1", [], { createdAt: now });
     expect(written).toBe(true);
     const version = () =>
       db()
@@ -195,25 +207,7 @@ describe("a live score while a candidate version is open", () => {
     ).toEqual([[submissionId, "queued"]]);
     expect((await version())!.state).toBe("rescoring");
     // A second candidate cannot be opened beside it.
-    const again = await insertVersion(
-      db(),
-      { ...(await version())!, version: 3, state: "rescoring", createdAt: now + 1 },
-      [],
-      {
-        id: `version-uploaded:${challenge.challengeId}:v3`,
-        challengeId: challenge.challengeId,
-        submissionId: null,
-        agentId: null,
-        type: "version-uploaded",
-        scope: "challenge",
-        actorKind: "operator",
-        actorId: challenge.operatorId,
-        cause: "test",
-        before: null,
-        after: null,
-        at: now,
-      },
-    );
+    const again = await openVersion(challenge, "4", [], { version: 3, createdAt: now + 1 });
     expect(again).toBe(false);
     // The database itself refuses to change a version's bundle or to delete a version.
     await expect(
@@ -236,43 +230,9 @@ describe("the reconciler and a rescore whose message was lost", () => {
     const agentId = await seedAgent(challenge);
     const submissionId = await seedSubmission(challenge, agentId, "complete");
     const now = Date.now();
-    expect(
-      await insertVersion(
-        db(),
-        {
-          challengeId: challenge.challengeId,
-          version: 2,
-          baseVersion: 1,
-          bundleKey: "bundles/none",
-          bundleSha256: "3".repeat(64),
-          bundleManifest: "{}",
-          qaReport: null,
-          qaPassed: true,
-          state: "rescoring",
-          note: "",
-          createdBy: challenge.operatorId,
-          createdAt: now,
-          decidedBy: null,
-          decidedAt: null,
-          decisionId: null,
-        },
-        [{ submissionId, agentId }],
-        {
-          id: `version-uploaded:${challenge.challengeId}:v2`,
-          challengeId: challenge.challengeId,
-          submissionId: null,
-          agentId: null,
-          type: "version-uploaded",
-          scope: "challenge",
-          actorKind: "operator",
-          actorId: challenge.operatorId,
-          cause: "test",
-          before: null,
-          after: null,
-          at: now,
-        },
-      ),
-    ).toBe(true);
+    expect(await openVersion(challenge, "3", [{ submissionId, agentId }], { createdAt: now })).toBe(
+      true,
+    );
     // The queue is not consumed here: the test only looks at what the reconciler sends.
     const send = vi.spyOn(env.SUBMISSIONS, "send").mockResolvedValue(undefined as never);
     const sentRescore = () =>

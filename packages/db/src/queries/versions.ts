@@ -161,6 +161,18 @@ export async function listRescores(
     .all();
 }
 
+/** Rescores counted by state, as the version views show them. */
+export function countRescores(rows: readonly Pick<RescoreRow, "state">[]) {
+  const count = (state: RescoreRow["state"]) => rows.filter((r) => r.state === state).length;
+  return {
+    total: rows.length,
+    queued: count("queued"),
+    running: count("running"),
+    scored: count("scored"),
+    failed: count("failed"),
+  };
+}
+
 /** One rescore, or null. */
 export async function findRescore(db: Db, key: RescoreKey): Promise<RescoreRow | null> {
   return (
