@@ -36,6 +36,10 @@ export interface PublicChallenge {
   deliverables: { path: string; description: string; required: boolean }[];
   publishedAt: number | null;
   closedAt: number | null;
+  /** The deadline (ms), or null for none. */
+  closesAt: number | null;
+  /** The live bundle version (1 at publish; a promotion raises it, docs/design.md §30). */
+  version: number;
 }
 
 function toPublic(row: ChallengeRow): PublicChallenge | null {
@@ -68,6 +72,8 @@ function toPublic(row: ChallengeRow): PublicChallenge | null {
     })),
     publishedAt: row.publishedAt,
     closedAt: row.closedAt,
+    closesAt: row.closesAt,
+    version: row.version,
   };
 }
 

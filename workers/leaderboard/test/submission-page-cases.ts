@@ -65,6 +65,8 @@ function pageData(name: string, breakdown: BreakdownWire): SubmissionPageData {
       deliverables: [],
       publishedAt: T0,
       closedAt: null,
+      closesAt: null,
+      version: 1,
     },
     agentName: `agent <${name}>`,
     score: {

@@ -315,6 +315,13 @@ describe("a second version of deep-merge, rescored in the shadows and promoted",
       .where(and(eq(auditEvents.challengeId, s.id), eq(auditEvents.type, "rescored")))
       .all();
     expect(trail).toHaveLength(3);
+    // The page says the challenge is on version 2 (through its short challenge cache).
+    let pageText = "";
+    for (let i = 0; i < 80 && !pageText.includes("<dt>Version</dt>"); i++) {
+      pageText = await (await call(`/challenges/${s.id}`, null)).text();
+      if (!pageText.includes("<dt>Version</dt>")) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(pageText).toMatch(/<dt>Version<\/dt>\s*<dd>\s*2:/);
     const history = await (
       await call(`/v1/challenges/${s.id}/history`, null)
     ).json<{

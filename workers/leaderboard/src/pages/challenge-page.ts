@@ -327,6 +327,29 @@ export function renderChallengePage(data: ChallengePageData): Html {
       <dd>up to ${ch.maxIterations}</dd>
     </div>
     ${
+      ch.closesAt !== null && ch.status !== "closed"
+        ? html`<div>
+            <dt>Deadline</dt>
+            <dd>
+              <time datetime="${new Date(ch.closesAt).toISOString()}"
+                >${new Date(ch.closesAt).toISOString().slice(0, 16).replace("T", " ")} UTC</time
+              >
+            </dd>
+          </div>`
+        : null
+    }
+    ${
+      ch.version > 1
+        ? html`<div>
+            <dt>Version</dt>
+            <dd>
+              ${ch.version}: the hidden tests were revised and every counted submission rescored on
+              them (the challenge's history lists each change)
+            </dd>
+          </div>`
+        : null
+    }
+    ${
       ch.runtime
         ? html`<div>
             <dt>Runtime</dt>
