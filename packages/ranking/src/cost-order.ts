@@ -4,11 +4,11 @@
  * "not measured or not priced" last, equal costs in official order), with keyset pages, a cost
  * ceiling that keeps only entries proven to cost at most it, the same ceiling in official order,
  * and the Pareto frontier of score against cost. Built in bulk from a board's rows (O(n log n)),
- * then read in O(log n + page). The official rank is never changed by any of it.
- * Pure: no I/O, no clock.
+ * then kept up to date one agent at a time (two binary searches and two array moves each) and
+ * read in O(log n + page); after any sequence of changes it answers exactly as a fresh build of
+ * the same entries. The official rank is never changed by any of it. Pure: no I/O, no clock.
  */
 import type { Result } from "@bouts/result";
-import { computeParetoFrontier } from "./cost.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import type { RankingError } from "./errors.ts";
 import { compareStandings, type Standing } from "./standing.ts";
@@ -70,20 +70,60 @@ function firstAfter(
   return lo;
 }
 
-/** A board's entries in cost order, built once per board version and price revision. */
+/** Which entries a read in official order selects: all, those of known cost, those ≤ a cost. */
+type Bound = "all" | "priced" | bigint;
+
+const inBound = (e: CostEntry, bound: Bound): boolean =>
+  bound === "all" || (e.picoUsd !== null && (bound === "priced" || e.picoUsd <= bound));
+
+/** Inserts `e` into `sorted` (ordered by `compare`) where a sort would put it. */
+function insertSorted(
+  sorted: CostEntry[],
+  e: CostEntry,
+  compare: (a: CostEntry, b: CostEntry) => number,
+): void {
+  sorted.splice(
+    firstAfter(sorted, (x) => compare(x, e) > 0),
+    0,
+    e,
+  );
+}
+
+/** Removes `e` itself from `sorted` (ordered by `compare`, which orders `e` apart from all others). */
+function removeSorted(
+  sorted: CostEntry[],
+  e: CostEntry,
+  compare: (a: CostEntry, b: CostEntry) => number,
+): void {
+  const at = firstAfter(sorted, (x) => compare(x, e) >= 0);
+  if (sorted[at] !== e) throw new Error("cost order out of step with its entries");
+  sorted.splice(at, 1);
+}
+
+/**
+ * A board's entries in cost order: built once, then changed one agent at a time as the board
+ * changes (`set`, `remove`), so a new board version costs its changes, not a rebuild.
+ */
 export class CostOrder {
   readonly #byCost: CostEntry[];
+  readonly #byAgent = new Map<string, CostEntry>();
   /** How many entries have a known cost (they come first in #byCost). */
-  readonly #priced: number;
+  #priced: number;
   #frontier: string[] | null = null;
-  #ceiling: { count: number; byRank: CostEntry[] } | null = null;
+  /** The last selection read in official order, kept through changes. */
+  #bounded: { bound: Bound; byRank: CostEntry[] } | null = null;
 
   private constructor(byCost: CostEntry[]) {
     this.#byCost = byCost;
+    for (const e of byCost) {
+      if (this.#byAgent.has(e.standing.agentId))
+        throw new TypeError(`duplicate agentId in cost order: ${e.standing.agentId}`);
+      this.#byAgent.set(e.standing.agentId, e);
+    }
     this.#priced = firstAfter(byCost, (e) => e.picoUsd === null);
   }
 
-  /** Sorts the entries into cost order. */
+  /** Sorts the entries into cost order; throws a TypeError on a duplicate agentId. */
   static build(entries: readonly CostEntry[]): CostOrder {
     return new CostOrder([...entries].sort(compareCostEntries));
   }
@@ -96,6 +136,35 @@ export class CostOrder {
   /** Number of entries whose cost is not measured or not priced. */
   get unknown(): number {
     return this.#byCost.length - this.#priced;
+  }
+
+  /** The agent's entry, if held. */
+  get(agentId: string): CostEntry | undefined {
+    return this.#byAgent.get(agentId);
+  }
+
+  /** Adds the agent's entry, or replaces the one held (its standing or cost changed). */
+  set(entry: CostEntry): void {
+    this.remove(entry.standing.agentId);
+    insertSorted(this.#byCost, entry, compareCostEntries);
+    this.#byAgent.set(entry.standing.agentId, entry);
+    if (entry.picoUsd !== null) this.#priced++;
+    if (this.#bounded && inBound(entry, this.#bounded.bound))
+      insertSorted(this.#bounded.byRank, entry, byRank);
+    this.#frontier = null;
+  }
+
+  /** Removes the agent's entry; false when none is held. */
+  remove(agentId: string): boolean {
+    const old = this.#byAgent.get(agentId);
+    if (!old) return false;
+    removeSorted(this.#byCost, old, compareCostEntries);
+    this.#byAgent.delete(agentId);
+    if (old.picoUsd !== null) this.#priced--;
+    if (this.#bounded && inBound(old, this.#bounded.bound))
+      removeSorted(this.#bounded.byRank, old, byRank);
+    this.#frontier = null;
+    return true;
   }
 
   /** Number of entries that cost at most `maxPicoUsd`. */
@@ -111,7 +180,7 @@ export class CostOrder {
     const max = request.maxPicoUsd ?? null;
     // The selection is a prefix of a sorted array (no copy): the cost order up to the ceiling,
     // or the ceiling's entries in official order.
-    const selected = request.sort === "cost" ? this.#byCost : this.#underCeiling(max);
+    const selected = request.sort === "cost" ? this.#byCost : this.#byRank(max ?? "all");
     const end = request.sort === "cost" && max !== null ? this.countAtMost(max) : selected.length;
     let start = 0;
     if (request.after !== undefined && request.after !== null) {
@@ -139,34 +208,46 @@ export class CostOrder {
     return { ok: true, value: { entries, next, total: end } };
   }
 
-  /** The agent ids on the Pareto frontier of unrounded score against cost, cheapest first. */
+  /**
+   * The agent ids on the Pareto frontier of unrounded score against cost, cheapest first
+   * (`computeParetoFrontier` of the priced entries, read off the cost order in one pass: within
+   * a cost, the best score's entries in official order, when it beats every cheaper one).
+   */
   frontier(): string[] {
-    this.#frontier ??= computeParetoFrontier(
-      this.#byCost.slice(0, this.#priced).map((e) => ({
-        id: e.standing.agentId,
-        picoUsd: e.picoUsd!,
-        score: e.unrounded,
-      })),
-    );
-    return this.#frontier;
+    if (this.#frontier) return this.#frontier;
+    const frontier: string[] = [];
+    const byCost = this.#byCost;
+    let best = -Infinity;
+    for (let i = 0; i < this.#priced;) {
+      const cost = byCost[i]!.picoUsd;
+      let end = i;
+      let top = -Infinity;
+      for (; end < this.#priced && byCost[end]!.picoUsd === cost; end++)
+        top = Math.max(top, byCost[end]!.unrounded);
+      if (top > best)
+        for (let k = i; k < end; k++)
+          if (byCost[k]!.unrounded === top) frontier.push(byCost[k]!.standing.agentId);
+      best = Math.max(best, top);
+      i = end;
+    }
+    this.#frontier = frontier;
+    return frontier;
   }
 
   /** The best-ranked `limit` entries whose cost is known, in official order. */
   pricedByRank(limit: number): CostEntry[] {
-    return this.#prefixByRank(this.#priced).slice(0, limit);
+    return this.#byRank("priced").slice(0, limit);
   }
 
-  // The entries under a ceiling in official order.
-  #underCeiling(max: bigint | null): CostEntry[] {
-    return this.#prefixByRank(max === null ? this.#byCost.length : this.countAtMost(max));
-  }
-
-  // The first `count` entries of the cost order, re-sorted into official order; the last one
-  // asked is kept (a prefix is fixed by its length).
-  #prefixByRank(count: number): CostEntry[] {
-    if (this.#ceiling?.count !== count)
-      this.#ceiling = { count, byRank: this.#byCost.slice(0, count).sort(byRank) };
-    return this.#ceiling.byRank;
+  // The entries a bound selects, in official order; the last bound asked is kept (and kept up
+  // to date by set and remove).
+  #byRank(bound: Bound): CostEntry[] {
+    if (this.#bounded?.bound !== bound) {
+      const count =
+        bound === "all" ? this.size : bound === "priced" ? this.#priced : this.countAtMost(bound);
+      this.#bounded = { bound, byRank: this.#byCost.slice(0, count).sort(byRank) };
+    }
+    return this.#bounded.byRank;
   }
 }
 
