@@ -17,6 +17,7 @@ import {
   priceTokens,
   type CompiledPrices,
   type CostBreakdown,
+  type CostEntry,
   type UsageLike,
   countPaired,
   PAIRED_WINDOW,
@@ -69,6 +70,11 @@ export const MAX_OVERTAKEN = 100;
 export const MAX_PAGE_LIMIT = 100;
 /** Compiled pairing profiles the object keeps in memory (a page's window is ~200). */
 const MAX_CACHED_PAIRINGS = 20_000;
+/**
+ * Changed standings the held cost order takes one by one (each a query row and two moves of the
+ * order's arrays); past this many a fresh build is cheaper, and the order is dropped.
+ */
+const MAX_COST_CHANGES = 2_000;
 /** Most points a cost plot draws of each kind (best-ranked, frontier). */
 export const MAX_PLOT_POINTS = 500;
 /** Largest neighbourhood `getAround` serves on each side. */
@@ -178,8 +184,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   /** Each agent's rank certainty at `#certaintyVersion` (cleared when the board changes). */
   #certaintyMemo = new Map<string, RankCertainty>();
   #certaintyVersion = -1;
-  /** The board in cost order at one version and price revision (built on a cost read). */
-  #costOrder: { key: string; order: CostOrder } | null = null;
+  /**
+   * The board in cost order under one price revision (built on a cost read) as of `version`;
+   * the agents whose standing changed since wait in #costChanged for the next cost read.
+   */
+  #costOrder: { version: number; revision: number; order: CostOrder } | null = null;
+  #costChanged = new Set<string>();
   /** The last price table compiled, by revision. */
   #prices: CompiledPrices | null = null;
 
@@ -241,6 +251,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       const overtaken = this.#storedOvertaken(r.submissionId);
       return { ok: true, value: { ...outcome, overtaken, version: this.#version } };
     }
+    this.#costStale(r.agentId);
     // Under `latest`, a result that is not the agent's ranking submission is an older
     // iteration that arrived late: it joined the history, the ranking key is unchanged.
     const stale = r.rankingMode === "latest" && standing.submissionId !== r.submissionId;
@@ -361,6 +372,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     this.#index = index;
     this.#ranges = null;
     this.#pairings.clear();
+    this.#costOrder = null;
     this.#broadcast([]);
     return {
       ok: true,
@@ -587,12 +599,47 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   }
 
   /**
-   * The board in cost order under `prices`, built from every standing once per board version
-   * and price revision (O(n log n)), then served from memory.
+   * The board in cost order under `prices`: built from every standing once per price revision
+   * (O(n log n)); a later board version re-reads and re-prices only the agents whose standing
+   * changed since (#costChanged) and moves them in the order, then it is served from memory.
    */
   #costOrderOf(prices: CompiledPrices | null): CostOrder {
-    const key = `${this.#version}:${prices?.revision ?? 0}`;
-    if (this.#costOrder?.key === key) return this.#costOrder.order;
+    const revision = prices?.revision ?? 0;
+    const held = this.#costOrder;
+    if (held?.revision === revision) {
+      if (held.version !== this.#version) {
+        const changed = [...this.#costChanged];
+        try {
+          for (const agentId of changed) held.order.remove(agentId);
+          for (const entry of this.#costEntries(prices, changed)) held.order.set(entry);
+        } catch (err) {
+          this.#costOrder = null; // half applied: the next cost read builds afresh
+          throw err;
+        }
+        this.#costChanged.clear();
+        held.version = this.#version;
+      }
+      return held.order;
+    }
+    const order = CostOrder.build(this.#costEntries(prices, null));
+    this.#costChanged.clear();
+    this.#costOrder = { version: this.#version, revision, order };
+    return order;
+  }
+
+  /** Notes a changed standing for the held cost order; past MAX_COST_CHANGES it is dropped. */
+  #costStale(agentId: string): void {
+    if (this.#costOrder === null) return;
+    this.#costChanged.add(agentId);
+    if (this.#costChanged.size > MAX_COST_CHANGES) {
+      this.#costOrder = null;
+      this.#costChanged.clear();
+    }
+  }
+
+  /** The cost entries of the given agents' standings (null: every standing), priced. */
+  #costEntries(prices: CompiledPrices | null, agentIds: readonly string[] | null): CostEntry[] {
+    if (agentIds?.length === 0) return [];
     const rows = this.#sql
       .exec<{
         agent_id: string;
@@ -604,27 +651,26 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
         usage: string | null;
       }>(
         `SELECT s.agent_id, s.score, s.iterations, s.time_to_final_ms, s.submitted_at, s.unrounded,
-           u.usage FROM standings s LEFT JOIN run_usage u ON u.submission_id = s.submission_id`,
+           u.usage FROM standings s LEFT JOIN run_usage u ON u.submission_id = s.submission_id` +
+          (agentIds ? " WHERE s.agent_id IN (SELECT value FROM json_each(?))" : ""),
+        ...(agentIds ? [JSON.stringify(agentIds)] : []),
       )
       .toArray();
-    const order = CostOrder.build(
-      rows.map((r) => {
-        const usage = r.usage ? (JSON.parse(r.usage) as UsageLike) : null;
-        return {
-          standing: {
-            agentId: r.agent_id,
-            score: r.score,
-            iterations: r.iterations,
-            timeToFinalMs: r.time_to_final_ms,
-            submittedAt: r.submitted_at,
-          },
-          picoUsd: priceTokens(usage?.tokens?.models ?? null, prices).picoUsd,
-          unrounded: pointOf(r.unrounded).low,
-        };
-      }),
-    );
-    this.#costOrder = { key, order };
-    return order;
+    return rows.map((r) => {
+      // Checked against RunUsageSchema when recorded.
+      const usage = r.usage ? (JSON.parse(r.usage) as UsageLike) : null;
+      return {
+        standing: {
+          agentId: r.agent_id,
+          score: r.score,
+          iterations: r.iterations,
+          timeToFinalMs: r.time_to_final_ms,
+          submittedAt: r.submitted_at,
+        },
+        picoUsd: priceTokens(usage?.tokens?.models ?? null, prices).picoUsd,
+        unrounded: pointOf(r.unrounded).low,
+      };
+    });
   }
 
   /** Compiles a price table (memoized by revision); a price that does not parse is refused. */

@@ -569,3 +569,97 @@ describe("rank ranges and statistical ties", () => {
     expect(page.ok && page.value.total).toBe(0);
   });
 });
+
+describe("cost order", () => {
+  const PRICES = {
+    revision: 1,
+    asOf: "2026-12-01",
+    setAt: "2026-12-01T00:00:00Z",
+    models: {
+      big: { inputUsdPerMTok: "3", outputUsdPerMTok: "15" },
+      small: { inputUsdPerMTok: "0.15", outputUsdPerMTok: "0.6" },
+    },
+  };
+  const usageOf = (k: number) =>
+    k % 5 === 4
+      ? { tokens: null, wallMs: 1000 } // silent: not measured
+      : {
+          tokens: {
+            models: [
+              {
+                model: ["big", "small", "unpriced", "small"][k % 4]!,
+                tokensIn: 1000 * (1 + ((k * 7) % 5)),
+                tokensOut: 10 * (k % 3),
+                events: 1,
+              },
+            ],
+            tokensIn: 1000 * (1 + ((k * 7) % 5)),
+            tokensOut: 10 * (k % 3),
+            events: 1,
+          },
+          wallMs: 1000,
+        };
+
+  /** Every cost read of the board: cost order and a ceiling, page by page, and the plot. */
+  async function costReads(board: Board) {
+    const walk = async (sort: "cost" | "rank", maxCostUsd?: string) => {
+      const seen: unknown[] = [];
+      let cursor: string | null = null;
+      for (let guard = 0; guard < 50; guard++) {
+        const page = await board.getPage({ limit: 3, sort, maxCostUsd, cursor, prices: PRICES });
+        if (!page.ok) throw new Error(JSON.stringify(page.error));
+        seen.push(...page.value.entries.map((e) => [e.agentId, e.rank, e.cost.usd]));
+        seen.push(page.value.total);
+        cursor = page.value.next;
+        if (cursor === null) break;
+      }
+      return seen;
+    };
+    const plot = await board.getCostPlot(PRICES);
+    if (!plot.ok) throw new Error("plot refused");
+    const { version: _version, ...rest } = plot.value;
+    return {
+      byCost: await walk("cost"),
+      ceiling: await walk("cost", "0.01"),
+      ceilingByRank: await walk("rank", "0.01"),
+      plot: rest,
+    };
+  }
+
+  it("reads after each change exactly as a board built afresh from storage", async () => {
+    const { challengeId, board } = freshBoard();
+    for (let k = 0; k < 12; k++)
+      await record(
+        board,
+        result(challengeId, `agent-${k}`, 50 + ((k * 13) % 40), { usage: usageOf(k) }),
+      );
+    let live = board;
+    await costReads(live); // builds the order: what follows changes it one agent at a time
+    const changes = [
+      result(challengeId, "agent-3", 95, { iteration: 2, usage: usageOf(0) }), // cheaper and first
+      result(challengeId, "agent-7", 40, { iteration: 2, usage: usageOf(1) }), // latest: drops
+      result(challengeId, "newcomer", 70, { usage: usageOf(9) }),
+      result(challengeId, "agent-3", 10, { iteration: 1 }), // stale: the history only
+      result(challengeId, "agent-4", 60, { iteration: 2 }), // no usage: not measured
+      result(challengeId, "agent-0", 62, { iteration: 2, usage: usageOf(3) }),
+    ];
+    for (const change of changes) {
+      await record(live, change);
+      if (change.agentId === "agent-4")
+        await live.recordBaseline({
+          challengeId,
+          agentId: "baseline:ref",
+          submissionId: "ref-s1",
+          label: "reference",
+          kind: "reference",
+          score: 75,
+          unrounded: "75",
+          scoredAt: T0,
+        });
+      const kept = await costReads(live);
+      await evictDurableObject(live);
+      live = env.LEADERBOARD.getByName(challengeId);
+      expect(kept).toEqual(await costReads(live));
+    }
+  });
+});
