@@ -181,6 +181,11 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   #ranges: RankRanges | null = null;
   /** Compiled pairing profiles by submission id (bounded; profiles never change once stored). */
   #pairings = new Map<string, CompiledPairing | null>();
+  /**
+   * What the paired window reads of each agent's ranking submission: its point and compiled
+   * profile (bounded; an agent's is dropped when its standing changes, all on a rebuild).
+   */
+  #windowRows = new Map<string, { point: number; profile: CompiledPairing | null }>();
   /** Each agent's rank certainty at `#certaintyVersion` (cleared when the board changes). */
   #certaintyMemo = new Map<string, RankCertainty>();
   #certaintyVersion = -1;
@@ -251,7 +256,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       const overtaken = this.#storedOvertaken(r.submissionId);
       return { ok: true, value: { ...outcome, overtaken, version: this.#version } };
     }
-    this.#costStale(r.agentId);
+    this.#standingChanged(r.agentId);
     // Under `latest`, a result that is not the agent's ranking submission is an older
     // iteration that arrived late: it joined the history, the ranking key is unchanged.
     const stale = r.rankingMode === "latest" && standing.submissionId !== r.submissionId;
@@ -372,6 +377,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     this.#index = index;
     this.#ranges = null;
     this.#pairings.clear();
+    this.#windowRows.clear();
     this.#costOrder = null;
     this.#broadcast([]);
     return {
@@ -627,8 +633,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     return order;
   }
 
-  /** Notes a changed standing for the held cost order; past MAX_COST_CHANGES it is dropped. */
-  #costStale(agentId: string): void {
+  /**
+   * Forgets what the paired window held of the agent, and notes the change for the held cost
+   * order (past MAX_COST_CHANGES notes the order is dropped).
+   */
+  #standingChanged(agentId: string): void {
+    this.#windowRows.delete(agentId);
     if (this.#costOrder === null) return;
     this.#costChanged.add(agentId);
     if (this.#costChanged.size > MAX_COST_CHANGES) {
@@ -738,33 +748,43 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
 
   /**
    * The entries ranked `fromRank … toRank` (clipped to the board) with their points and
-   * compiled pairing profiles, in rank order (one query).
+   * compiled pairing profiles, in rank order (one query, for the agents #windowRows lacks).
    */
   #pairedWindow(fromRank: number, toRank: number): PairedEntry[] {
     const start = Math.max(1, fromRank);
     const around = this.#board().slice(start, Math.max(0, toRank - start + 1));
-    if (around.length === 0) return [];
-    const rows = this.#sql
-      .exec<{
-        agent_id: string;
-        submission_id: string;
-        unrounded: string;
-        profile: string | null;
-      }>(
-        `SELECT s.agent_id, s.submission_id, s.unrounded, p.profile FROM standings s
-         LEFT JOIN pairing_profiles p ON p.submission_id = s.submission_id
-         WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(around.map((e) => e.agentId)),
-      )
-      .toArray();
-    const byAgent = new Map(rows.map((r) => [r.agent_id, r]));
+    const held = this.#windowRows;
+    if (held.size + around.length > MAX_CACHED_PAIRINGS) held.clear();
+    // Only agents not held (new to the window, or changed since) are read: a first read of a
+    // version after one result reads one row, not the window's ~140.
+    const missing = around.filter((e) => !held.has(e.agentId)).map((e) => e.agentId);
+    if (missing.length > 0) {
+      const rows = this.#sql
+        .exec<{
+          agent_id: string;
+          submission_id: string;
+          unrounded: string;
+          profile: string | null;
+        }>(
+          `SELECT s.agent_id, s.submission_id, s.unrounded, p.profile FROM standings s
+           LEFT JOIN pairing_profiles p ON p.submission_id = s.submission_id
+           WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
+          JSON.stringify(missing),
+        )
+        .toArray();
+      for (const row of rows)
+        held.set(row.agent_id, {
+          point: pointOf(row.unrounded).low,
+          profile: row.profile ? this.#compiledPairing(row.submission_id, row.profile) : null,
+        });
+    }
     return around.map((e) => {
-      const row = byAgent.get(e.agentId);
+      const row = held.get(e.agentId);
       return {
         agentId: e.agentId,
         rank: e.rank,
-        point: row ? pointOf(row.unrounded).low : e.score,
-        profile: row?.profile ? this.#compiledPairing(row.submission_id, row.profile) : null,
+        point: row ? row.point : e.score,
+        profile: row ? row.profile : null,
       };
     });
   }

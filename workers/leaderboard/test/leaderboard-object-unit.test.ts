@@ -544,6 +544,61 @@ describe("rank ranges and statistical ties", () => {
     expect(await ranges(board)).toEqual(three);
   });
 
+  it("compares an agent's new ranking submission once it changes, as a fresh read would", async () => {
+    const { challengeId, board } = freshBoard();
+    const ranges = async (b: Board) => {
+      const p = await b.getPage({ limit: 10 });
+      if (!p.ok) throw new Error("page refused");
+      return p.value.entries.map((e) => [e.agentId, e.rankRange.best, e.rankRange.worst, e.tied]);
+    };
+    const entry = (id: string, s: ReturnType<typeof onSuite>, iteration = 1) =>
+      result(challengeId, id, s.score, {
+        iteration,
+        unrounded: s.unrounded,
+        interval: s.interval,
+        pairing: s.pairing,
+      });
+    const first = [
+      entry(
+        "strong",
+        onSuite((i) => i < 36, "submission:strong"),
+      ),
+      entry(
+        "weak",
+        onSuite((i) => i < 28, "submission:weak"),
+      ),
+    ];
+    for (const row of first) await record(board, row);
+    const ordered = [
+      ["strong", 1, 1, false],
+      ["weak", 2, 2, false],
+    ];
+    expect(await ranges(board)).toEqual(ordered);
+    // weak's second iteration passes exactly strong's tests: the two are tied now, and the
+    // window must compare that submission, not the one it read before.
+    await record(
+      board,
+      entry(
+        "weak",
+        onSuite((i) => i < 36, "submission:weak-2"),
+        2,
+      ),
+    );
+    const after = await ranges(board);
+    expect(after.map((e) => e[3])).toEqual([true, true]);
+    await evictDurableObject(board);
+    const woken = env.LEADERBOARD.getByName(challengeId);
+    expect(await ranges(woken)).toEqual(after);
+    // A rebuild without that iteration (a removal) compares the first submissions again.
+    const rebuilt = await woken.rebuild({
+      challengeId,
+      rankingMode: "latest",
+      rows: first.map(({ challengeId: _c, rankingMode: _m, ...row }) => row),
+    });
+    expect(rebuilt.ok).toBe(true);
+    expect(await ranges(woken)).toEqual(ordered);
+  });
+
   it("refuses a pairing profile whose verdict bits do not match its test count", async () => {
     const { challengeId, board } = freshBoard();
     const s = onSuite(() => true, "submission:x");
