@@ -4,9 +4,9 @@
  * "not measured or not priced" last, equal costs in official order), with keyset pages, a cost
  * ceiling that keeps only entries proven to cost at most it, the same ceiling in official order,
  * and the Pareto frontier of score against cost. Built in bulk from a board's rows (O(n log n)),
- * then kept up to date one agent at a time (two binary searches and two array moves each) and
- * read in O(log n + page); after any sequence of changes it answers exactly as a fresh build of
- * the same entries. The official rank is never changed by any of it. Pure: no I/O, no clock.
+ * then kept up to date as agents change (a pass over the order, then a binary search and an
+ * array move per changed entry) and read in O(log n + page); after any sequence of changes it
+ * answers exactly as a fresh build of the same entries. The official rank is never changed by any of it. Pure: no I/O, no clock.
  */
 import type { Result } from "@bouts/result";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
@@ -101,12 +101,12 @@ function removeSorted(
 }
 
 /**
- * A board's entries in cost order: built once, then changed one agent at a time as the board
- * changes (`set`, `remove`), so a new board version costs its changes, not a rebuild.
+ * A board's entries in cost order: built once, then changed as the board changes (`update`,
+ * `set`, `remove`), so a new board version costs its changes, not a rebuild. Agent ids are
+ * unique, as a board's are.
  */
 export class CostOrder {
-  readonly #byCost: CostEntry[];
-  readonly #byAgent = new Map<string, CostEntry>();
+  #byCost: CostEntry[];
   /** How many entries have a known cost (they come first in #byCost). */
   #priced: number;
   #frontier: string[] | null = null;
@@ -115,15 +115,10 @@ export class CostOrder {
 
   private constructor(byCost: CostEntry[]) {
     this.#byCost = byCost;
-    for (const e of byCost) {
-      if (this.#byAgent.has(e.standing.agentId))
-        throw new TypeError(`duplicate agentId in cost order: ${e.standing.agentId}`);
-      this.#byAgent.set(e.standing.agentId, e);
-    }
     this.#priced = firstAfter(byCost, (e) => e.picoUsd === null);
   }
 
-  /** Sorts the entries into cost order; throws a TypeError on a duplicate agentId. */
+  /** Sorts the entries into cost order. */
   static build(entries: readonly CostEntry[]): CostOrder {
     return new CostOrder([...entries].sort(compareCostEntries));
   }
@@ -138,33 +133,44 @@ export class CostOrder {
     return this.#byCost.length - this.#priced;
   }
 
-  /** The agent's entry, if held. */
-  get(agentId: string): CostEntry | undefined {
-    return this.#byAgent.get(agentId);
+  /**
+   * Drops the entries of `agentIds` and of the agents `entries` name, then adds `entries` where
+   * a sort would put them; returns how many entries were dropped. One pass over the order finds
+   * the dropped (no map by agent is kept: filling one costs more than the sort of a build), then
+   * a binary search and one array move per changed entry.
+   */
+  update(agentIds: Iterable<string>, entries: readonly CostEntry[]): number {
+    const drop = new Set(agentIds);
+    for (const e of entries) drop.add(e.standing.agentId);
+    const byCost = this.#byCost;
+    const at: number[] = [];
+    for (let i = 0; i < byCost.length; i++) if (drop.has(byCost[i]!.standing.agentId)) at.push(i);
+    // From the last to the first, so the positions still to come stay put.
+    for (let k = at.length - 1; k >= 0; k--) {
+      const e = byCost.splice(at[k]!, 1)[0]!;
+      if (e.picoUsd !== null) this.#priced--;
+      if (this.#bounded && inBound(e, this.#bounded.bound))
+        removeSorted(this.#bounded.byRank, e, byRank);
+    }
+    const dropped = at.length;
+    for (const e of entries) {
+      insertSorted(byCost, e, compareCostEntries);
+      if (e.picoUsd !== null) this.#priced++;
+      if (this.#bounded && inBound(e, this.#bounded.bound))
+        insertSorted(this.#bounded.byRank, e, byRank);
+    }
+    if (dropped > 0 || entries.length > 0) this.#frontier = null;
+    return dropped;
   }
 
   /** Adds the agent's entry, or replaces the one held (its standing or cost changed). */
   set(entry: CostEntry): void {
-    this.remove(entry.standing.agentId);
-    insertSorted(this.#byCost, entry, compareCostEntries);
-    this.#byAgent.set(entry.standing.agentId, entry);
-    if (entry.picoUsd !== null) this.#priced++;
-    if (this.#bounded && inBound(entry, this.#bounded.bound))
-      insertSorted(this.#bounded.byRank, entry, byRank);
-    this.#frontier = null;
+    this.update([], [entry]);
   }
 
   /** Removes the agent's entry; false when none is held. */
   remove(agentId: string): boolean {
-    const old = this.#byAgent.get(agentId);
-    if (!old) return false;
-    removeSorted(this.#byCost, old, compareCostEntries);
-    this.#byAgent.delete(agentId);
-    if (old.picoUsd !== null) this.#priced--;
-    if (this.#bounded && inBound(old, this.#bounded.bound))
-      removeSorted(this.#bounded.byRank, old, byRank);
-    this.#frontier = null;
-    return true;
+    return this.update([agentId], []) > 0;
   }
 
   /** Number of entries that cost at most `maxPicoUsd`. */

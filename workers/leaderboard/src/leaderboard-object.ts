@@ -71,8 +71,9 @@ export const MAX_PAGE_LIMIT = 100;
 /** Compiled pairing profiles the object keeps in memory (a page's window is ~200). */
 const MAX_CACHED_PAIRINGS = 20_000;
 /**
- * Changed standings the held cost order takes one by one (each a query row and two moves of the
- * order's arrays); past this many a fresh build is cheaper, and the order is dropped.
+ * Changed standings the held cost order takes at its next read (one pass over the order, then a
+ * query row, a binary search and an array move each); past this many the order is dropped and
+ * built afresh.
  */
 const MAX_COST_CHANGES = 2_000;
 /** Most points a cost plot draws of each kind (best-ranked, frontier). */
@@ -616,8 +617,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       if (held.version !== this.#version) {
         const changed = [...this.#costChanged];
         try {
-          for (const agentId of changed) held.order.remove(agentId);
-          for (const entry of this.#costEntries(prices, changed)) held.order.set(entry);
+          held.order.update(changed, this.#costEntries(prices, changed));
         } catch (err) {
           this.#costOrder = null; // half applied: the next cost read builds afresh
           throw err;
