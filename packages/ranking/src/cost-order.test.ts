@@ -242,4 +242,17 @@ describe("CostOrder changes", () => {
       { numRuns: 300 },
     );
   });
+
+  it("tells apart two agents whose ids hash alike", () => {
+    // "costarring" and "liquid" share their FNV-1a hash, the key update scans for.
+    const order = CostOrder.build([entry("costarring", 80, 5n), entry("liquid", 70, 3n)]);
+    expect(order.remove("liquid")).toBe(true);
+    expect(order.remove("liquid")).toBe(false);
+    expect([order.size, order.countAtMost(5n)]).toEqual([1, 1]);
+    order.set(entry("costarring", 90, 1n));
+    const page = order.page({ sort: "cost", limit: 10 });
+    expect(page.ok && page.value.entries.map((e) => [e.standing.agentId, e.picoUsd])).toEqual([
+      ["costarring", 1n],
+    ]);
+  });
 });

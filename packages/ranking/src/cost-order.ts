@@ -76,17 +76,22 @@ type Bound = "all" | "priced" | bigint;
 const inBound = (e: CostEntry, bound: Bound): boolean =>
   bound === "all" || (e.picoUsd !== null && (bound === "priced" || e.picoUsd <= bound));
 
-/** Inserts `e` into `sorted` (ordered by `compare`) where a sort would put it. */
+/** Inserts `e` into `sorted` (ordered by `compare`) where a sort would put it; returns where. */
 function insertSorted(
   sorted: CostEntry[],
   e: CostEntry,
   compare: (a: CostEntry, b: CostEntry) => number,
-): void {
-  sorted.splice(
-    firstAfter(sorted, (x) => compare(x, e) > 0),
-    0,
-    e,
-  );
+): number {
+  const at = firstAfter(sorted, (x) => compare(x, e) > 0);
+  sorted.splice(at, 0, e);
+  return at;
+}
+
+/** FNV-1a of an agent id: a small integer to scan for (equal ids, equal hashes). */
+function hashId(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h | 0;
 }
 
 /** Removes `e` itself from `sorted` (ordered by `compare`, which orders `e` apart from all others). */
@@ -106,7 +111,9 @@ function removeSorted(
  * unique, as a board's are.
  */
 export class CostOrder {
-  #byCost: CostEntry[];
+  readonly #byCost: CostEntry[];
+  /** hashId of each #byCost entry's agent, in the same order: scanned contiguously by update. */
+  readonly #hashes: number[];
   /** How many entries have a known cost (they come first in #byCost). */
   #priced: number;
   #frontier: string[] | null = null;
@@ -115,6 +122,7 @@ export class CostOrder {
 
   private constructor(byCost: CostEntry[]) {
     this.#byCost = byCost;
+    this.#hashes = byCost.map((e) => hashId(e.standing.agentId));
     this.#priced = firstAfter(byCost, (e) => e.picoUsd === null);
   }
 
@@ -135,26 +143,31 @@ export class CostOrder {
 
   /**
    * Drops the entries of `agentIds` and of the agents `entries` name, then adds `entries` where
-   * a sort would put them; returns how many entries were dropped. One pass over the order finds
-   * the dropped (no map by agent is kept: filling one costs more than the sort of a build), then
-   * a binary search and one array move per changed entry.
+   * a sort would put them; returns how many entries were dropped. One pass over the ids' hashes
+   * finds the dropped (no map by agent is kept: filling one costs more than the sort of a
+   * build), then a binary search and one array move per changed entry.
    */
   update(agentIds: Iterable<string>, entries: readonly CostEntry[]): number {
     const drop = new Set(agentIds);
     for (const e of entries) drop.add(e.standing.agentId);
     const byCost = this.#byCost;
+    const hashes = this.#hashes;
+    // The ids' hashes lie in one contiguous array: the scan reads no entry but the candidates.
+    const wanted = new Set([...drop].map(hashId));
     const at: number[] = [];
-    for (let i = 0; i < byCost.length; i++) if (drop.has(byCost[i]!.standing.agentId)) at.push(i);
+    for (let i = 0; i < hashes.length; i++)
+      if (wanted.has(hashes[i]!) && drop.has(byCost[i]!.standing.agentId)) at.push(i);
     // From the last to the first, so the positions still to come stay put.
     for (let k = at.length - 1; k >= 0; k--) {
       const e = byCost.splice(at[k]!, 1)[0]!;
+      hashes.splice(at[k]!, 1);
       if (e.picoUsd !== null) this.#priced--;
       if (this.#bounded && inBound(e, this.#bounded.bound))
         removeSorted(this.#bounded.byRank, e, byRank);
     }
     const dropped = at.length;
     for (const e of entries) {
-      insertSorted(byCost, e, compareCostEntries);
+      hashes.splice(insertSorted(byCost, e, compareCostEntries), 0, hashId(e.standing.agentId));
       if (e.picoUsd !== null) this.#priced++;
       if (this.#bounded && inBound(e, this.#bounded.bound))
         insertSorted(this.#bounded.byRank, e, byRank);
