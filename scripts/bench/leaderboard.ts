@@ -5,7 +5,8 @@
  * of the 95 % score intervals (@bouts/ranking RankRanges: build, a top-100 page with every
  * entry's range, one range, one interval update, a top-100 page with each range refined by
  * paired comparisons), and the cost order (build on a board version's first cost read, the
- * ceiling's first read, the frontier, a top-100 page by cost and under a ceiling)
+ * ceiling's first read, the frontier, a top-100 page by cost and under a ceiling, and the first
+ * read of each kind after one agent's standing changed)
  * (docs/benchmarks.md, "leaderboard"). Invariants: deterministic data (seeded PRNG); every measurement stops at an
  * operation count or a time budget, and prints how many operations it sampled (`*_ops`).
  */
@@ -262,6 +263,9 @@ function runSize(n: number, seed: number, gc: () => void): void {
     }
     return p;
   };
+  // Also in CPU time (the process's, all threads): on the shared machine wall time counts the
+  // time other sessions hold the cores.
+  const pairedCpu = process.cpuUsage();
   const pairedTop = measureOps(20_000, 1500, 16, () => {
     const window: PairedEntry[] = live.slice(1, 100 + PAIRED_WINDOW).map((e) => ({
       agentId: e.agentId,
@@ -272,9 +276,14 @@ function runSize(n: number, seed: number, gc: () => void): void {
     const counts = countPaired(ranges, window, 0, 100);
     for (let i = 0; i < 100; i++) ranges.rangeOf(window[i]!.agentId, i + 1, counts[i]);
   });
+  const pairedCpuUs = process.cpuUsage(pairedCpu);
   printTiming(`ranges_${n}`, "range", rangeOne);
   printTiming(`ranges_${n}`, "top100_with_ranges", rangeTop);
   printTiming(`ranges_${n}`, "top100_paired", pairedTop);
+  print(
+    `ranges_${n}_top100_paired_cpu_us`,
+    (pairedCpuUs.user + pairedCpuUs.system) / pairedTop.ops,
+  );
   printTiming(`ranges_${n}`, "update", rangeUpdate);
 
   // Cost: every agent's run on one of three models, 10 k–5 M tokens; 5 % on an unpriced model,
@@ -329,6 +338,34 @@ function runSize(n: number, seed: number, gc: () => void): void {
   );
   printTiming(`cost_${n}`, "top100_by_cost", byCost);
   printTiming(`cost_${n}`, "top100_under_ceiling", underCeiling);
+  // One agent's standing changed (a new standing, its run's usage parsed and priced), then the
+  // first cost read of the new version: what the object does per changed agent instead of a
+  // build. By cost, under the ceiling in official order (its selection kept), the frontier.
+  const changeOne = (i: number): void => {
+    const u = updates[i & mask]!;
+    const usage = JSON.parse(usages[(i * 7919) % n]!) as UsageLike;
+    costOrder.set({
+      standing: u,
+      picoUsd: priceTokens(usage.tokens?.models ?? null, prices).picoUsd,
+      unrounded: u.score,
+    });
+  };
+  const afterChange = measureOps(20_000, 1500, 16, (i) => {
+    changeOne(i);
+    costOrder.page({ sort: "cost", limit: 100 });
+  });
+  const ceilingAfterChange = measureOps(20_000, 1500, 16, (i) => {
+    changeOne(i);
+    costOrder.page({ sort: "rank", limit: 100, maxPicoUsd: ceiling });
+  });
+  const frontierAfterChange = measureOps(2_000, 1500, 4, (i) => {
+    changeOne(i);
+    costOrder.frontier();
+  });
+  print(`cost_${n}_rebuild_after_change_ms`, afterChange.microseconds / 1000);
+  print(`cost_${n}_rebuild_after_change_ops`, afterChange.ops);
+  print(`cost_${n}_ceiling_after_change_ms`, ceilingAfterChange.microseconds / 1000);
+  print(`cost_${n}_frontier_after_change_ms`, frontierAfterChange.microseconds / 1000);
 
   // The baseline; its COUNT(*) walks every row ranked above the agent, so it gets a time budget
   // and samples far fewer look-ups at large sizes (see sqlite_*_rank_ops).

@@ -12,7 +12,9 @@
  * their first `size` cells. A read is two binary searches; a write moves at most `size` cells.
  */
 
-import { orderPaired, type CompiledPairing } from "@bouts/scoring";
+import { orderSameShape, PAIRING_Z, type CompiledPairing } from "@bouts/scoring";
+
+const Z_SQUARED = PAIRING_Z * PAIRING_Z;
 
 /** An entry's interval ends on the unrounded 0–100 scale (the nearest doubles of the exact ends). */
 export interface IntervalEnds {
@@ -185,35 +187,88 @@ export function countPaired(
   count: number,
 ): PairedCounts[] {
   const n = window.length;
-  const ends = window.map((e) => ranges.get(e.agentId));
-  const counts = Array.from({ length: count }, () => ({ above: 0, below: 0 }));
+  const counts: PairedCounts[] = [];
+  for (let k = 0; k < count; k++) counts.push({ above: 0, below: 0 });
+  const lo = Math.max(0, first);
   const last = Math.min(n, first + count);
-  for (let i = Math.max(0, first); i < last; i++) {
-    const a = window[i]!;
-    const mine = ends[i];
-    if (!a.profile || !mine) continue;
-    for (let j = Math.max(0, i - PAIRED_WINDOW); j < Math.min(n, i + PAIRED_WINDOW + 1); j++) {
-      // A pair inside the counted run is compared once, from its upper entry.
-      if (j === i || (j < i && j >= first)) continue;
-      const b = window[j]!;
-      const theirs = ends[j];
-      if (!b.profile || !theirs || Math.abs(b.rank - a.rank) > PAIRED_WINDOW) continue;
-      if (theirs.low > mine.high || theirs.high < mine.low) continue; // the intervals decide
-      const order = orderPaired(a.point, a.profile, b.point, b.profile);
-      if (order === null || order === "tied") continue;
-      const mineCounts = counts[i - first]!;
-      const otherCounts = j >= first && j < last ? counts[j - first] : undefined;
+  if (lo >= last) return counts;
+  // What a pair needs, unpacked once per entry into one flat scratch array over the cells any
+  // counted entry reaches (STRIDE numbers each): no lookup or allocation per pair.
+  const from = Math.max(0, lo - PAIRED_WINDOW);
+  const to = Math.min(n, last + PAIRED_WINDOW);
+  if (scratch.length < (to - from) * STRIDE) scratch = new Float64Array((to - from) * STRIDE * 2);
+  const cell = scratch;
+  const shapes = new Map<string, number>();
+  for (let k = from; k < to; k++) {
+    const e = window[k]!;
+    const at = (k - from) * STRIDE;
+    const ends = e.profile ? ranges.get(e.agentId) : undefined;
+    // Profiles of one shape share a group; -1: no profile or no interval, never compared.
+    cell[at + GROUP] = -1;
+    if (!e.profile || !ends) continue;
+    let group = shapes.get(e.profile.shape);
+    if (group === undefined) shapes.set(e.profile.shape, (group = shapes.size));
+    cell[at + GROUP] = group;
+    cell[at + LOW] = ends.low;
+    cell[at + HIGH] = ends.high;
+    cell[at + POINT] = e.point;
+    cell[at + OWN] = e.profile.ownVariance;
+    cell[at + RANK] = e.rank;
+  }
+  for (let i = lo; i < last; i++) {
+    const a = (i - from) * STRIDE;
+    const group = cell[a + GROUP]!;
+    if (group < 0) continue;
+    const low = cell[a + LOW]!;
+    const high = cell[a + HIGH]!;
+    const point = cell[a + POINT]!;
+    const own = cell[a + OWN]!;
+    const rank = cell[a + RANK]!;
+    const mine = counts[i - first]!;
+    const jEnd = Math.min(n, i + PAIRED_WINDOW + 1);
+    for (let j = Math.max(0, i - PAIRED_WINDOW); j < jEnd; j++) {
+      // A pair inside the counted run is compared once, from its upper entry: jump over the
+      // run's entries above i, and i itself.
+      if (j >= lo && j <= i) {
+        j = i;
+        continue;
+      }
+      const b = (j - from) * STRIDE;
+      // Another shape cannot be paired (orderPaired: null).
+      if (cell[b + GROUP] !== group || Math.abs(cell[b + RANK]! - rank) > PAIRED_WINDOW) continue;
+      if (cell[b + LOW]! > high || cell[b + HIGH]! < low) continue; // the intervals decide
+      // Within both sides' own variance: tied, as orderSameShape would answer, without its call.
+      const diff = point - cell[b + POINT]!;
+      if (diff * diff <= Z_SQUARED * (own + cell[b + OWN]!)) continue;
+      const order = orderSameShape(
+        point,
+        window[i]!.profile!,
+        cell[b + POINT]!,
+        window[j]!.profile!,
+      );
+      if (order === "tied") continue;
+      const other = j >= first && j < last ? counts[j - first] : undefined;
       if (order === "second") {
-        mineCounts.above++;
-        if (otherCounts) otherCounts.below++;
+        mine.above++;
+        if (other) other.below++;
       } else {
-        mineCounts.below++;
-        if (otherCounts) otherCounts.above++;
+        mine.below++;
+        if (other) other.above++;
       }
     }
   }
   return counts;
 }
+
+// The scratch cells of countPaired: one entry's interval, point, own variance, rank and group.
+const LOW = 0;
+const HIGH = 1;
+const POINT = 2;
+const OWN = 3;
+const RANK = 4;
+const GROUP = 5;
+const STRIDE = 6;
+let scratch = new Float64Array(256 * STRIDE);
 
 /** Whether two entries are statistically tied: their rank ranges overlap. */
 export const rangesOverlap = (a: RankRange, b: RankRange): boolean =>

@@ -58,6 +58,7 @@ export {
   compilePairing,
   computePairingProfile,
   orderPaired,
+  orderSameShape,
   pairedStandardError,
   PAIRING_METHOD,
   PAIRING_Z,

@@ -229,8 +229,14 @@ export function computePairingProfile(
 /** A pairing profile with its verdicts unpacked into 32-bit words, ready to compare. */
 export interface CompiledPairing {
   suite: string;
+  /**
+   * The suite digest and each stratum's key, test count and word count, as one string: two
+   * profiles can be paired exactly when their shapes are equal.
+   */
+  shape: string;
   ownVariance: number;
-  strata: { key: string; n: number; coef: number; words: Uint32Array }[];
+  /** `passes`: the stratum's set bits (its words' popcount), counted once at compile time. */
+  strata: { key: string; n: number; coef: number; words: Uint32Array; passes: number }[];
 }
 
 /**
@@ -243,11 +249,15 @@ export function compilePairing(p: PairingProfile): CompiledPairing | null {
   for (const s of p.strata) {
     if (!/^[0-9a-f]*$/.test(s.passed) || s.passed.length !== Math.ceil(s.n / 4)) return null;
     const words = new Uint32Array(Math.ceil(s.passed.length / 8));
-    for (let w = 0; w < words.length; w++)
+    let passes = 0;
+    for (let w = 0; w < words.length; w++) {
       words[w] = parseInt(s.passed.slice(w * 8, w * 8 + 8).padEnd(8, "0"), 16) >>> 0;
-    strata.push({ key: s.key, n: s.n, coef: s.coef, words });
+      passes += popcount(words[w]!);
+    }
+    strata.push({ key: s.key, n: s.n, coef: s.coef, words, passes });
   }
-  return { suite: p.suite, ownVariance: p.ownVariance, strata };
+  const shape = JSON.stringify([p.suite, ...strata.map((s) => [s.key, s.n, s.words.length])]);
+  return { suite: p.suite, shape, ownVariance: p.ownVariance, strata };
 }
 
 function popcount(x: number): number {
@@ -278,22 +288,20 @@ export function pairedStandardError(a: CompiledPairing, b: CompiledPairing): num
 
 /** The variance (points²) under {@link pairedStandardError}; null when the suites differ. */
 export function pairedVariance(a: CompiledPairing, b: CompiledPairing): number | null {
-  if (a.suite !== b.suite || a.strata.length !== b.strata.length) return null;
+  return sameSuite(a, b) ? sharedVariance(a, b) : null;
+}
+
+/** {@link pairedVariance} of two profiles of one shape. */
+function sharedVariance(a: CompiledPairing, b: CompiledPairing): number {
   let variance = a.ownVariance + b.ownVariance;
   for (let s = 0; s < a.strata.length; s++) {
     const x = a.strata[s]!;
     const y = b.strata[s]!;
-    if (x.key !== y.key || x.n !== y.n || x.words.length !== y.words.length) return null;
+    // Only the tests both passed need the bits: the rest follow from each side's passes.
     let both = 0;
-    let onlyA = 0;
-    let onlyB = 0;
-    for (let w = 0; w < x.words.length; w++) {
-      const p = x.words[w]!;
-      const q = y.words[w]!;
-      both += popcount(p & q);
-      onlyA += popcount(p & ~q);
-      onlyB += popcount(~p & q);
-    }
+    for (let w = 0; w < x.words.length; w++) both += popcount(x.words[w]! & y.words[w]!);
+    const onlyA = x.passes - both;
+    const onlyB = y.passes - both;
     // One draw's difference: cA − cB (both passed), cA (only A), −cB (only B), 0 (neither);
     // the sum of n draws with replacement has n times one draw's variance.
     const mean = (both * (x.coef - y.coef) + onlyA * x.coef - onlyB * y.coef) / x.n;
@@ -318,13 +326,7 @@ const Z_SQUARED = PAIRING_Z * PAIRING_Z;
 
 /** True when two profiles describe the same suite, stratum by stratum (pairing is possible). */
 function sameSuite(a: CompiledPairing, b: CompiledPairing): boolean {
-  if (a.suite !== b.suite || a.strata.length !== b.strata.length) return false;
-  for (let s = 0; s < a.strata.length; s++) {
-    const x = a.strata[s]!;
-    const y = b.strata[s]!;
-    if (x.key !== y.key || x.n !== y.n || x.words.length !== y.words.length) return false;
-  }
-  return true;
+  return a.shape === b.shape;
 }
 
 /** {@link comparePaired} without the wrapping objects (a board compares thousands of pairs). */
@@ -334,13 +336,25 @@ export function orderPaired(
   bPoint: number,
   b: CompiledPairing,
 ): PairedOrder | null {
+  return sameSuite(a, b) ? orderSameShape(aPoint, a, bPoint, b) : null;
+}
+
+/**
+ * {@link orderPaired} for two profiles whose shapes are known to be equal (a board groups its
+ * profiles by shape once, then compares within a group): the same answer, without comparing
+ * the shapes again. Profiles of different shapes give a meaningless answer.
+ */
+export function orderSameShape(
+  aPoint: number,
+  a: CompiledPairing,
+  bPoint: number,
+  b: CompiledPairing,
+): PairedOrder {
   const diff = aPoint - bPoint;
   // The variance is at least the two sides' own (shared tests only add to it): a difference
-  // within that bound is tied without counting a test, once the suites are known to match.
-  if (diff * diff <= Z_SQUARED * (a.ownVariance + b.ownVariance) && sameSuite(a, b)) return "tied";
-  const variance = pairedVariance(a, b);
-  if (variance === null) return null;
+  // within that bound is tied without counting a test.
+  if (diff * diff <= Z_SQUARED * (a.ownVariance + b.ownVariance)) return "tied";
   // |diff| > z·se, squared: no square root per pair.
-  if (diff * diff > Z_SQUARED * variance) return diff > 0 ? "first" : "second";
+  if (diff * diff > Z_SQUARED * sharedVariance(a, b)) return diff > 0 ? "first" : "second";
   return "tied";
 }

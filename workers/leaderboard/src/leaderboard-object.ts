@@ -17,6 +17,7 @@ import {
   priceTokens,
   type CompiledPrices,
   type CostBreakdown,
+  type CostEntry,
   type UsageLike,
   countPaired,
   PAIRED_WINDOW,
@@ -69,6 +70,12 @@ export const MAX_OVERTAKEN = 100;
 export const MAX_PAGE_LIMIT = 100;
 /** Compiled pairing profiles the object keeps in memory (a page's window is ~200). */
 const MAX_CACHED_PAIRINGS = 20_000;
+/**
+ * Changed standings the held cost order takes at its next read (one pass over the order, then a
+ * query row, a binary search and an array move each); past this many the order is dropped and
+ * built afresh.
+ */
+const MAX_COST_CHANGES = 2_000;
 /** Most points a cost plot draws of each kind (best-ranked, frontier). */
 export const MAX_PLOT_POINTS = 500;
 /** Largest neighbourhood `getAround` serves on each side. */
@@ -175,11 +182,20 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   #ranges: RankRanges | null = null;
   /** Compiled pairing profiles by submission id (bounded; profiles never change once stored). */
   #pairings = new Map<string, CompiledPairing | null>();
+  /**
+   * What the paired window reads of each agent's ranking submission: its point and compiled
+   * profile (bounded; an agent's is dropped when its standing changes, all on a rebuild).
+   */
+  #windowRows = new Map<string, { point: number; profile: CompiledPairing | null }>();
   /** Each agent's rank certainty at `#certaintyVersion` (cleared when the board changes). */
   #certaintyMemo = new Map<string, RankCertainty>();
   #certaintyVersion = -1;
-  /** The board in cost order at one version and price revision (built on a cost read). */
-  #costOrder: { key: string; order: CostOrder } | null = null;
+  /**
+   * The board in cost order under one price revision (built on a cost read) as of `version`;
+   * the agents whose standing changed since wait in #costChanged for the next cost read.
+   */
+  #costOrder: { version: number; revision: number; order: CostOrder } | null = null;
+  #costChanged = new Set<string>();
   /** The last price table compiled, by revision. */
   #prices: CompiledPrices | null = null;
 
@@ -241,6 +257,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       const overtaken = this.#storedOvertaken(r.submissionId);
       return { ok: true, value: { ...outcome, overtaken, version: this.#version } };
     }
+    this.#standingChanged(r.agentId);
     // Under `latest`, a result that is not the agent's ranking submission is an older
     // iteration that arrived late: it joined the history, the ranking key is unchanged.
     const stale = r.rankingMode === "latest" && standing.submissionId !== r.submissionId;
@@ -361,6 +378,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     this.#index = index;
     this.#ranges = null;
     this.#pairings.clear();
+    this.#windowRows.clear();
+    this.#costOrder = null;
     this.#broadcast([]);
     return {
       ok: true,
@@ -587,12 +606,50 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   }
 
   /**
-   * The board in cost order under `prices`, built from every standing once per board version
-   * and price revision (O(n log n)), then served from memory.
+   * The board in cost order under `prices`: built from every standing once per price revision
+   * (O(n log n)); a later board version re-reads and re-prices only the agents whose standing
+   * changed since (#costChanged) and moves them in the order, then it is served from memory.
    */
   #costOrderOf(prices: CompiledPrices | null): CostOrder {
-    const key = `${this.#version}:${prices?.revision ?? 0}`;
-    if (this.#costOrder?.key === key) return this.#costOrder.order;
+    const revision = prices?.revision ?? 0;
+    const held = this.#costOrder;
+    if (held?.revision === revision) {
+      if (held.version !== this.#version) {
+        const changed = [...this.#costChanged];
+        try {
+          held.order.update(changed, this.#costEntries(prices, changed));
+        } catch (err) {
+          this.#costOrder = null; // half applied: the next cost read builds afresh
+          throw err;
+        }
+        this.#costChanged.clear();
+        held.version = this.#version;
+      }
+      return held.order;
+    }
+    const order = CostOrder.build(this.#costEntries(prices, null));
+    this.#costChanged.clear();
+    this.#costOrder = { version: this.#version, revision, order };
+    return order;
+  }
+
+  /**
+   * Forgets what the paired window held of the agent, and notes the change for the held cost
+   * order (past MAX_COST_CHANGES notes the order is dropped).
+   */
+  #standingChanged(agentId: string): void {
+    this.#windowRows.delete(agentId);
+    if (this.#costOrder === null) return;
+    this.#costChanged.add(agentId);
+    if (this.#costChanged.size > MAX_COST_CHANGES) {
+      this.#costOrder = null;
+      this.#costChanged.clear();
+    }
+  }
+
+  /** The cost entries of the given agents' standings (null: every standing), priced. */
+  #costEntries(prices: CompiledPrices | null, agentIds: readonly string[] | null): CostEntry[] {
+    if (agentIds?.length === 0) return [];
     const rows = this.#sql
       .exec<{
         agent_id: string;
@@ -604,27 +661,26 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
         usage: string | null;
       }>(
         `SELECT s.agent_id, s.score, s.iterations, s.time_to_final_ms, s.submitted_at, s.unrounded,
-           u.usage FROM standings s LEFT JOIN run_usage u ON u.submission_id = s.submission_id`,
+           u.usage FROM standings s LEFT JOIN run_usage u ON u.submission_id = s.submission_id` +
+          (agentIds ? " WHERE s.agent_id IN (SELECT value FROM json_each(?))" : ""),
+        ...(agentIds ? [JSON.stringify(agentIds)] : []),
       )
       .toArray();
-    const order = CostOrder.build(
-      rows.map((r) => {
-        const usage = r.usage ? (JSON.parse(r.usage) as UsageLike) : null;
-        return {
-          standing: {
-            agentId: r.agent_id,
-            score: r.score,
-            iterations: r.iterations,
-            timeToFinalMs: r.time_to_final_ms,
-            submittedAt: r.submitted_at,
-          },
-          picoUsd: priceTokens(usage?.tokens?.models ?? null, prices).picoUsd,
-          unrounded: pointOf(r.unrounded).low,
-        };
-      }),
-    );
-    this.#costOrder = { key, order };
-    return order;
+    return rows.map((r) => {
+      // Checked against RunUsageSchema when recorded.
+      const usage = r.usage ? (JSON.parse(r.usage) as UsageLike) : null;
+      return {
+        standing: {
+          agentId: r.agent_id,
+          score: r.score,
+          iterations: r.iterations,
+          timeToFinalMs: r.time_to_final_ms,
+          submittedAt: r.submitted_at,
+        },
+        picoUsd: priceTokens(usage?.tokens?.models ?? null, prices).picoUsd,
+        unrounded: pointOf(r.unrounded).low,
+      };
+    });
   }
 
   /** Compiles a price table (memoized by revision); a price that does not parse is refused. */
@@ -692,33 +748,43 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
 
   /**
    * The entries ranked `fromRank … toRank` (clipped to the board) with their points and
-   * compiled pairing profiles, in rank order (one query).
+   * compiled pairing profiles, in rank order (one query, for the agents #windowRows lacks).
    */
   #pairedWindow(fromRank: number, toRank: number): PairedEntry[] {
     const start = Math.max(1, fromRank);
     const around = this.#board().slice(start, Math.max(0, toRank - start + 1));
-    if (around.length === 0) return [];
-    const rows = this.#sql
-      .exec<{
-        agent_id: string;
-        submission_id: string;
-        unrounded: string;
-        profile: string | null;
-      }>(
-        `SELECT s.agent_id, s.submission_id, s.unrounded, p.profile FROM standings s
-         LEFT JOIN pairing_profiles p ON p.submission_id = s.submission_id
-         WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(around.map((e) => e.agentId)),
-      )
-      .toArray();
-    const byAgent = new Map(rows.map((r) => [r.agent_id, r]));
+    const held = this.#windowRows;
+    if (held.size + around.length > MAX_CACHED_PAIRINGS) held.clear();
+    // Only agents not held (new to the window, or changed since) are read: a first read of a
+    // version after one result reads one row, not the window's ~140.
+    const missing = around.filter((e) => !held.has(e.agentId)).map((e) => e.agentId);
+    if (missing.length > 0) {
+      const rows = this.#sql
+        .exec<{
+          agent_id: string;
+          submission_id: string;
+          unrounded: string;
+          profile: string | null;
+        }>(
+          `SELECT s.agent_id, s.submission_id, s.unrounded, p.profile FROM standings s
+           LEFT JOIN pairing_profiles p ON p.submission_id = s.submission_id
+           WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
+          JSON.stringify(missing),
+        )
+        .toArray();
+      for (const row of rows)
+        held.set(row.agent_id, {
+          point: pointOf(row.unrounded).low,
+          profile: row.profile ? this.#compiledPairing(row.submission_id, row.profile) : null,
+        });
+    }
     return around.map((e) => {
-      const row = byAgent.get(e.agentId);
+      const row = held.get(e.agentId);
       return {
         agentId: e.agentId,
         rank: e.rank,
-        point: row ? pointOf(row.unrounded).low : e.score,
-        profile: row?.profile ? this.#compiledPairing(row.submission_id, row.profile) : null,
+        point: row ? row.point : e.score,
+        profile: row ? row.profile : null,
       };
     });
   }

@@ -544,6 +544,61 @@ describe("rank ranges and statistical ties", () => {
     expect(await ranges(board)).toEqual(three);
   });
 
+  it("compares an agent's new ranking submission once it changes, as a fresh read would", async () => {
+    const { challengeId, board } = freshBoard();
+    const ranges = async (b: Board) => {
+      const p = await b.getPage({ limit: 10 });
+      if (!p.ok) throw new Error("page refused");
+      return p.value.entries.map((e) => [e.agentId, e.rankRange.best, e.rankRange.worst, e.tied]);
+    };
+    const entry = (id: string, s: ReturnType<typeof onSuite>, iteration = 1) =>
+      result(challengeId, id, s.score, {
+        iteration,
+        unrounded: s.unrounded,
+        interval: s.interval,
+        pairing: s.pairing,
+      });
+    const first = [
+      entry(
+        "strong",
+        onSuite((i) => i < 36, "submission:strong"),
+      ),
+      entry(
+        "weak",
+        onSuite((i) => i < 28, "submission:weak"),
+      ),
+    ];
+    for (const row of first) await record(board, row);
+    const ordered = [
+      ["strong", 1, 1, false],
+      ["weak", 2, 2, false],
+    ];
+    expect(await ranges(board)).toEqual(ordered);
+    // weak's second iteration passes exactly strong's tests: the two are tied now, and the
+    // window must compare that submission, not the one it read before.
+    await record(
+      board,
+      entry(
+        "weak",
+        onSuite((i) => i < 36, "submission:weak-2"),
+        2,
+      ),
+    );
+    const after = await ranges(board);
+    expect(after.map((e) => e[3])).toEqual([true, true]);
+    await evictDurableObject(board);
+    const woken = env.LEADERBOARD.getByName(challengeId);
+    expect(await ranges(woken)).toEqual(after);
+    // A rebuild without that iteration (a removal) compares the first submissions again.
+    const rebuilt = await woken.rebuild({
+      challengeId,
+      rankingMode: "latest",
+      rows: first.map(({ challengeId: _c, rankingMode: _m, ...row }) => row),
+    });
+    expect(rebuilt.ok).toBe(true);
+    expect(await ranges(woken)).toEqual(ordered);
+  });
+
   it("refuses a pairing profile whose verdict bits do not match its test count", async () => {
     const { challengeId, board } = freshBoard();
     const s = onSuite(() => true, "submission:x");
@@ -567,5 +622,99 @@ describe("rank ranges and statistical ties", () => {
     expect(refused).toMatchObject({ ok: false, error: { reason: "invalid-input" } });
     const page = await board.getPage({ limit: 10 });
     expect(page.ok && page.value.total).toBe(0);
+  });
+});
+
+describe("cost order", () => {
+  const PRICES = {
+    revision: 1,
+    asOf: "2026-12-01",
+    setAt: "2026-12-01T00:00:00Z",
+    models: {
+      big: { inputUsdPerMTok: "3", outputUsdPerMTok: "15" },
+      small: { inputUsdPerMTok: "0.15", outputUsdPerMTok: "0.6" },
+    },
+  };
+  const usageOf = (k: number) =>
+    k % 5 === 4
+      ? { tokens: null, wallMs: 1000 } // silent: not measured
+      : {
+          tokens: {
+            models: [
+              {
+                model: ["big", "small", "unpriced", "small"][k % 4]!,
+                tokensIn: 1000 * (1 + ((k * 7) % 5)),
+                tokensOut: 10 * (k % 3),
+                events: 1,
+              },
+            ],
+            tokensIn: 1000 * (1 + ((k * 7) % 5)),
+            tokensOut: 10 * (k % 3),
+            events: 1,
+          },
+          wallMs: 1000,
+        };
+
+  /** Every cost read of the board: cost order and a ceiling, page by page, and the plot. */
+  async function costReads(board: Board) {
+    const walk = async (sort: "cost" | "rank", maxCostUsd?: string) => {
+      const seen: unknown[] = [];
+      let cursor: string | null = null;
+      for (let guard = 0; guard < 50; guard++) {
+        const page = await board.getPage({ limit: 3, sort, maxCostUsd, cursor, prices: PRICES });
+        if (!page.ok) throw new Error(JSON.stringify(page.error));
+        seen.push(...page.value.entries.map((e) => [e.agentId, e.rank, e.cost.usd]));
+        seen.push(page.value.total);
+        cursor = page.value.next;
+        if (cursor === null) break;
+      }
+      return seen;
+    };
+    const plot = await board.getCostPlot(PRICES);
+    if (!plot.ok) throw new Error("plot refused");
+    const { version: _version, ...rest } = plot.value;
+    return {
+      byCost: await walk("cost"),
+      ceiling: await walk("cost", "0.01"),
+      ceilingByRank: await walk("rank", "0.01"),
+      plot: rest,
+    };
+  }
+
+  it("reads after each change exactly as a board built afresh from storage", async () => {
+    const { challengeId, board } = freshBoard();
+    for (let k = 0; k < 12; k++)
+      await record(
+        board,
+        result(challengeId, `agent-${k}`, 50 + ((k * 13) % 40), { usage: usageOf(k) }),
+      );
+    let live = board;
+    await costReads(live); // builds the order: what follows changes it one agent at a time
+    const changes = [
+      result(challengeId, "agent-3", 95, { iteration: 2, usage: usageOf(0) }), // cheaper and first
+      result(challengeId, "agent-7", 40, { iteration: 2, usage: usageOf(1) }), // latest: drops
+      result(challengeId, "newcomer", 70, { usage: usageOf(9) }),
+      result(challengeId, "agent-3", 10, { iteration: 1 }), // stale: the history only
+      result(challengeId, "agent-4", 60, { iteration: 2 }), // no usage: not measured
+      result(challengeId, "agent-0", 62, { iteration: 2, usage: usageOf(3) }),
+    ];
+    for (const change of changes) {
+      await record(live, change);
+      if (change.agentId === "agent-4")
+        await live.recordBaseline({
+          challengeId,
+          agentId: "baseline:ref",
+          submissionId: "ref-s1",
+          label: "reference",
+          kind: "reference",
+          score: 75,
+          unrounded: "75",
+          scoredAt: T0,
+        });
+      const kept = await costReads(live);
+      await evictDurableObject(live);
+      live = env.LEADERBOARD.getByName(challengeId);
+      expect(kept).toEqual(await costReads(live));
+    }
   });
 });
