@@ -105,7 +105,7 @@ const ChallengeFields = {
   maxIterations: z.int().min(1).max(1000),
   limits: ChallengeLimitsBodySchema,
   closesAt: z.iso
-    .datetime()
+    .datetime({ offset: true })
     .nullable()
     .describe(
       "the deadline: past it no entry, submission or final choice is taken and the challenge " +
