@@ -9,7 +9,9 @@
  * and rescores nothing; the row is written before its messages are sent, and the reconciler
  * re-sends what a failed send leaves queued.
  */
+import { ChallengeManifestSchema, parseJson, type ChallengeManifest } from "@bouts/contracts";
 import {
+  baselineIds,
   countRescores,
   findLatestVersionNumber,
   findOpenVersion,
@@ -18,6 +20,8 @@ import {
   listFinalChoices,
   listRescores,
   listResultHistory,
+  findSubmission,
+  findVersion,
   sha256Hex,
   type ChallengeRow,
   type ChallengeVersionRow,
@@ -25,6 +29,7 @@ import {
   type RescoreTarget,
 } from "@bouts/db";
 import { countedSubmissionIds } from "@bouts/ranking";
+import { buildBaselineArchive } from "./baselines.ts";
 import { readUploadedBundle, type BundleUpload } from "./bundle-upload.ts";
 import type { IngestConfig } from "./config.ts";
 import { fail } from "./errors.ts";
@@ -74,10 +79,48 @@ export async function findCountedSubmissions(db: Db, ch: ChallengeRow): Promise<
 }
 
 /**
+ * Refuses (422) a version whose baselines differ from the published ones: a baseline is one
+ * submission per challenge, scored from the folder the bundle shipped at publish, and is
+ * rescored on a new version like any counted submission; a version that added, removed or
+ * changed one would show a line its own bundle does not hold.
+ */
+async function checkBaselinesKept(
+  db: Db,
+  ch: ChallengeRow,
+  manifest: ChallengeManifest,
+  bundle: Uint8Array,
+  maxBundleBytes: number,
+): Promise<void> {
+  const live = ChallengeManifestSchema.safeParse(parseJson(ch.bundleManifest));
+  const published = new Set(live.success ? live.data.baselines.map((b) => b.id) : []);
+  const changed: string[] = [];
+  for (const spec of manifest.baselines) {
+    const archive = await buildBaselineArchive(bundle, spec, maxBundleBytes);
+    const row = await findSubmission(db, baselineIds(ch.id, spec.id).submissionId);
+    if (
+      !published.has(spec.id) ||
+      !archive.ok ||
+      row?.artifactSha256 !== (await sha256Hex(archive.value))
+    )
+      changed.push(spec.id);
+  }
+  const removed = [...published].filter((id) => !manifest.baselines.some((b) => b.id === id));
+  if (changed.length > 0 || removed.length > 0)
+    fail({
+      reason: "unprocessable",
+      detail: `A version cannot change the challenge's baselines (${[
+        ...changed.map((id) => `${id}: new or changed`),
+        ...removed.map((id) => `${id}: removed`),
+      ].join("; ")}); keep each baseline's folder as published, or publish a new challenge.`,
+    });
+}
+
+/**
  * Uploads a candidate version of a published challenge and starts its shadow rescoring.
  * Answers 409 for a challenge that is not published or already has an open candidate, or a
  * bundle identical to the live one; 415/413/422 as a bundle upload; 422 `qa-failed` (recorded)
- * when QA refuses it; 503 when the runner or storage is down (nothing recorded).
+ * when QA refuses it, or when it adds, removes or changes a baseline; 503 when the runner or
+ * storage is down (nothing recorded).
  */
 export async function uploadVersion(
   env: Env,
@@ -104,6 +147,7 @@ export async function uploadVersion(
   const read = await readUploadedBundle(cfg, upload, ch.slug);
   if (!read.ok) fail(read.error);
   const { bytes, manifest } = read.value;
+  await checkBaselinesKept(db, ch, manifest, bytes, cfg.maxBundleBytes);
   const sha256 = await sha256Hex(bytes);
   if (sha256 === ch.bundleSha256)
     fail({ reason: "conflict", detail: "The bundle is identical to the live version's." });
@@ -187,5 +231,6 @@ export async function uploadVersion(
     // The rows are queued: the scoring reconciler sends what did not go out.
     console.error(`version ${version} of ${ch.id}: rescore messages not all sent`, e);
   }
-  return row;
+  // As stored: a version with nothing to rescore is ready at once.
+  return (await findVersion(db, ch.id, version)) ?? row;
 }
