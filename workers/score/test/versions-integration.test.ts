@@ -404,6 +404,13 @@ describe("discarding, and yielding to live work", () => {
       .where(and(eq(rescores.challengeId, s.id), eq(rescores.submissionId, row!.submissionId)))
       .get();
     expect(still!.state).toBe("queued");
+    // Hostile: a version still rescoring cannot be promoted (its board would miss scores).
+    expect(
+      await problem(
+        await post(`/v1/challenges/${s.id}/versions/2/promote`, s.operator, { reason: "early" }),
+        409,
+      ),
+    ).toContain("still rescoring");
     await db().update(submissions).set({ status: "failed" }).where(eq(submissions.id, waiting));
     const done = await post(`/v1/challenges/${s.id}/versions/2/discard`, s.operator, {
       reason: "wrong test",
