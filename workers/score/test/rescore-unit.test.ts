@@ -251,6 +251,13 @@ describe("the reconciler and a rescore whose message was lost", () => {
     send.mockClear();
     await reconcileScoring(scoreEnv, later + 60_000);
     expect(sentRescore()).toBe(false);
+    // A discarded version's leftover rescores are never sent again, however long they wait.
+    await db()
+      .update(challengeVersions)
+      .set({ state: "discarded" })
+      .where(eq(challengeVersions.challengeId, challenge.challengeId));
+    await reconcileScoring(scoreEnv, later + 24 * 60 * 60 * 1000);
+    expect(sentRescore()).toBe(false);
     send.mockRestore();
   });
 });

@@ -7,7 +7,7 @@
  * promotes in one transaction); each statement of a promotion is guarded by the decision id its
  * first statement wrote, so a refused or repeated promotion changes nothing.
  */
-import { and, asc, desc, eq, inArray, lt, lte, or } from "drizzle-orm";
+import { and, asc, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import { AUDIT_COLUMNS, prepareAuditEvent, type AuditEventInput } from "./audit.ts";
 import {
@@ -322,21 +322,24 @@ export async function findStrandedRescores(
   queuedBefore: number,
   limit: number,
 ): Promise<RescoreRow[]> {
-  return db
-    .select()
-    .from(rescores)
-    .where(
-      or(
-        and(
-          eq(rescores.state, "queued"),
-          lte(rescores.retryAt, now),
-          lt(rescores.queuedAt, queuedBefore),
-        ),
-        and(eq(rescores.state, "running"), lt(rescores.leaseUntil, now)),
-      ),
+  // Only versions still being rescored: a discarded or promoted version's leftovers stay put.
+  const { results } = await db.$client
+    .prepare(
+      `SELECT r.challenge_id AS challengeId, r.version, r.submission_id AS submissionId,
+         r.agent_id AS agentId, r.state, r.attempts, r.lease_until AS leaseUntil,
+         r.retry_at AS retryAt, r.waiting_since AS waitingSince, r.error,
+         r.score_write AS scoreWrite, r.full_score AS fullScore, r.changed_tests AS changedTests,
+         r.final_rounded AS finalRounded, r.final_unrounded AS finalUnrounded,
+         r.queued_at AS queuedAt, r.settled_at AS settledAt
+       FROM rescores r JOIN challenge_versions cv
+         ON cv.challenge_id = r.challenge_id AND cv.version = r.version AND cv.state = 'rescoring'
+       WHERE (r.state = 'queued' AND r.retry_at <= ?1 AND r.queued_at < ?2)
+          OR (r.state = 'running' AND r.lease_until < ?1)
+       LIMIT ?3`,
     )
-    .limit(limit)
-    .all();
+    .bind(now, queuedBefore, limit)
+    .all<RescoreRow>();
+  return results;
 }
 
 /** Notes that the reconciler re-sent a rescore, so its next run waits the grace again. */
