@@ -41,7 +41,7 @@ function startRunner(): Promise<void> {
         RUNNER_WORK_DIR: mkdtempSync(path.join(tmpdir(), "bouts-score-runner-")),
         // Its own uid range (the runner tests use 62000–65999, npm start 61000): separate runner
         // processes on one host must not share uids.
-        RUNNER_UID_BASE: "66400",
+        RUNNER_UID_BASE: String(Number(process.env.BOUTS_TEST_UID_BASE ?? "62000") + 4400),
         RUNNER_SHARED_SECRET: runnerSecret,
       },
       stdio: ["ignore", "pipe", "pipe"],

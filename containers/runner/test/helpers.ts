@@ -20,7 +20,11 @@ export const FIXTURES = path.join(import.meta.dirname, "fixtures");
 export const EXPLOITS = path.join(import.meta.dirname, "exploits");
 export const CHALLENGES = path.resolve(import.meta.dirname, "../../../challenges");
 
-/** Runner tests own uids 62000–65999: 500 per vitest worker, 8 per environment. */
+/**
+ * Runner tests own uids 62000–65999: 500 per vitest worker, 8 per environment.
+ * `BOUTS_TEST_UID_BASE` moves the range, for several checkouts testing on one host at once.
+ */
+const TEST_UID_BASE = Number(process.env.BOUTS_TEST_UID_BASE ?? "62000");
 const POOL_SLOT = (Number(process.env.VITEST_POOL_ID ?? "1") - 1) % 8;
 let environmentCount = 0;
 
@@ -31,7 +35,7 @@ export function buildTestConfig(overrides: Record<string, string> = {}): RunnerC
   // separate runner processes on one host must have (docs/runner.md). A random base collided
   // now and then (two files sharing uids share RLIMIT_NPROC); vitest's pool id is unique among
   // the workers running at once, and the counter separates environments within one file.
-  const uidBase = String(62000 + POOL_SLOT * 500 + (environmentCount++ % 62) * 8);
+  const uidBase = String(TEST_UID_BASE + POOL_SLOT * 500 + (environmentCount++ % 62) * 8);
   const r = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, RUNNER_UID_BASE: uidBase, ...overrides });
   if (!r.ok) throw new Error(r.error.issues.join("; "));
   if (r.value.MAX_CONCURRENT_RUNS > 4)
