@@ -17,7 +17,11 @@ import {
 } from "../../containers/runner/src/challenge/bundle.ts";
 import { parseRunnerConfig } from "../../containers/runner/src/config.ts";
 import { createRunnerEnvironment } from "../../containers/runner/src/environment.ts";
-import { resolveUnpackLimits, runJob } from "../../containers/runner/src/job.ts";
+import {
+  resolveUnpackLimits,
+  runJob,
+  type RunnerEnvironment,
+} from "../../containers/runner/src/job.ts";
 import { runSandboxed } from "../../containers/runner/src/sandbox/sandbox.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -79,6 +83,7 @@ export default async function bench(args: string[]): Promise<void> {
   if (!env.ok) throw new Error(JSON.stringify(env.error));
   const { environment } = env.value;
   const { paths } = environment;
+  await benchRecordFlood(environment);
   const scratch = path.join(workDir, "scratch");
   mkdirSync(scratch, { mode: 0o755 });
   const lease = await environment.uidPool.acquire();
@@ -217,4 +222,44 @@ export default async function bench(args: string[]): Promise<void> {
       );
     }
   }
+}
+
+/**
+ * The runner's memory under a record flood: a submission that writes 24 observation records of
+ * 16 MiB on fd 3 at import (containers/runner/test/exploits/record-flood). The runner's resident
+ * set is sampled every 2 ms during the run; the kernel's high-water mark is read too, and the
+ * larger of the two deltas is printed (aim ≤ 64 MiB; the records once cost +1.2 GiB).
+ */
+async function benchRecordFlood(environment: RunnerEnvironment): Promise<void> {
+  const runnerDir = path.join(ROOT, "containers/runner");
+  const bundle = await packChallengeDir(path.join(runnerDir, "test/fixtures/exploit-node"));
+  const challenge = await prepareChallenge(bundle, {
+    workDir: environment.config.WORK_DIR,
+    unpackLimits: resolveUnpackLimits(environment.config),
+    pythonToolsVenv: environment.config.PYTHON_TOOLS,
+  });
+  if (!challenge.ok) throw new Error(JSON.stringify(challenge.error));
+  const submission = await packDir(path.join(runnerDir, "test/exploits/record-flood"));
+  const before = process.memoryUsage.rss();
+  const hiBefore = process.resourceUsage().maxRSS * 1024;
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 2);
+  const t0 = performance.now();
+  const r = await runJob({
+    runId: `bench-record-flood-${process.pid}`,
+    challenge: challenge.value,
+    submission,
+    submissionSha256: computeSha256(submission),
+    requestedLimits: {},
+    environment,
+  });
+  const wall = performance.now() - t0;
+  clearInterval(sampler);
+  peak = Math.max(peak, process.memoryUsage.rss());
+  const hiAfter = process.resourceUsage().maxRSS * 1024;
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  // The high-water mark only says something when the flood raised it above the earlier peak.
+  const delta = Math.max(peak - before, hiAfter > hiBefore ? hiAfter - before : 0);
+  console.log(`record_flood_peak_rss_delta_mb: ${(delta / (1024 * 1024)).toFixed(1)}`);
+  console.log(`record_flood_run_ms: ${Math.round(wall)}`);
 }

@@ -225,6 +225,9 @@ export function createRunnerApp(
       status: "ok",
       activeRuns: active,
       capacity: config.MAX_CONCURRENT_RUNS,
+      // Sandbox slots (uid pairs) held by runs: a run that never gave its slot back shows here
+      // even after its request has ended.
+      slotsHeld: environment.uidPool.held,
       authentication: config.SHARED_SECRET !== undefined ? "hmac-sha256" : "none (loopback only)",
       runtimes: environment.runtimeVersions,
       isolation: selfTest

@@ -40,7 +40,7 @@ import {
 import { mountScratchDir, unmountScratchDir } from "./sandbox/scratch-mount.ts";
 import { watchScratchMounts, type WatchedMount } from "./run/disk-watch.ts";
 import type { RuntimePaths } from "./sandbox/runtime.ts";
-import type { UidPool } from "./sandbox/uid-pool.ts";
+import { killTasksOf, type UidPool } from "./sandbox/uid-pool.ts";
 import { scanSubmission } from "./scan/index.ts";
 
 /** Job lifecycle states. */
@@ -439,15 +439,24 @@ export class RunJob {
           };
       }
     } finally {
-      await subject.close();
-      Object.assign(subjectEvidence, subject.evidence);
-      if (watch) subjectEvidence.warnings = [...subjectEvidence.warnings, ...watch.stop()];
-      for (const m of watched) await unmountScratchDir(m.dir);
-      if (subject.loadError !== null)
-        subjectEvidence.crashes.push(
-          `the submission's module failed to load: ${subject.loadError}`,
-        );
-      lease.release();
+      // Released on every path, whatever closing the subject or reading its evidence does: a
+      // run that cannot give back its uid slot and mounts takes the runner down with it.
+      try {
+        await subject.close();
+        Object.assign(subjectEvidence, subject.evidence);
+        const full = watch?.stop() ?? [];
+        watch = null;
+        subjectEvidence.warnings = [...subjectEvidence.warnings, ...full];
+        if (subject.loadError !== null)
+          subjectEvidence.crashes.push(
+            `the submission's module failed to load: ${subject.loadError}`,
+          );
+      } finally {
+        watch?.stop();
+        for (const m of watched) await unmountScratchDir(m.dir);
+        killTasksOf([lease.uid, lease.secondUid]);
+        lease.release();
+      }
     }
     const testsMs = performance.now() - tTests;
 

@@ -3,7 +3,8 @@
  * Writes the bridge module that stands where the submission's module would be in the trusted
  * workspace (docs/subject-protocol.md). Invariants: the file is written by the host from the
  * subject's reported export names, which are checked as plain identifiers (anything else is
- * left out); it holds no submission code, only calls into the harness's bridge.
+ * left out); its own bindings never share a name with an export, so no export can break it; it
+ * holds no submission code, only calls into the harness's bridge.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -11,14 +12,6 @@ import type { InterfaceSpec, Runtime } from "@bouts/contracts";
 
 const JS_IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]{0,99}$/;
 const PY_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,99}$/;
-const JS_RESERVED = new Set(
-  (
-    "break case catch class const continue debugger default delete do else enum export extends " +
-    "false finally for function if import in instanceof new null return super switch this throw " +
-    "true try typeof var void while with yield let static implements interface package private " +
-    "protected public await arguments eval"
-  ).split(" "),
-);
 const MAX_EXPORTS = 200;
 
 /** The descriptor the bridge is built from: the subject's exports plus the interface's names. */
@@ -30,6 +23,9 @@ export function buildBridgeDescriptor(
   const valid = runtime === "node22" ? JS_IDENTIFIER : PY_IDENTIFIER;
   const out: Record<string, unknown> = {};
   for (const [name, desc] of Object.entries(reported ?? {}).slice(0, MAX_EXPORTS)) {
+    // Python's dunder names (`__builtins__`, `__name__`, …) are the module's own machinery:
+    // a stand-in there would break the bridge module itself.
+    if (runtime === "python3.11" && /^__.*__$/.test(name)) continue;
     if (valid.test(name) || (runtime === "node22" && name === "default")) out[name] = desc;
   }
   // Names the challenge declares are always importable; a missing one fails when called.
@@ -50,15 +46,27 @@ export function writeBridgeModule(
   const factories = iface.kind === "http" ? [iface.factory] : [];
   const json = JSON.stringify(descriptor);
   if (runtime === "node22") {
+    // The module's own bindings get names no export has, so no export name can collide with
+    // them (an export named `m` once made the bridge a SyntaxError). Exports are written as
+    // `export { local as name }`: any identifier, reserved words included, is a valid name there.
+    const taken = new Set(Object.keys(descriptor));
+    const fresh = (base: string): string => {
+      let n = base;
+      for (let i = 1; taken.has(n); i += 1) n = `${base}${i}`;
+      taken.add(n);
+      return n;
+    };
+    const create = fresh("$boutsCreateModuleBridge");
+    const mod = fresh("$boutsModule");
     const lines = [
       "// Written by the runner: the submission's module, bridged to the subject process.",
-      'import { createModuleBridge } from "/opt/bouts/harness/bridge.mjs";',
-      `const m = createModuleBridge(${JSON.stringify(iface.module)}, ${json}, { factories: ${JSON.stringify(factories)} });`,
+      `import { createModuleBridge as ${create} } from "/opt/bouts/harness/bridge.mjs";`,
+      `const ${mod} = ${create}(${JSON.stringify(iface.module)}, ${json}, { factories: ${JSON.stringify(factories)} });`,
     ];
     for (const name of Object.keys(descriptor)) {
-      if (name === "default") lines.push("export default m.default;");
-      else if (!JS_RESERVED.has(name))
-        lines.push(`export const ${name} = m[${JSON.stringify(name)}];`);
+      const local = fresh(`$boutsExport_${name}`);
+      lines.push(`const ${local} = ${mod}[${JSON.stringify(name)}];`);
+      lines.push(`export { ${local} as ${name} };`);
     }
     writeFileSync(target, `${lines.join("\n")}\n`);
     return;

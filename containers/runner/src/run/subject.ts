@@ -21,15 +21,25 @@ import {
   type SandboxMount,
   type SandboxOutcome,
 } from "../sandbox/sandbox.ts";
-import { observeOutput, observeRecords, parseChannel, type Observation } from "./analyze.ts";
+import { observeRecord, type Observation, type ObservedRecord } from "./analyze.ts";
+import {
+  createRecordAllowance,
+  createSubjectChannel,
+  MAX_FRAME_BYTES,
+  type ChannelItem,
+  type Frame,
+} from "./subject-channel.ts";
 
-/** Largest line either side may send (docs/subject-protocol.md). */
-export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
+export { MAX_FRAME_BYTES, type Frame };
+
 /** Restarts of a crashed or hung subject per run; after that every call fails at once. */
 export const MAX_SUBJECT_RESTARTS = 5;
-
-/** A protocol frame (a JSON object with a string `t`). */
-export type Frame = { t: string; id?: number } & Record<string, unknown>;
+/** Longest close() waits for the subject's sandbox to be gone before the run moves on. */
+const CLOSE_WAIT_MS = 10_000;
+/** Entries kept per kind of subject evidence (the report cites at most 100 lines). */
+export const MAX_EVIDENCE_ENTRIES = 100;
+/** The answers a subject may give to a request (docs/subject-protocol.md, "Frames"). */
+const ANSWER_TYPES: ReadonlySet<string> = new Set(["return", "throw", "http-ready", "http-closed"]);
 
 /** Why a call got no answer from the subject. */
 export type FaultKind = "crashed" | "timeout" | "protocol" | "unavailable";
@@ -98,6 +108,8 @@ export class SubjectHost {
   /** "timeout" when loading the module outlived a test's limit (a busy loop at import). */
   #loadFault: FaultKind = "unavailable";
   readonly evidence: SubjectEvidence = { crashes: [], warnings: [], integrity: [], exploits: [] };
+  /** Observation record bytes the run has read, over all incarnations (subject-channel.ts). */
+  readonly #records = createRecordAllowance();
 
   constructor(opts: SubjectOptions) {
     this.#opts = opts;
@@ -223,7 +235,14 @@ export class SubjectHost {
     const inc = this.#current;
     if (!inc) return;
     this.#kill(inc, "the run ended");
-    await inc.outcome;
+    // The sandbox resolves once its tree is gone (its own wall clock and hard stop bound that);
+    // the bound here only keeps a runner bug from holding the run's slot.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      inc.outcome.catch(() => undefined),
+      new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
   }
 
   #kill(inc: Incarnation, why: string): void {
@@ -254,37 +273,27 @@ export class SubjectHost {
     };
     this.#current = inc;
     let readySeen = false;
-    const records: string[] = [];
-    const onLine = (line: string) => {
-      if (line.trim() === "") return;
-      let f: unknown;
-      try {
-        f = JSON.parse(line);
-      } catch {
-        return this.#violation(inc, "a line that is not JSON");
-      }
-      if (!f || typeof f !== "object") return this.#violation(inc, "a line that is not an object");
-      const rec = f as Record<string, unknown>;
-      if (typeof rec.k === "string") {
-        if (records.length < 1000) records.push(line);
-        return;
-      }
-      if (typeof rec.t !== "string") return this.#violation(inc, "a frame without a type");
+    const onFrame = (rec: Frame) => {
       if (!readySeen) {
         readySeen = true;
         if (rec.t !== "ready" && rec.t !== "load-error")
-          return this.#violation(inc, `"${rec.t}" before "ready"`);
+          return this.#violation(inc, `a "${rec.t.slice(0, 40)}" frame before "ready"`);
         inc.loadFailed = rec.t === "load-error";
-        return readyResolve(rec as Frame);
+        return readyResolve(rec);
       }
+      if (!ANSWER_TYPES.has(rec.t))
+        return this.#violation(inc, `a "${rec.t.slice(0, 40)}" frame, which is no answer`);
       const waiter = typeof rec.id === "number" ? inc.pending.get(rec.id) : undefined;
       if (!waiter) return this.#violation(inc, "an answer to no pending request");
       inc.pending.delete(rec.id as number);
-      waiter(rec as Frame);
+      waiter(rec);
     };
-    const onChannel = createLineSplitter(onLine, () =>
-      this.#violation(inc, `a frame larger than ${MAX_FRAME_BYTES} bytes`),
-    );
+    const onItem = (item: ChannelItem) => {
+      if (item.kind === "frame") onFrame(item.frame);
+      else if (item.kind === "record") this.#observe(item.record);
+      else this.#violation(inc, item.what);
+    };
+    const onChannel = createSubjectChannel(onItem, this.#records);
     inc.outcome = runSandboxed({
       bwrapBin: o.bwrapBin,
       hostUid: o.hostUid,
@@ -301,21 +310,29 @@ export class SubjectHost {
       limits: buildProcessLimits(o.limits, o.runtime, o.cgroups, o.runDeadline),
     }).then((outcome) => {
       inc.dead = true;
-      this.#ended(inc, outcome, records);
-      readyResolve({
-        t: "load-error",
-        message: outcome.started
-          ? `the subject ended before it was ready (${describeEnd(outcome)})`
-          : `sandbox did not start: ${outcome.startError}`,
-      });
-      if (!outcome.started) this.#startError ??= `sandbox did not start: ${outcome.startError}`;
-      for (const waiter of inc.pending.values())
-        waiter({
-          t: "fault",
-          fault: inc.killedFor?.startsWith("protocol") ? "protocol" : "crashed",
-          message: `the subject ended during the call (${inc.killedFor ?? describeEnd(outcome)})`,
+      // Whatever the evidence holds, every waiter is answered: a caller never waits on a
+      // subject that is gone (issue: an exit handler that threw left a run slot held forever).
+      try {
+        this.#ended(inc, outcome);
+      } catch (e) {
+        // Evidence is best effort; the run must go on (and this is a runner bug to log).
+        console.error(`runner: the subject's end could not be described: ${describeThrown(e)}`);
+      } finally {
+        readyResolve({
+          t: "load-error",
+          message: outcome.started
+            ? `the subject ended before it was ready (${describeEnd(outcome)})`
+            : `sandbox did not start: ${outcome.startError}`,
         });
-      inc.pending.clear();
+        if (!outcome.started) this.#startError ??= `sandbox did not start: ${outcome.startError}`;
+        for (const waiter of inc.pending.values())
+          waiter({
+            t: "fault",
+            fault: inc.killedFor?.startsWith("protocol") ? "protocol" : "crashed",
+            message: `the subject ended during the call (${inc.killedFor ?? describeEnd(outcome)})`,
+          });
+        inc.pending.clear();
+      }
       return outcome;
     });
     // Loading the module is the submission's time: it gets one test's limit.
@@ -329,40 +346,44 @@ export class SubjectHost {
   }
 
   #violation(inc: Incarnation, what: string): void {
-    this.evidence.exploits.push({
+    keep(this.evidence.exploits, {
       trigger: "fake-test-output",
       citation: `the subject broke the protocol: it wrote ${what} on its answer channel`,
     });
     this.#kill(inc, `protocol violation: ${what}`);
   }
 
-  #ended(inc: Incarnation, outcome: SandboxOutcome, records: string[]): void {
+  /** One checked observation record, kept as evidence within the per-kind bound. */
+  #observe(record: ObservedRecord): void {
+    const seen = observeRecord(record, "subject", this.#opts.runtime);
+    if (seen === null) return;
+    if (seen.kind === "integrity") keep(this.evidence.integrity, seen.observation);
+    else if (seen.kind === "crash") keep(this.evidence.crashes, seen.text);
+    else keep(this.evidence.warnings, seen.text);
+  }
+
+  /**
+   * How an incarnation ended, as evidence. The subject's stdout is not read for "pass" lines:
+   * no verdict comes from output, and honest code may print `✓ merged 2 sources`.
+   */
+  #ended(inc: Incarnation, outcome: SandboxOutcome): void {
     const ev = this.evidence;
-    const seen = observeRecords(
-      parseChannel(records.join("\n")).records,
-      "subject",
-      this.#opts.runtime,
-    );
-    ev.warnings.push(...seen.warnings);
-    ev.crashes.push(...seen.crashes);
-    ev.integrity.push(...seen.integrity);
-    ev.exploits.push(...seen.exploits, ...observeOutput(outcome.stdout, "the subject"));
     if (!outcome.started || (this.#closing && inc.killedFor === "the run ended")) return;
     if (inc.loadFailed) return;
     // A kill the host chose already answered its call with a fault; counting it as a death
     // too would blame whichever test is running when the kill lands (a race).
     if (!inc.killedFor) this.deaths += 1;
-    if (inc.killedFor) ev.crashes.push(`subject killed: ${inc.killedFor}`);
+    if (inc.killedFor) keep(ev.crashes, `subject killed: ${inc.killedFor}`);
     else if (outcome.exitCode === 0)
-      ev.exploits.push({
+      keep(ev.exploits, {
         trigger: "harness-exit-forcing",
         citation: "the subject exited with status 0 while tests were running",
       });
     else {
-      ev.crashes.push(`subject ${describeEnd(outcome)}`);
+      keep(ev.crashes, `subject ${describeEnd(outcome)}`);
       // The Python subject ends with 70 when a call raises SystemExit (sys.exit(0) in a function).
       if (outcome.exitCode === 70 && /raised SystemExit/.test(outcome.stderr))
-        ev.exploits.push({
+        keep(ev.exploits, {
           trigger: "harness-exit-forcing",
           citation: "submission code called sys.exit() during a call",
         });
@@ -387,6 +408,16 @@ function describeErrorFrame(f: Frame): string {
   if (node && typeof node.message === "string")
     return `${text(node.name, "Error")}: ${node.message}`.slice(0, 1000);
   return text(f.message, "unknown error").slice(0, 1000);
+}
+
+/** A thrown value as text for a log line, without coercing it (it may be any object). */
+function describeThrown(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : typeof e;
+}
+
+/** Appends within MAX_EVIDENCE_ENTRIES: a flood of records cannot grow the run's memory. */
+function keep<T>(list: T[], item: T): void {
+  if (list.length < MAX_EVIDENCE_ENTRIES) list.push(item);
 }
 
 function text(v: unknown, fallback: string): string {

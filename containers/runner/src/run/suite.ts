@@ -67,6 +67,11 @@ interface Running {
   budgetCut: boolean;
 }
 
+/** A field's text when it is a string, else "" (never a coercion of what came over a channel). */
+function str(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
 function judgement(status: TestStatus, message: string, durationMs = 0): TestJudgement {
   return {
     status,
@@ -114,9 +119,13 @@ export async function runSuite(tests: SuiteTest[], opts: SuiteOptions): Promise<
       if (opts.runDeadline - Date.now() <= 0) return { judgements, infrastructure: null };
       const next = left.filter((t) => !judgements.has(t.id));
       if (next.length === left.length) {
-        // No progress: the process ends before any test starts. Say why, once per test.
+        // No progress: the process ended before any test started. Its code is the pristine
+        // tests, the harness and the bridge built from the subject's exports; QA proved the
+        // first two on the reference, so what is left is the submission's doing (a bridge it
+        // broke): the tests fail, with the evidence, never `not-run` with a clean stability.
         for (const t of next) {
-          const j = judgement("not-run", `no result reported: ${r.why}`);
+          const j = judgement("failed", `the test process ended before its first test: ${r.why}`);
+          j.crashes.push(`${t.id}: the test process ended before its first test: ${r.why}`);
           judgements.set(t.id, j);
           opts.onTest?.(t.id, j);
         }
@@ -153,6 +162,8 @@ async function runFile(
   let running: Running | null = null;
   let control: SandboxControl | null = null;
   let killedRunning: string | null = null;
+  /** Whether any test of this process started: if none did, its end is the submission's doing. */
+  let anyStarted = false;
   let watchdog: NodeJS.Timeout | undefined;
   let relay: Promise<void> = Promise.resolve();
 
@@ -179,7 +190,7 @@ async function runFile(
     if (died > 0) subjectDied.set(r.name, died);
     if (r.budgetCut) return void budgetCut.add(r.name);
     const fault = r.fault
-      ? `${String(r.fault.fault)}: ${String(r.fault.message)}`
+      ? `${str(r.fault.fault)}: ${str(r.fault.message)}`
       : died > 0
         ? "the subject ended during the test"
         : killedRunning === r.name ||
@@ -195,6 +206,7 @@ async function runFile(
     if (rec.k === "start" && typeof rec.name === "string") {
       const t = byResultName.get(rec.name);
       if (!t) return;
+      anyStarted = true;
       if (running) settle(running);
       running = {
         name: rec.name,
@@ -305,12 +317,12 @@ async function runFile(
         `the run's budget of ${limits.runWallMs} ms ran out while this test ran`,
       );
     } else if (fault) {
-      const kind = String(fault.fault);
+      const kind = str(fault.fault);
       j = judgement(
         kind === "timeout" ? "timeout" : kind === "unavailable" ? "failed" : "crashed",
-        `the subject ${kind === "timeout" ? "timed out" : kind === "unavailable" ? "was unavailable" : kind === "protocol" ? "broke the protocol" : "crashed"}: ${String(fault.message)}`,
+        `the subject ${kind === "timeout" ? "timed out" : kind === "unavailable" ? "was unavailable" : kind === "protocol" ? "broke the protocol" : "crashed"}: ${str(fault.message)}`,
       );
-      if (kind !== "unavailable") j.crashes.push(`${t.id}: ${String(fault.message).slice(0, 300)}`);
+      if (kind !== "unavailable") j.crashes.push(`${t.id}: ${str(fault.message).slice(0, 300)}`);
     } else if (died > 0 && (recs.length > 0 || wasRunning)) {
       j = judgement("crashed", "the subject ended while this test ran");
       j.crashes.push(`${t.id}: the subject ended while this test ran`);
@@ -321,7 +333,7 @@ async function runFile(
         pick.status === "passed" ? "passed" : pick.status === "timeout" ? "timeout" : "failed";
       j = judgement(
         status,
-        String(pick.message ?? ""),
+        str(pick.message),
         recs.reduce((a, r) => a + (Number.isFinite(r.durationMs) ? r.durationMs : 0), 0),
       );
       if (runtime === "node22" && recs.length > 1) {
@@ -334,6 +346,9 @@ async function runFile(
     } else if (wasRunning) {
       j = judgement("crashed", `the test process ${why}`);
       j.crashes.push(`${t.id}: the test process ${why}`);
+    } else if (!anyStarted) {
+      j = judgement("failed", `the test process ended before its first test: ${why}`);
+      j.crashes.push(`${t.id}: the test process ended before its first test: ${why}`);
     } else if (!abnormal) {
       j = judgement("not-run", `no result reported: ${why}`);
     }

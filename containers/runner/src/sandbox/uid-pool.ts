@@ -7,6 +7,8 @@
  * run; waiters are served first-come first-served.
  */
 
+import { readdirSync, statSync } from "node:fs";
+
 /** A held slot; call `release()` exactly once. */
 export interface UidLease {
   uid: number;
@@ -20,10 +22,17 @@ export class UidPool {
   readonly #free: number[];
   readonly #waiters: ((slot: number) => void)[] = [];
   readonly #base: number;
+  readonly #size: number;
 
   constructor(base: number, size: number) {
     this.#base = base;
+    this.#size = size;
     this.#free = Array.from({ length: size }, (_, i) => i);
+  }
+
+  /** Slots held by runs now (what a stuck run would show: /healthz reports it). */
+  get held(): number {
+    return this.#size - this.#free.length;
   }
 
   /** Waits for a free slot. */
@@ -42,4 +51,30 @@ export class UidPool {
       },
     };
   }
+}
+
+/**
+ * SIGKILLs every process still running as one of `uids` (a slot's uids belong to one run, so
+ * nothing else is hit): whatever a run's sandboxes left, the slot goes back empty. Never throws.
+ */
+export function killTasksOf(uids: readonly number[]): number {
+  let killed = 0;
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc");
+  } catch {
+    return 0;
+  }
+  for (const pid of pids) {
+    const c = pid.charCodeAt(0);
+    if (c < 48 || c > 57) continue;
+    try {
+      if (!uids.includes(statSync(`/proc/${pid}`).uid)) continue;
+      process.kill(Number(pid), "SIGKILL");
+      killed += 1;
+    } catch {
+      // exited while we looked, or not ours to signal
+    }
+  }
+  return killed;
 }
