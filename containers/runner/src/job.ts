@@ -6,17 +6,19 @@
  * lowered; every manifest test is in the report exactly once; a sandbox that cannot start makes
  * the run an infrastructure error (nothing runs unsandboxed); no test starts after the budget.
  */
+import { randomBytes } from "node:crypto";
 import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type {
-  ChallengeLimits,
-  GeneratedTestSpec,
-  GenerationReport,
-  RunLimits,
-  RunReport,
-  RunBudget,
-  ScanReport,
-  Runtime,
+import {
+  resolveManifestSplit,
+  type ChallengeLimits,
+  type GeneratedTestSpec,
+  type GenerationReport,
+  type RunLimits,
+  type RunReport,
+  type RunBudget,
+  type ScanReport,
+  type Runtime,
 } from "@bouts/contracts";
 import { describeUnpackError, type UnpackError, type UnpackLimits } from "./archive/unpack.ts";
 import type { PreparedChallenge } from "./challenge/bundle.ts";
@@ -126,6 +128,9 @@ interface TestPhase {
   judgements: Map<string, TestJudgement>;
   infrastructure: RunReport["infrastructure"];
   subjectEvidence: SubjectEvidence;
+  /** What the private tests' own subject produced (empty without a split). */
+  privateEvidence: SubjectEvidence;
+  privateIds: ReadonlySet<string>;
   failFast: FailFastRule;
   testsMs: number;
 }
@@ -154,7 +159,13 @@ export class RunJob {
 
   constructor(ctx: JobContext) {
     this.#ctx = ctx;
-    this.#runDir = path.join(ctx.environment.config.WORK_DIR, "runs", ctx.runId);
+    // An opaque folder name: the run id is not a sandbox's business (mountinfo shows the
+    // workspace's source path).
+    this.#runDir = path.join(
+      ctx.environment.config.WORK_DIR,
+      "runs",
+      randomBytes(16).toString("hex"),
+    );
   }
 
   get state(): JobState {
@@ -219,13 +230,17 @@ export class RunJob {
     return ok(this.#limits);
   }
 
-  /** The tests this run executes, in order: static, pre-built adversarial, generated. */
+  /**
+   * The tests this run executes, in order: static, pre-built adversarial, generated; on a split
+   * challenge the private static and pre-built tests come after all of them (#test runs them
+   * against a subject of their own).
+   */
   #listTests(): PlannedTest[] {
     const { manifest } = this.#ctx.challenge;
     const generated = this.#generated?.tests ?? [];
     const onlyGenerated =
       typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated;
-    return [
+    const all: PlannedTest[] = [
       ...(onlyGenerated
         ? []
         : manifest.staticTests.map((t) => ({ ...t, kind: "static" as const }))),
@@ -234,6 +249,9 @@ export class RunJob {
         : manifest.adversarialTests.map((t) => ({ ...t, kind: "adversarial" as const }))),
       ...generated.map((t) => ({ ...t, kind: "generated" as const })),
     ];
+    const held = this.#privateIds();
+    const isPrivate = (t: PlannedTest) => t.kind !== "generated" && held.has(t.id);
+    return [...all.filter((t) => !isPrivate(t)), ...all.filter(isPrivate)];
   }
 
   /** Selects this run's generated tests and writes them after the pristine tests. */
@@ -303,6 +321,8 @@ export class RunJob {
       judgements: tested.judgements,
       infrastructure: tested.infrastructure,
       subject: tested.subjectEvidence,
+      privateSubject: tested.privateEvidence,
+      privateIds: tested.privateIds,
       workspace: ws,
       scan,
       generation,
@@ -347,20 +367,27 @@ export class RunJob {
     return { scan, scanMs: performance.now() - t0 };
   }
 
-  /** The test phase: the subject, the bridge and every test in its trusted process. */
+  /**
+   * The test phase: the subject, the bridge and every test in its trusted process. On a split
+   * challenge (docs/design.md §29) the private tests run last, against a subject incarnation of
+   * their own (a fresh process that never served a public test), and what that incarnation
+   * produced is kept apart (`privateEvidence`): no public test runs after a private input was
+   * seen, and the score role can leave all of it out of the public part.
+   */
   async #test(ws: Workspace, limits: RunLimits, deadline: number): Promise<TestPhase> {
     const { manifest, depsLayer } = this.#ctx.challenge;
     const env = this.#ctx.environment;
     const tests = this.#listTests();
+    const privateIds = this.#privateIds();
+    const phases = [
+      tests.filter((t) => t.kind === "generated" || !privateIds.has(t.id)),
+      tests.filter((t) => t.kind !== "generated" && privateIds.has(t.id)),
+    ];
     const failFast = new FailFastRule();
-    let judgements = new Map<string, TestJudgement>();
+    const judgements = new Map<string, TestJudgement>();
     let infrastructure: RunReport["infrastructure"] = null;
-    const subjectEvidence: SubjectEvidence = {
-      crashes: [],
-      warnings: [],
-      integrity: [],
-      exploits: [],
-    };
+    const subjectEvidence = emptyEvidence();
+    const privateEvidence = emptyEvidence();
     const tTests = performance.now();
     // Two uids: the subject's and the trusted tests', so neither can count against, signal or
     // read the other's processes.
@@ -385,18 +412,61 @@ export class RunJob {
       dir: path.join(this.#runDir, `subject${dest.replaceAll("/", "-")}`),
       capBytes: scratchMountOptions(dest, caps, lease.uid).capBytes,
     }));
-    const subject = new SubjectHost({
-      ...shared,
-      hostUid: lease.uid,
-      workspace: ws.workDir,
-      module: iface.module,
-      scratchMounts: scratch.map((m) => ({ src: m.dir, dest: m.dest })),
-    });
     const watched: WatchedMount[] = [
       ...scratch,
       { dest: "/chan", dir: ws.channelDir, capBytes: WRITABLE_MOUNT_CAP_BYTES },
     ];
     let watch: { stop(): string[] } | null = null;
+    let subject: SubjectHost | null = null;
+    /** One phase: a subject of its own, the bridge from its exports, and the phase's tests. */
+    const runPhase = async (phaseTests: PlannedTest[], part: "public" | "private") => {
+      const host = new SubjectHost({
+        ...shared,
+        name: part === "public" ? this.#ctx.runId : `${this.#ctx.runId}-private`,
+        hostUid: lease.uid,
+        workspace: ws.workDir,
+        module: iface.module,
+        scratchMounts: scratch.map((m) => ({ src: m.dir, dest: m.dest })),
+      });
+      subject = host;
+      try {
+        const started = await host.start();
+        if (!started.ok) {
+          infrastructure ??= {
+            reason: "sandbox-unavailable",
+            message: started.message.slice(0, 2000),
+          };
+          return;
+        }
+        writeBridgeModule(
+          ws.trustedDir,
+          manifest.runtime,
+          iface,
+          buildBridgeDescriptor(host.exports, iface, manifest.runtime),
+        );
+        const suite = await runSuite(phaseTests, {
+          ...shared,
+          hostUid: lease.secondUid,
+          workspace: ws.trustedDir,
+          subject: host,
+          onTest: this.#ctx.onTest,
+          failFast,
+        });
+        for (const [id, j] of suite.judgements) judgements.set(id, j);
+        if (suite.infrastructure)
+          infrastructure ??= {
+            reason: "sandbox-unavailable",
+            message: suite.infrastructure.slice(0, 2000),
+          };
+      } finally {
+        subject = null;
+        await host.close();
+        const into = part === "public" ? subjectEvidence : privateEvidence;
+        mergeEvidence(into, host.evidence);
+        if (host.loadError !== null)
+          into.crashes.push(`the submission's module failed to load: ${host.loadError}`);
+      }
+    };
     try {
       chownSync(ws.channelDir, lease.uid, lease.uid);
       // /chan is one capped tmpfs for the whole run: the subject and every trusted test
@@ -408,49 +478,25 @@ export class RunJob {
           return [m.dir, scratchMountOptions(m.dest, caps, lease.uid)] as const;
         }),
       ]);
-      if (capped.ok) watch = watchScratchMounts(watched);
-      const started = !capped.ok
-        ? { ok: false as const, message: `${capped.error.reason}: ${capped.error.detail}` }
-        : tests.length > 0
-          ? await subject.start()
-          : { ok: true as const };
-      if (!started.ok) {
-        infrastructure = { reason: "sandbox-unavailable", message: started.message.slice(0, 2000) };
-      } else if (tests.length > 0) {
-        writeBridgeModule(
-          ws.trustedDir,
-          manifest.runtime,
-          iface,
-          buildBridgeDescriptor(subject.exports, iface, manifest.runtime),
-        );
-        const suite = await runSuite(tests, {
-          ...shared,
-          hostUid: lease.secondUid,
-          workspace: ws.trustedDir,
-          subject,
-          onTest: this.#ctx.onTest,
-          failFast,
-        });
-        judgements = suite.judgements;
-        if (suite.infrastructure)
-          infrastructure = {
-            reason: "sandbox-unavailable",
-            message: suite.infrastructure.slice(0, 2000),
-          };
+      if (!capped.ok) {
+        infrastructure = {
+          reason: "sandbox-unavailable",
+          message: `${capped.error.reason}: ${capped.error.detail}`.slice(0, 2000),
+        };
+      } else {
+        watch = watchScratchMounts(watched);
+        if (phases[0]!.length > 0) await runPhase(phases[0]!, "public");
+        if (phases[1]!.length > 0 && !infrastructure && deadline - Date.now() > 0)
+          await runPhase(phases[1]!, "private");
       }
     } finally {
-      // Released on every path, whatever closing the subject or reading its evidence does: a
+      // Released on every path, whatever closing a subject or reading its evidence does: a
       // run that cannot give back its uid slot and mounts takes the runner down with it.
       try {
-        await subject.close();
-        Object.assign(subjectEvidence, subject.evidence);
+        await (subject as SubjectHost | null)?.close();
         const full = watch?.stop() ?? [];
         watch = null;
-        subjectEvidence.warnings = [...subjectEvidence.warnings, ...full];
-        if (subject.loadError !== null)
-          subjectEvidence.crashes.push(
-            `the submission's module failed to load: ${subject.loadError}`,
-          );
+        subjectEvidence.warnings.push(...full);
       } finally {
         watch?.stop();
         for (const m of watched) await unmountScratchDir(m.dir);
@@ -460,7 +506,22 @@ export class RunJob {
     }
     const testsMs = performance.now() - tTests;
 
-    return { tests, judgements, infrastructure, subjectEvidence, failFast, testsMs };
+    return {
+      tests,
+      judgements,
+      infrastructure,
+      subjectEvidence,
+      privateEvidence,
+      privateIds,
+      failFast,
+      testsMs,
+    };
+  }
+
+  /** The ids of the challenge's private tests (§29); empty without a split. */
+  #privateIds(): ReadonlySet<string> {
+    const split = resolveManifestSplit(this.#ctx.challenge.manifest);
+    return new Set(split?.privateIds ?? []);
   }
 
   /** Removes the run's folders; safe in any state and idempotent. rmSync never follows links. */
@@ -471,6 +532,17 @@ export class RunJob {
     rmSync(this.#runDir, { recursive: true, force: true });
     this.#state = "cleaned";
   }
+}
+
+function emptyEvidence(): SubjectEvidence {
+  return { crashes: [], warnings: [], integrity: [], exploits: [] };
+}
+
+function mergeEvidence(into: SubjectEvidence, from: SubjectEvidence): void {
+  into.crashes.push(...from.crashes);
+  into.warnings.push(...from.warnings);
+  into.integrity.push(...from.integrity);
+  into.exploits.push(...from.exploits);
 }
 
 /** Mounts each capped tmpfs in turn; the first failure undoes the ones before it. */

@@ -84,6 +84,12 @@ export const StabilitySchema = z.strictObject({
       z.strictObject({
         test: z.string().max(200).nullable(),
         kind: z.enum(["crash", "warning"]),
+        part: z
+          .enum(["public", "private"])
+          .optional()
+          .describe(
+            "on a split challenge: whether the line came from the public tests and their subject, or from the private tests' own subject incarnation",
+          ),
       }),
     )
     .max(100)
@@ -175,6 +181,15 @@ export const RunReportSchema = z.strictObject({
   stability: StabilitySchema,
   integrity: z.array(IntegrityEvidenceSchema),
   exploits: z.array(ExploitEvidenceSchema),
+  publicEvidence: z
+    .strictObject({
+      integrity: z.array(IntegrityEvidenceSchema),
+      exploits: z.array(ExploitEvidenceSchema),
+    })
+    .optional()
+    .describe(
+      "on a split challenge: the integrity and exploit evidence of the public tests and their subject alone (the private tests run last, against a subject of their own)",
+    ),
   scan: ScanReportSchema,
   deliverables: z.array(DeliverableFoundSchema),
   sources: z

@@ -40,7 +40,7 @@ export function cutPublicPart(report: RunReport, manifest: ChallengeManifest): P
     (t) => t.origin === "generated" || !held.has(t.id),
   );
   const testsMs = [...staticTests, ...adversarialTests].reduce((n, t) => n + t.durationMs, 0);
-  const { budget: _budget, generation: _generation, ...rest } = report;
+  const { budget: _budget, generation: _generation, publicEvidence, ...rest } = report;
   return {
     split,
     report: {
@@ -48,8 +48,14 @@ export function cutPublicPart(report: RunReport, manifest: ChallengeManifest): P
       staticTests,
       adversarialTests,
       stability: publicStability(report, held, clean),
-      integrity: report.integrity.filter((e) => clean(JSON.stringify(e))),
-      exploits: report.exploits.filter((e) => clean(JSON.stringify(e))),
+      // The runner's public evidence (the public tests and their own subject, the private tests
+      // having run last against another) when it has it; an older runner's, cut by text.
+      integrity: (publicEvidence?.integrity ?? report.integrity).filter((e) =>
+        clean(JSON.stringify(e)),
+      ),
+      exploits: (publicEvidence?.exploits ?? report.exploits).filter((e) =>
+        clean(JSON.stringify(e)),
+      ),
       notes: report.notes.filter(clean),
       timings: {
         ...report.timings,
@@ -68,9 +74,9 @@ export function cutPublicPart(report: RunReport, manifest: ChallengeManifest): P
 
 /**
  * The stability verdict and evidence of the public part. With the runner's `sources` (which
- * test each line came from), a line observed in a private test is dropped and the verdict is
- * recomputed from the lines kept, so a private test's crash does not move the verdict an agent
- * sees; lines of the subject or the whole run (test null) stay, since the subject is shared.
+ * test each line came from, and on a split challenge which part), a line observed in a private
+ * test or in the private tests' own subject is dropped and the verdict is recomputed from the
+ * lines kept, so nothing of the private part moves the verdict an agent sees.
  * The text never decides (a submission writes its own crash messages). Without sources (an older
  * runner), lines naming a private test are dropped and the runner's verdict is kept.
  */
@@ -83,7 +89,9 @@ function publicStability(
   if (!sources || sources.length !== evidence.length || report.infrastructure)
     return { verdict, evidence: evidence.filter(clean) };
   const kept = sources.flatMap((src, i) =>
-    src.test !== null && held.has(src.test) ? [] : [{ src, line: evidence[i]! }],
+    src.part === "private" || (src.test !== null && held.has(src.test))
+      ? []
+      : [{ src, line: evidence[i]! }],
   );
   // The verdict counts every kept line; a line whose text names a private test is then left
   // out of the evidence with its source, so the two stay index for index.

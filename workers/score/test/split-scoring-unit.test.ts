@@ -150,7 +150,7 @@ describe("cutPublicPart", () => {
     expect(disguised.report.stability.verdict).toBe("crashed");
     expect(JSON.stringify(disguised.report)).not.toContain("hidden-2");
     expect(disguised.report.stability.sources).toEqual([]);
-    // The subject is shared: its crash counts in both parts.
+    // The public tests' subject: its crash counts in both parts.
     const subject = cutPublicPart(
       withSources({
         verdict: "crashed",
@@ -160,6 +160,35 @@ describe("cutPublicPart", () => {
       manifest,
     )!;
     expect(subject.report.stability.verdict).toBe("crashed");
+  });
+
+  it("leaves out everything the private tests' own subject produced, whatever its text", () => {
+    // The runner runs the private tests last against a subject of their own and marks its lines
+    // `part: "private"`; a journaling submission replays private inputs in such lines, in text
+    // that names no private test.
+    const journaled = RunReportSchema.parse({
+      ...report,
+      stability: {
+        verdict: "crashed",
+        evidence: ["subject: uncaught exception: crash with alpha-41,beta-42", "pub-1: slow"],
+        sources: [
+          { test: null, kind: "crash", part: "private" },
+          { test: "pub-1", kind: "warning", part: "public" },
+        ],
+      },
+      integrity: [
+        { trigger: "network-attempt", citation: "blocked DNS lookup of alpha-41-beta-42.example" },
+      ],
+      exploits: [{ trigger: "fake-test-output", citation: "replayed alpha-41" }],
+      publicEvidence: { integrity: [], exploits: [] },
+    });
+    const part = cutPublicPart(journaled, manifest)!;
+    const text = JSON.stringify(part.report);
+    expect(text).not.toContain("alpha-41");
+    expect(part.report.stability.verdict).toBe("warnings");
+    expect(part.report.integrity).toEqual([]);
+    expect(part.report.exploits).toEqual([]);
+    expect(part.report.publicEvidence).toBeUndefined();
   });
 
   it("is null for a challenge without a split", () => {

@@ -65,6 +65,8 @@ export function resolveScanDeadline(configuredMs: number, runWallMs: number): nu
 export interface FailFastTrip {
   consecutive: number;
   reason: string;
+  /** The test whose fault tripped the rule. */
+  testId: string;
 }
 
 /**
@@ -105,6 +107,7 @@ export class FailFastRule {
     if (this.#streak.length < this.#k) return null;
     const cited = this.#streak.map((s) => `${s.id}: ${s.fault.slice(0, 120)}`).join("; ");
     this.#tripped = {
+      testId: id,
       consecutive: this.#k,
       reason: `the subject faulted on ${this.#k} consecutive tests (${cited})`.slice(0, 500),
     };

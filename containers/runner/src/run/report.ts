@@ -47,6 +47,12 @@ export interface RunReportInput {
   judgements: ReadonlyMap<string, TestJudgement>;
   infrastructure: RunReport["infrastructure"];
   subject: SubjectEvidence;
+  /**
+   * What the private tests' own subject incarnation produced, and the private test ids (§29);
+   * absent or empty without a split.
+   */
+  privateSubject?: SubjectEvidence;
+  privateIds?: ReadonlySet<string>;
   workspace: {
     integrity: readonly Observation<IntegrityEvidence["trigger"]>[];
     deliverables: DeliverableFound[];
@@ -102,41 +108,113 @@ export function buildRunReport(input: RunReportInput): RunReport {
   const all = input.tests.map((t) => ({ t, j: input.judgements.get(t.id) ?? notRun() }));
   // Each line with the test it came from (null: the subject or the run as a whole), so the
   // score role can cut a split challenge's public part by source, not by text (§29).
-  type Line = { text: string; test: string | null };
+  // On a split challenge each line also says which part it belongs to: the private tests' lines
+  // and their own subject's are "private", and the score role leaves them out of the public part.
+  const held = input.privateIds ?? new Set<string>();
+  const split = held.size > 0;
+  const privateSubject = input.privateSubject ?? {
+    crashes: [],
+    warnings: [],
+    integrity: [],
+    exploits: [],
+  };
+  type Line = { text: string; test: string | null; part: "public" | "private" };
+  const partOf = (t: PlannedTest): "public" | "private" =>
+    t.kind !== "generated" && held.has(t.id) ? "private" : "public";
   const own =
-    (test: string | null) =>
-    (text: string): Line => ({ text, test });
+    (test: string | null, part: "public" | "private" = "public") =>
+    (text: string): Line => ({ text, test, part });
+  // Public lines first (the run's tests are in public-then-private order), so the 100 kept are
+  // never crowded out by the private part's.
   const crashLines: Line[] = [
     ...subject.crashes.map(own(null)),
-    ...all.flatMap(({ t, j }) => j.crashes.map(own(t.id))),
+    ...all.flatMap(({ t, j }) => j.crashes.map(own(t.id, partOf(t)))),
+    ...privateSubject.crashes.map(own(null, "private")),
   ];
   const warningLines: Line[] = [
     ...subject.warnings.map(own(null)),
-    ...all.flatMap(({ t, j }) => j.warnings.map(own(t.id))),
+    ...all.flatMap(({ t, j }) => j.warnings.map(own(t.id, partOf(t)))),
+    ...privateSubject.warnings.map(own(null, "private")),
   ];
-  const exhausted = all.filter(({ j }) => j.status === "budget-exhausted").length;
   const trip = failFast.tripped;
-  if (!infrastructure && exhausted > 0)
-    crashLines.push(
-      own(null)(
-        `run budget of ${limits.runWallMs} ms (${input.budgetSource}) exhausted after ${Math.round(timings.spentMs)} ms: ${exhausted} tests budget-exhausted`,
-      ),
-    );
-  if (!infrastructure && trip)
-    crashLines.push(
-      own(null)(
-        `fail-fast: ${trip.reason}; ${failFast.failedAfterTrip} tests after it failed at once`,
-      ),
-    );
+  const spent = `exhausted after ${Math.round(timings.spentMs)} ms`;
+  if (!infrastructure && !split) {
+    const exhausted = all.filter(({ j }) => j.status === "budget-exhausted").length;
+    if (exhausted > 0)
+      crashLines.push(
+        own(null)(
+          `run budget of ${limits.runWallMs} ms (${input.budgetSource}) ${spent}: ${exhausted} tests budget-exhausted`,
+        ),
+      );
+    if (trip)
+      crashLines.push(
+        own(null)(
+          `fail-fast: ${trip.reason}; ${failFast.failedAfterTrip} tests after it failed at once`,
+        ),
+      );
+  } else if (!infrastructure) {
+    // Split: each part's line counts that part's tests only, and a trip in the private part
+    // (whose reason cites private tests) is a private line.
+    for (const part of ["public", "private"] as const) {
+      const mine = all.filter(({ t }) => partOf(t) === part);
+      const exhausted = mine.filter(({ j }) => j.status === "budget-exhausted").length;
+      if (exhausted > 0)
+        crashLines.push(
+          own(
+            null,
+            part,
+          )(
+            `run budget of ${limits.runWallMs} ms (${input.budgetSource}) ${spent}: ${exhausted} tests budget-exhausted`,
+          ),
+        );
+    }
+    if (trip) {
+      const at = all.findIndex(({ t }) => t.id === trip.testId);
+      const tripPart = at >= 0 ? partOf(all[at]!.t) : "public";
+      const after = (part: "public" | "private") =>
+        all.slice(at + 1).filter(({ t, j }) => partOf(t) === part && j.status !== "passed").length;
+      crashLines.push(
+        own(
+          null,
+          tripPart,
+        )(`fail-fast: ${trip.reason}; ${after(tripPart)} tests after it failed at once`),
+      );
+      if (tripPart === "public" && after("private") > 0)
+        crashLines.push(
+          own(
+            null,
+            "private",
+          )(
+            `fail-fast: ${after("private")} private tests failed at once after the public part's trip`,
+          ),
+        );
+    }
+  }
   const integrity = aggregateObservations([
     ...input.workspace.integrity,
     ...subject.integrity,
+    ...privateSubject.integrity,
     ...all.flatMap(({ j }) => j.integrity),
   ]) as IntegrityEvidence[];
   const exploits = aggregateObservations([
     ...subject.exploits,
+    ...privateSubject.exploits,
     ...all.flatMap(({ j }) => j.exploits),
   ]) as ExploitEvidence[];
+  const publicTests = all.filter(({ t }) => partOf(t) === "public");
+  const publicEvidence = split
+    ? {
+        integrity: aggregateObservations([
+          ...input.workspace.integrity,
+          ...subject.integrity,
+          ...publicTests.flatMap(({ j }) => j.integrity),
+        ]) as IntegrityEvidence[],
+        exploits: aggregateObservations([
+          ...subject.exploits,
+          ...publicTests.flatMap(({ j }) => j.exploits),
+        ]) as ExploitEvidence[],
+      }
+    : undefined;
   const { manifest } = input;
 
   return {
@@ -192,12 +270,21 @@ export function buildRunReport(input: RunReportInput): RunReport {
             : "clean",
       evidence: [...crashLines, ...warningLines].slice(0, 100).map((e) => e.text.slice(0, 500)),
       sources: [
-        ...crashLines.map((l) => ({ test: l.test, kind: "crash" as const })),
-        ...warningLines.map((l) => ({ test: l.test, kind: "warning" as const })),
+        ...crashLines.map((l) => ({
+          test: l.test,
+          kind: "crash" as const,
+          ...(split ? { part: l.part } : {}),
+        })),
+        ...warningLines.map((l) => ({
+          test: l.test,
+          kind: "warning" as const,
+          ...(split ? { part: l.part } : {}),
+        })),
       ].slice(0, 100),
     },
     integrity,
     exploits,
+    ...(publicEvidence ? { publicEvidence } : {}),
     scan: input.scan,
     deliverables: input.workspace.deliverables,
     sources: input.workspace.sources,
@@ -217,7 +304,7 @@ export function buildRunReport(input: RunReportInput): RunReport {
       source: input.budgetSource,
       scanDeadlineMs: input.scanDeadlineMs,
       spentMs: Math.round(timings.spentMs),
-      exhausted: !infrastructure && exhausted > 0,
+      exhausted: !infrastructure && all.some(({ j }) => j.status === "budget-exhausted"),
       failFast:
         !infrastructure && trip
           ? {
