@@ -14,6 +14,7 @@ import { err, ok, type Result } from "@bouts/result";
 import { detectCgroups } from "./sandbox/cgroup.ts";
 import type { RuntimePaths } from "./sandbox/runtime.ts";
 import { runSelfTest, type SelfTestReport } from "./sandbox/self-test.ts";
+import { stageRuntimePaths } from "./sandbox/stage.ts";
 import { UidPool } from "./sandbox/uid-pool.ts";
 
 /** Why the runner cannot start. */
@@ -56,6 +57,8 @@ export async function createRunnerEnvironment(
   mkdirSync(config.WORK_DIR, { recursive: true, mode: 0o755 });
   // The sandbox's unprivileged uid must traverse the work dir to reach its read-only mounts.
   chmodSync(config.WORK_DIR, 0o755);
+  // Mount sources under the work dir, so a sandbox's mountinfo shows no checkout path.
+  const staged = stageRuntimePaths(config.WORK_DIR, paths);
   const scratch = path.join(config.WORK_DIR, "self-test");
   mkdirSync(scratch, { recursive: true, mode: 0o755 });
   const cgroups = detectCgroups("/sys/fs/cgroup", config.MAX_CONCURRENT_RUNS);
@@ -67,7 +70,7 @@ export async function createRunnerEnvironment(
   };
   const environment: RunnerEnvironment = {
     config,
-    paths,
+    paths: staged,
     cgroups,
     uidPool: new UidPool(config.UID_BASE, config.MAX_CONCURRENT_RUNS),
     runtimeVersions: versions,
@@ -78,7 +81,7 @@ export async function createRunnerEnvironment(
     const st = await runSelfTest({
       bwrapBin: config.BWRAP_BIN,
       hostUid: lease.uid,
-      paths,
+      paths: staged,
       cgroups,
       scratchDir: scratch,
     });
