@@ -8,6 +8,7 @@
  */
 import {
   describeAdmissionRefusal,
+  isAdmissionRefusal,
   describeArchiveRefusal,
   type AdmissionRefusal,
   type ArchiveRefusal,
@@ -45,7 +46,7 @@ export type IngestError =
   | { reason: "unavailable"; service: string; retryAfter: number };
 
 const describeRefusal = (r: ArchiveRefusal | AdmissionRefusal): string =>
-  r.reason === "unscannable-code" || r.reason === "nothing-to-load"
+  isAdmissionRefusal(r)
     ? describeAdmissionRefusal(r)
     : describeArchiveRefusal(r);
 
