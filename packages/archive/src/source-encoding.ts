@@ -110,14 +110,15 @@ export function normalizeCodecName(name: string): string {
 
 /**
  * A streaming UTF-8 validator (Unicode Table 3-7: no overlong forms, no surrogates, nothing past
- * U+10FFFF). Feed chunks in order; `firstInvalid` is the byte offset of the first byte that
- * breaks a sequence, or -1 while the bytes are valid. Constant memory.
+ * U+10FFFF). Feed chunks in order; `firstInvalid` is the byte offset where the first invalid
+ * sequence starts, or -1 while the bytes are valid. Constant memory.
  */
 export class Utf8Validator {
   #offset = 0;
   #need = 0;
   #lo = 0x80;
   #hi = 0xbf;
+  #sequenceStart = 0;
   /** Where the first invalid sequence was found; -1 while none was. */
   firstInvalid = -1;
 
@@ -131,7 +132,7 @@ export class Utf8Validator {
       const b = chunk[i]!;
       if (this.#need > 0) {
         if (b < this.#lo || b > this.#hi) {
-          this.firstInvalid = this.#offset + i;
+          this.firstInvalid = this.#sequenceStart;
           break;
         }
         this.#need -= 1;
@@ -140,6 +141,7 @@ export class Utf8Validator {
         continue;
       }
       if (b <= 0x7f) continue;
+      this.#sequenceStart = this.#offset + i;
       if (b >= 0xc2 && b <= 0xdf) this.#need = 1;
       else if (b === 0xe0) [this.#need, this.#lo] = [2, 0xa0];
       else if (b === 0xed) [this.#need, this.#hi] = [2, 0x9f];
@@ -160,7 +162,7 @@ export class Utf8Validator {
    * invalid byte (a sequence cut short at the end counts), or -1 when the bytes are UTF-8.
    */
   result(): number {
-    if (this.firstInvalid < 0 && this.#need > 0) return this.#offset;
+    if (this.firstInvalid < 0 && this.#need > 0) return this.#sequenceStart;
     return this.firstInvalid;
   }
 }
