@@ -204,7 +204,8 @@ export function checkSourceEncoding(relPath: string, sample: EncodingSample): st
     return `starts with a ${bom} byte order mark: the scanners and judges read source as UTF-8`;
   }
   const python =
-    PYTHON_EXTENSIONS.has(extensionOf(relPath)) || PYTHON_SHEBANG.test(latin1(head.subarray(0, 200)));
+    PYTHON_EXTENSIONS.has(extensionOf(relPath)) ||
+    PYTHON_SHEBANG.test(latin1(head.subarray(0, 200)));
   if (python) {
     for (const cookie of findCodingCookies(head)) {
       if (!UTF8_CODECS.has(normalizeCodecName(cookie))) {

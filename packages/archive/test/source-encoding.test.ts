@@ -57,7 +57,10 @@ async function admit(files: Record<string, string | Uint8Array>, module: string,
 describe("source-encoding: refused", () => {
   it.each([false, true])("a utf-7 coding declaration in Python (zip: %s)", async (zip) => {
     const r = await admit({ "solution.py": UTF7_DECOY }, "solution.py", zip);
-    expect(r).toMatchObject({ ok: false, error: { reason: "source-encoding", entry: "solution.py" } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { reason: "source-encoding", entry: "solution.py" },
+    });
     expect(!r.ok && r.error.detail).toContain('"utf-7"');
   });
 
@@ -76,16 +79,16 @@ describe("source-encoding: refused", () => {
 
   it("a coding declaration in a #! python script with no extension", () => {
     const head = enc.encode("#!/usr/bin/python3\n# coding: utf-7\nprint(1)\n");
-    expect(checkSourceEncoding("bin/run", { head, size: head.length, firstInvalidUtf8: -1 })).toContain(
-      "utf-7",
-    );
+    expect(
+      checkSourceEncoding("bin/run", { head, size: head.length, firstInvalidUtf8: -1 }),
+    ).toContain("utf-7");
   });
 
   it("a comment line too long for the declaration check to see whole", () => {
     const head = enc.encode(`#${" ".repeat(4000)}coding: utf-7\n`).subarray(0, 4096);
-    expect(
-      checkSourceEncoding("m.py", { head, size: 10_000, firstInvalidUtf8: -1 }),
-    ).toContain("cannot be checked");
+    expect(checkSourceEncoding("m.py", { head, size: 10_000, firstInvalidUtf8: -1 })).toContain(
+      "cannot be checked",
+    );
   });
 
   it.each([
@@ -108,12 +111,18 @@ describe("source-encoding: refused", () => {
     big[150_000] = 0xe9; // latin-1 "é" alone: not UTF-8
     big[big.length - 1] = 0x0a;
     const r = await admit({ "solution.mjs": big }, "solution.mjs", true);
-    expect(r).toMatchObject({ ok: false, error: { reason: "source-encoding", entry: "solution.mjs" } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: { reason: "source-encoding", entry: "solution.mjs" },
+    });
     expect(!r.ok && r.error.detail).toContain("offset 150000");
   });
 
   it("a UTF-8 sequence cut short at the end of the file", async () => {
-    const r = await admit({ "solution.py": Uint8Array.of(0x78, 0x3d, 0x31, 0xe2, 0x82) }, "solution.py");
+    const r = await admit(
+      { "solution.py": Uint8Array.of(0x78, 0x3d, 0x31, 0xe2, 0x82) },
+      "solution.py",
+    );
     expect(r).toMatchObject({ ok: false, error: { reason: "source-encoding" } });
   });
 });
@@ -125,7 +134,7 @@ describe("source-encoding: honest source is admitted", () => {
     ["solution.py", "# coding: ascii\nx = 1\n"],
     ["solution.py", "# coding=utf-8-sig\nx = 1\n"],
     ["solution.py", "\ufeffdef add(a, b):\n    return a + b\n"],
-    ["solution.py", "def añadir(a, b):\n    \"\"\"Suma — ünïcödé, 数字, 🙂\"\"\"\n    return a + b\n"],
+    ["solution.py", 'def añadir(a, b):\n    """Suma — ünïcödé, 数字, 🙂"""\n    return a + b\n'],
     ["solution.mjs", "\ufeffexport const add = (a, b) => a + b; // 🙂\n"],
     ["solution.mjs", "export const grüße = 'привет';\nexport const add = (a, b) => a + b;\n"],
     ["solution.py", "x = 1  # the decoding: latin-1 discussion is on line 1, not a comment line\n"],

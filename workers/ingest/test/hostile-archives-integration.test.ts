@@ -171,7 +171,11 @@ describe("archives with nothing the runner would run", () => {
     expect(utf7Body).toMatchObject({ rule: "source-encoding", entry: "helper.py" });
     expect(utf7Body.detail).toContain("utf-7");
     // A UTF-16 byte order mark on the module itself.
-    const utf16 = Uint8Array.from([0xff, 0xfe, ...Array.from(code, (c) => [c.charCodeAt(0), 0]).flat()]);
+    const utf16 = Uint8Array.from([
+      0xff,
+      0xfe,
+      ...Array.from(code, (c) => [c.charCodeAt(0), 0]).flat(),
+    ]);
     const bom = await submit(id, token, submissionForm(zip({ "merge.mjs": utf16 })));
     const bomBody = await expectProblem(bom, 422);
     expect(bomBody).toMatchObject({ rule: "source-encoding", entry: "merge.mjs" });

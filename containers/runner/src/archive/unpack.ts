@@ -57,8 +57,7 @@ export interface UnpackSummary {
 
 /** Formats an unpack error as one line that names the entry. */
 export function describeUnpackError(e: UnpackError): string {
-  if (isAdmissionRefusal(e))
-    return describeAdmissionRefusal(e);
+  if (isAdmissionRefusal(e)) return describeAdmissionRefusal(e);
   return describeArchiveRefusal(e);
 }
 

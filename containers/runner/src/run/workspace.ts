@@ -183,7 +183,11 @@ export async function buildWorkspace(
           .map((f) => f.file)
           .join(", ")}${rest.length > 5 ? ", …" : ""})`
       : "";
-    return err({ reason: "source-encoding", entry: first!.file, detail: `${first!.reason}${also}` });
+    return err({
+      reason: "source-encoding",
+      entry: first!.file,
+      detail: `${first!.reason}${also}`,
+    });
   }
 
   // Nothing the challenge can load is not a submission: refused with the reason, never run or

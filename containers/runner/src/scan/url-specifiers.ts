@@ -22,15 +22,17 @@ const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 /**
  * The scheme (lower case, with its colon) of a specifier Node would read as a URL, when it is
  * not `node:` or `file:`; null for relative, absolute and bare specifiers and allowed schemes.
- * Leading and trailing C0 controls and spaces are dropped and tabs and newlines removed before
- * the test, as the URL parser does.
+ * Leading C0 controls and spaces are dropped and tabs and newlines removed before the test, as
+ * the URL parser does.
  */
 export function disallowedScheme(specifier: string): string | null {
-  let scheme: string | null = null;
+  let scheme: string | null;
   try {
     scheme = new URL(specifier).protocol;
   } catch {
-    const cleaned = specifier.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "").replace(/[\t\n\r]/g, "");
+    let start = 0;
+    while (start < specifier.length && specifier.charCodeAt(start) <= 0x20) start += 1;
+    const cleaned = specifier.slice(start).replace(/[\t\n\r]/g, "");
     const m = SCHEME.exec(cleaned);
     scheme = m ? `${m[1]!.toLowerCase()}:` : null;
   }
@@ -166,6 +168,6 @@ export const urlSpecifierRule: Rule.RuleModule = {
       ["TSExternalModuleReference" as string]: (node: Node) => {
         check(node, (node as unknown as { expression: unknown }).expression, "import = require()");
       },
-    } as Rule.RuleListener;
+    };
   },
 };

@@ -51,10 +51,16 @@ describe("disallowedScheme reads a specifier as Node's URL parser does", () => {
     ["c:/x.js", "c:"],
   ])("%j → %s", (spec, scheme) => expect(disallowedScheme(spec)).toBe(scheme));
 
-  it.each(["node:fs", "NODE:fs", "file:///work/a.js", "./a.js", "../a.js", "/abs.js", "express", "@s/p"])(
-    "%j is allowed",
-    (spec) => expect(disallowedScheme(spec)).toBeNull(),
-  );
+  it.each([
+    "node:fs",
+    "NODE:fs",
+    "file:///work/a.js",
+    "./a.js",
+    "../a.js",
+    "/abs.js",
+    "express",
+    "@s/p",
+  ])("%j is allowed", (spec) => expect(disallowedScheme(spec)).toBeNull());
 });
 
 describe("a module specifier with a URL scheme is unscanned code", () => {
@@ -100,7 +106,9 @@ describe("a module specifier with a URL scheme is unscanned code", () => {
       const report = await scanSubmission(dir, { runtime: "node" });
       expect(report.status).toBe("partial");
       const listed = new Set(
-        report.skipped.filter((s) => s.reason.startsWith("dynamic code loading")).map((s) => s.file),
+        report.skipped
+          .filter((s) => s.reason.startsWith("dynamic code loading"))
+          .map((s) => s.file),
       );
       for (const file of Object.keys(hostile)) expect(listed, file).toContain(file);
       expect(report.findings.filter((f) => f.rule === UNSCANNED_CODE_RULE)).toHaveLength(1);
@@ -116,16 +124,17 @@ describe("honest unusual source keeps full marks", () => {
     async () => {
       const dir = await folder("honest", {
         "app.mjs":
-          "\ufeffimport { join } from \"node:path\";\nimport { grüße } from \"./lib/greet.mjs\";\n" +
-          "import data from \"./data.json\" with { type: \"json\" };\n" +
-          "const API = new URL(\"https://api.example.com/v1/\");\n" +
-          "export const where = () => `${join(\"a\", \"b\")} ${API.href} ${grüße('мир')} ${data.n}`;\n" +
-          "export const later = () => import(\"./lib/greet.mjs\");\n" +
-          "export const docs = \"data:text/plain,not imported\";\n",
-        "lib/greet.mjs": "// Grüße an alle — 数字 🙂\nexport const grüße = (wer) => `Hallo, ${wer}!`;\n",
-        "data.json": "{ \"n\": 1 }\n",
+          '\ufeffimport { join } from "node:path";\nimport { grüße } from "./lib/greet.mjs";\n' +
+          'import data from "./data.json" with { type: "json" };\n' +
+          'const API = new URL("https://api.example.com/v1/");\n' +
+          'export const where = () => `${join("a", "b")} ${API.href} ${grüße(\'мир\')} ${data.n}`;\n' +
+          'export const later = () => import("./lib/greet.mjs");\n' +
+          'export const docs = "data:text/plain,not imported";\n',
+        "lib/greet.mjs":
+          "// Grüße an alle — 数字 🙂\nexport const grüße = (wer) => `Hallo, ${wer}!`;\n",
+        "data.json": '{ "n": 1 }\n',
         "tool.py":
-          "# -*- coding: utf-8 -*-\nimport json\n\ndef añadir(a, b):\n    \"\"\"Suma — ñandú 🙂\"\"\"\n    return json.dumps(a + b)\n",
+          '# -*- coding: utf-8 -*-\nimport json\n\ndef añadir(a, b):\n    """Suma — ñandú 🙂"""\n    return json.dumps(a + b)\n',
         "bom.py": "\ufeffimport os.path\n\ndef name(p):\n    return os.path.basename(p)\n",
         "package.json": '{ "type": "module" }\n',
       });
