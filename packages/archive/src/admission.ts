@@ -3,11 +3,13 @@
  * What makes a valid archive a submission the runner will run: its layout as the runner lays
  * it out (a single top-level folder is unwrapped; dependency folders are dropped, because a
  * submission cannot add dependencies), no code that no scanner or judge can read, and the
- * module the challenge's interface loads. Ingest applies it to a streamed archive and the
+ * module the challenge's interface loads, and source an interpreter would decode otherwise than
+ * the scanners read it (source-encoding.ts). Ingest applies it to a streamed archive and the
  * runner to the unpacked files, so an archive the runner would refuse is never stored. Pure:
  * no I/O.
  */
 import { classifyFile, FileSampler, type FileSample } from "./code-sniff.ts";
+import { checkSourceEncoding } from "./source-encoding.ts";
 import type { ArchiveSink, FileSink } from "./delivery.ts";
 import { err, ok, type Result } from "@bouts/result";
 
@@ -24,7 +26,22 @@ export const DEPENDENCY_DIRS: ReadonlySet<string> = new Set([
 /** Why a valid archive is not a submission the challenge can run. */
 export type AdmissionRefusal =
   | { reason: "unscannable-code"; entry: string; detail: string }
+  | { reason: "source-encoding"; entry: string; detail: string }
   | { reason: "nothing-to-load"; entry: string; detail: string };
+
+/** The admission rules' names, as refusals carry them in `reason`. */
+export const ADMISSION_REASONS: ReadonlySet<string> = new Set([
+  "unscannable-code",
+  "source-encoding",
+  "nothing-to-load",
+]);
+
+/** Whether a refusal is an admission rule's (rather than the archive validator's). */
+export function isAdmissionRefusal<T extends { reason: string }>(
+  r: T | AdmissionRefusal,
+): r is AdmissionRefusal {
+  return ADMISSION_REASONS.has(r.reason);
+}
 
 /** One line naming the entry and the rule. */
 export function describeAdmissionRefusal(r: AdmissionRefusal): string {
@@ -88,6 +105,15 @@ export function checkAdmission(
         entry: path,
         detail: `${reason}: a runtime can load it, but no scanner or judge can read it`,
       });
+    }
+    const sample = samples.get(path);
+    if (sample?.size !== undefined && sample.firstInvalidUtf8 !== undefined) {
+      const encoding = checkSourceEncoding(rel, {
+        head: sample.head,
+        size: sample.size,
+        firstInvalidUtf8: sample.firstInvalidUtf8,
+      });
+      if (encoding) return err({ reason: "source-encoding", entry: path, detail: encoding });
     }
   }
   if (rules.module !== null && !kept.includes(rules.module)) {

@@ -4,8 +4,10 @@
  * libraries and addons, WebAssembly, Python zip applications, and any file whose first bytes
  * are an ELF, Mach-O, PE, WebAssembly or Python bytecode header, whatever its name. Shared by
  * ingest (over an archive's streamed entries) and the runner (over unpacked files), so both
- * refuse the same submissions. Pure: bytes in, a reason out; no I/O.
+ * refuse the same submissions. Pure: bytes in, a reason out; no I/O. The sampler also runs the
+ * UTF-8 check of source-encoding.ts over every byte, in constant memory.
  */
+import { Utf8Validator } from "./source-encoding.ts";
 
 /** What each name-recognised kind is; the runtimes load all of them as code. */
 const BY_EXTENSION: Readonly<Record<string, string>> = {
@@ -143,6 +145,10 @@ export interface FileSample {
   tail: Uint8Array;
   /** The 4 bytes at {@link peSignatureOffset}, when it lies past `head`; else null. */
   peSignature: Uint8Array | null;
+  /** The file's size in bytes (set by {@link FileSampler}). */
+  size?: number;
+  /** The offset of the first byte that is not UTF-8, -1 when none (set by {@link FileSampler}). */
+  firstInvalidUtf8?: number;
 }
 
 /** Why a file is unscannable code, by its name or its sampled content; null when it is not. */
@@ -173,9 +179,11 @@ export class FileSampler {
   #written = 0;
   #peOffset: number | null = null;
   #pe: Uint8Array | null = null;
+  readonly #utf8 = new Utf8Validator();
 
   /** Feeds the next chunk of the file. */
   push(chunk: Uint8Array): void {
+    this.#utf8.push(chunk);
     const start = this.#written;
     if (this.#headLength < HEAD_BYTES) {
       const n = Math.min(HEAD_BYTES - this.#headLength, chunk.length);
@@ -216,6 +224,12 @@ export class FileSampler {
       tail.set(this.#ring.subarray(end));
       tail.set(this.#ring.subarray(0, end), ZIP_TAIL_BYTES - end);
     }
-    return { head, tail, peSignature: this.#peOffset === null ? null : this.#pe };
+    return {
+      head,
+      tail,
+      peSignature: this.#peOffset === null ? null : this.#pe,
+      size: this.#written,
+      firstInvalidUtf8: this.#utf8.result(),
+    };
   }
 }

@@ -23,7 +23,9 @@ export {
   type ArchiveSummary,
 } from "./read-archive.ts";
 export {
+  ADMISSION_REASONS,
   checkAdmission,
+  isAdmissionRefusal,
   createAdmissionSink,
   describeAdmissionRefusal,
   findWrapperFolder,
@@ -44,3 +46,11 @@ export {
   ZIP_TAIL_BYTES,
   type FileSample,
 } from "./code-sniff.ts";
+export {
+  checkSourceEncoding,
+  findCodingCookies,
+  isInterpreterSource,
+  normalizeCodecName,
+  Utf8Validator,
+  type EncodingSample,
+} from "./source-encoding.ts";

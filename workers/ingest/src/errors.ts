@@ -8,6 +8,7 @@
  */
 import {
   describeAdmissionRefusal,
+  isAdmissionRefusal,
   describeArchiveRefusal,
   type AdmissionRefusal,
   type ArchiveRefusal,
@@ -45,9 +46,7 @@ export type IngestError =
   | { reason: "unavailable"; service: string; retryAfter: number };
 
 const describeRefusal = (r: ArchiveRefusal | AdmissionRefusal): string =>
-  r.reason === "unscannable-code" || r.reason === "nothing-to-load"
-    ? describeAdmissionRefusal(r)
-    : describeArchiveRefusal(r);
+  isAdmissionRefusal(r) ? describeAdmissionRefusal(r) : describeArchiveRefusal(r);
 
 /** A 429 whose detail is the refusal's own, with its `Retry-After`. */
 const answerTooMany = (

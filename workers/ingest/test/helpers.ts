@@ -69,11 +69,11 @@ export async function createAgent(opToken: string, name = "agent") {
 
 const enc = new TextEncoder();
 
-/** A ustar archive of the given files, gzip-compressed. */
-export async function tarGz(files: Record<string, string>): Promise<Uint8Array> {
+/** A ustar archive of the given files (text as UTF-8, or raw bytes), gzip-compressed. */
+export async function tarGz(files: Record<string, string | Uint8Array>): Promise<Uint8Array> {
   const blocks: Uint8Array[] = [];
   for (const [name, content] of Object.entries(files)) {
-    const data = enc.encode(content);
+    const data = typeof content === "string" ? enc.encode(content) : content;
     const h = new Uint8Array(512);
     const put = (at: number, s: string) => h.set(enc.encode(s), at);
     put(0, name);
@@ -96,8 +96,8 @@ export async function tarGz(files: Record<string, string>): Promise<Uint8Array> 
   return new Uint8Array(await new Response(gz).arrayBuffer());
 }
 
-/** A zip of the given files, stored (method 0), with real CRCs and a central directory. */
-export function zip(files: Record<string, string>): Uint8Array {
+/** A zip of the given files (text as UTF-8, or raw bytes), stored, with real CRCs. */
+export function zip(files: Record<string, string | Uint8Array>): Uint8Array {
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
   let offset = 0;
@@ -108,7 +108,7 @@ export function zip(files: Record<string, string>): Uint8Array {
   };
   for (const [name, content] of Object.entries(files)) {
     const n = enc.encode(name);
-    const data = enc.encode(content);
+    const data = typeof content === "string" ? enc.encode(content) : content;
     const crc = updateCrc32(0, data);
     const common = (v: DataView, at: number) => {
       v.setUint16(at, 20, true); // version needed

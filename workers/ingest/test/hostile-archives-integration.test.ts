@@ -151,4 +151,44 @@ describe("archives with nothing the runner would run", () => {
       entry: "docs/README.md",
     });
   });
+
+  it("refuses source an interpreter decodes otherwise than the scanners, naming the rule", async () => {
+    const { id, token } = await moduleChallenge();
+    const code = "export const deepMerge = () => ({});\n";
+    const before = await stored();
+    // A utf-7 coding declaration: a comment to the scanners, `eval` and a key to Python.
+    const utf7 = await submit(
+      id,
+      token,
+      submissionForm(
+        await tarGz({
+          "merge.mjs": code,
+          "helper.py": "# -*- coding: utf-7 -*-\nx = 1  # +AAo-eval(x)\n",
+        }),
+      ),
+    );
+    const utf7Body = await expectProblem(utf7, 422);
+    expect(utf7Body).toMatchObject({ rule: "source-encoding", entry: "helper.py" });
+    expect(utf7Body.detail).toContain("utf-7");
+    // A UTF-16 byte order mark on the module itself.
+    const utf16 = Uint8Array.from([
+      0xff,
+      0xfe,
+      ...Array.from(code, (c) => [c.charCodeAt(0), 0]).flat(),
+    ]);
+    const bom = await submit(id, token, submissionForm(zip({ "merge.mjs": utf16 })));
+    const bomBody = await expectProblem(bom, 422);
+    expect(bomBody).toMatchObject({ rule: "source-encoding", entry: "merge.mjs" });
+    expect(bomBody.detail).toContain("UTF-16");
+    expect(await stored()).toEqual(before);
+  });
+
+  it("accepts honest UTF-8 source: a utf-8 declaration, a byte order mark, non-ASCII text", async () => {
+    const { id, token } = await moduleChallenge();
+    const archive = await tarGz({
+      "merge.mjs": "\ufeffexport const deepMerge = (a, b) => ({ ...a, ...b }); // grüße 🙂\n",
+      "tools/check.py": "# -*- coding: utf-8 -*-\nNAME = 'ñandú'\n",
+    });
+    expect((await submit(id, token, submissionForm(archive))).status).toBe(202);
+  });
 });

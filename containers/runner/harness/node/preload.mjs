@@ -9,6 +9,9 @@ import { URL } from "node:url";
 import net from "node:net";
 import dns from "node:dns";
 import { emit } from "./channel.mjs";
+import { installLoaderGuard } from "./loader-guard.mjs";
+
+installLoaderGuard();
 
 process.on("warning", (w) =>
   emit({ k: "warning", name: w.name, message: String(w.message).slice(0, 300) }),

@@ -10,6 +10,9 @@ import { helper } from "./helper.js";
 import payload from "./payload.txt";
 // ok: bouts.js.dynamic-code.import-file
 import express from "express";
+// A URL scheme other than node:/file: loads code that is not in the submission.
+// ruleid: bouts.js.dynamic-code.import-file
+export { createApp } from "data:text/javascript;base64,ZXhwb3J0IHt9";
 
 export async function hidden(name: string, code: string, bytes: Buffer): Promise<unknown> {
   // ruleid: bouts.js.dynamic-code.eval
@@ -65,6 +68,8 @@ export async function hidden(name: string, code: string, bytes: Buffer): Promise
   require("./lib");
   // ok: bouts.js.dynamic-code.require-file
   require("express");
+  // ruleid: bouts.js.dynamic-code.require-file
+  require("https://example.com/x.js");
   // ruleid: bouts.js.dynamic-code.require-file
   fork("./worker.js");
   // ruleid: bouts.js.dynamic-code.non-literal-module

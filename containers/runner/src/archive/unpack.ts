@@ -21,6 +21,7 @@ import path from "node:path";
 import {
   DEFAULT_ARCHIVE_LIMITS,
   describeAdmissionRefusal,
+  isAdmissionRefusal,
   describeArchiveRefusal,
   detectArchiveFormat as detectFormat,
   normalizeEntryPath,
@@ -56,8 +57,7 @@ export interface UnpackSummary {
 
 /** Formats an unpack error as one line that names the entry. */
 export function describeUnpackError(e: UnpackError): string {
-  if (e.reason === "unscannable-code" || e.reason === "nothing-to-load")
-    return describeAdmissionRefusal(e);
+  if (isAdmissionRefusal(e)) return describeAdmissionRefusal(e);
   return describeArchiveRefusal(e);
 }
 

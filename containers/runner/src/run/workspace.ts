@@ -22,7 +22,7 @@ import { listFiles, readTextPrefix } from "./files.ts";
 import { collectSources } from "./judge-packet.ts";
 import { unpackArchive, type UnpackError, type UnpackLimits } from "../archive/unpack.ts";
 import { err, ok, type Result } from "@bouts/result";
-import { findUnscannableCode } from "../scan/unscannable.ts";
+import { findSourceEncodingProblems, findUnscannableCode } from "../scan/unscannable.ts";
 import type { Observation } from "./analyze.ts";
 import type { IntegrityTrigger } from "@bouts/contracts";
 
@@ -169,6 +169,24 @@ export async function buildWorkspace(
       reason: "unscannable-code",
       entry: first!.file,
       detail: `${first!.reason}: a runtime can load it, but no scanner or judge can read it${also}`,
+    });
+  }
+
+  // Source an interpreter would decode otherwise than the scanners and judges read it (a Python
+  // coding declaration other than UTF-8, a UTF-16 byte order mark, bytes that are not UTF-8).
+  const misencoded = await findSourceEncodingProblems(submissionDir);
+  if (misencoded.length > 0) {
+    const [first, ...rest] = misencoded;
+    const also = rest.length
+      ? ` (also: ${rest
+          .slice(0, 5)
+          .map((f) => f.file)
+          .join(", ")}${rest.length > 5 ? ", …" : ""})`
+      : "";
+    return err({
+      reason: "source-encoding",
+      entry: first!.file,
+      detail: `${first!.reason}${also}`,
     });
   }
 

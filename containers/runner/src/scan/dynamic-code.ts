@@ -11,6 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Finding } from "@bouts/contracts";
 import type { LoadedModule, UnscannedCode } from "./tool.ts";
+import { disallowedScheme } from "./url-specifiers.ts";
 
 /** At most this many dynamic-code entries are listed; one more entry counts the rest. */
 export const MAX_DYNAMIC_ENTRIES = 200;
@@ -103,8 +104,8 @@ export function dynamicCodeReason(line: number, source: string): string {
 }
 
 /**
- * What a literal specifier loads when that is code the scan does not read, or null: an
- * absolute path (which file it names depends on where the code runs), or an existing file in
+ * What a literal specifier loads when that is code the scan does not read, or null: a URL
+ * with a scheme other than node:/file: (data:, http:, …), an absolute path (which file it names depends on where the code runs), or an existing file in
  * the submission that is not scanned (require("./payload.txt"), require("./lib") naming a file
  * without an extension). `require` runs a file of any extension as JavaScript, so
  * only JSON is exempt; an ES `import` also leaves stylesheets and media to a bundler.
@@ -117,6 +118,11 @@ async function unscannedModule(
 ): Promise<string | null> {
   let spec = load.specifier;
   const via = load.kind === "require" ? "loaded as a module" : "imported";
+  const scheme = disallowedScheme(spec);
+  if (scheme !== null) {
+    const shown = spec.length > 60 ? `${spec.slice(0, 59)}…` : spec;
+    return `${JSON.stringify(shown)} (${via} from a ${scheme} URL: its code is not in the submission's files)`;
+  }
   if (spec.startsWith("file:")) {
     try {
       spec = fileURLToPath(spec);

@@ -4,14 +4,16 @@
  * Invariants: the submission's ESLint configs and inline comments (eslint-disable, /* eslint *\/)
  * have no effect (no config lookup, inline config off); only the curated rules below run, each
  * mapped to a CWE in the engineering spec's table; a file ESLint cannot parse is a skip with the
- * reason; an exception from ESLint makes the run "failed".
+ * reason; an exception from ESLint makes the run "failed". Our own rule (url-specifiers.ts)
+ * reports module specifiers with a URL scheme other than node:/file: as unscanned code.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import tsParser from "@typescript-eslint/parser";
 import { ESLint } from "eslint";
 import security from "eslint-plugin-security";
-import type { RawFinding, ToolOutcome } from "./tool.ts";
+import type { RawFinding, ToolOutcome, UnscannedCode } from "./tool.ts";
+import { URL_SPECIFIER_RULE, urlSpecifierRule } from "./url-specifiers.ts";
 import type { ScanTarget } from "./targets.ts";
 
 /**
@@ -56,12 +58,16 @@ export async function runEslint(options: EslintOptions): Promise<ToolOutcome> {
             parserOptions: { ecmaFeatures: { jsx: true } },
           },
           linterOptions: { reportUnusedDisableDirectives: "off" },
-          plugins: { security },
-          rules: Object.fromEntries(Object.keys(ESLINT_RULE_CWE).map((r) => [r, "error"])),
+          plugins: { security, bouts: { rules: { "url-module-specifier": urlSpecifierRule } } },
+          rules: {
+            ...Object.fromEntries(Object.keys(ESLINT_RULE_CWE).map((r) => [r, "error"])),
+            [URL_SPECIFIER_RULE]: "error",
+          },
         },
       ],
     });
     const findings: RawFinding[] = [];
+    const unscanned: UnscannedCode[] = [];
     const skipped: ToolOutcome["skipped"] = [];
     let stopped = false;
     for (const [i, t] of jsTargets.entries()) {
@@ -83,6 +89,10 @@ export async function runEslint(options: EslintOptions): Promise<ToolOutcome> {
           });
           continue;
         }
+        if (m.ruleId === URL_SPECIFIER_RULE) {
+          unscanned.push({ scratchPath: t.scratchPath, line: m.line, source: m.message });
+          continue;
+        }
         const cwe = m.ruleId ? ESLINT_RULE_CWE[m.ruleId] : undefined;
         if (!m.ruleId || !cwe || IGNORED_MESSAGES.some((re) => re.test(m.message))) continue;
         findings.push({
@@ -100,10 +110,11 @@ export async function runEslint(options: EslintOptions): Promise<ToolOutcome> {
         tool: "eslint",
         version,
         status: "ok",
-        detail: `${jsTargets.length} JS/TS files, rules: ${Object.keys(ESLINT_RULE_CWE).join(", ")}`,
+        detail: `${jsTargets.length} JS/TS files, rules: ${[...Object.keys(ESLINT_RULE_CWE), URL_SPECIFIER_RULE].join(", ")}`,
       },
       findings,
       skipped,
+      unscanned,
       stopped,
     };
   } catch (e) {

@@ -3,15 +3,22 @@
  * Code a runtime can load or execute but no scanner or judge can read: compiled Python, native
  * libraries and addons, WebAssembly, Python zip applications, and any file with an ELF, Mach-O,
  * PE, WebAssembly or Python bytecode header, whatever its name (@bouts/archive's code-sniff.ts).
- * Invariants: nothing here follows a link (lstat-based walk, O_NOFOLLOW reads); only the first
- * and last bytes of a file are read; no file is changed.
+ * Also source an interpreter would decode otherwise than the scanners read it (a coding
+ * declaration other than UTF-8, a UTF-16/32 byte order mark, bytes that are not UTF-8:
+ * @bouts/archive's source-encoding.ts). Invariants: nothing here follows a link (lstat-based
+ * walk, O_NOFOLLOW reads); only the first and last bytes of a file are read, except that a file
+ * an interpreter may load as source is read whole, in bounded chunks, for the UTF-8 check; no
+ * file is changed.
  */
 import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
 import path from "node:path";
 import {
+  checkSourceEncoding,
   classifyFile,
   HEAD_BYTES,
+  isInterpreterSource,
+  Utf8Validator,
   looksLikeZip,
   peSignatureOffset,
   unscannableByName,
@@ -112,6 +119,73 @@ export async function findUnscannableCode(dir: string): Promise<UnscannableFile[
       if (!entry.isFile()) continue;
       const sniffed = await sniffFile(path.join(dir, relPath));
       if (sniffed?.reason) out.push({ file: relPath, reason: sniffed.reason });
+    }
+  };
+  await walk("");
+  return out;
+}
+
+/** Bytes read at a time by the UTF-8 check. */
+const ENCODING_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Why a regular file's encoding is not what the scanners read (the rule `source-encoding`), or
+ * null: only files an interpreter may load as source are judged, each read whole in 64 KiB
+ * chunks (never through a link).
+ */
+export async function checkFileEncoding(absPath: string, relPath: string): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(absPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) return null;
+    const buf = Buffer.alloc(ENCODING_CHUNK_BYTES);
+    const validator = new Utf8Validator();
+    let head: Buffer | null = null;
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, size);
+      if (bytesRead === 0) break;
+      const chunk = buf.subarray(0, bytesRead);
+      if (head === null) {
+        head = Buffer.from(chunk.subarray(0, HEAD_BYTES));
+        if (!isInterpreterSource(relPath, head)) return null;
+      }
+      validator.push(chunk);
+      size += bytesRead;
+      if (validator.firstInvalid >= 0) break;
+    }
+    return checkSourceEncoding(relPath, {
+      head: head ?? Buffer.alloc(0),
+      size,
+      firstInvalidUtf8: validator.result(),
+    });
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Lists the files under `dir` whose encoding an interpreter would read otherwise than the
+ * scanners (see {@link checkFileEncoding}), sorted by path; links are not followed. The runner
+ * refuses a submission holding one (reason `source-encoding`), as ingest does.
+ */
+export async function findSourceEncodingProblems(dir: string): Promise<UnscannableFile[]> {
+  const out: UnscannableFile[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await readdir(path.join(dir, rel), { withFileTypes: true });
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const relPath = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(relPath);
+      else if (entry.isFile()) {
+        const reason = await checkFileEncoding(path.join(dir, relPath), relPath);
+        if (reason) out.push({ file: relPath, reason });
+      }
     }
   };
   await walk("");
