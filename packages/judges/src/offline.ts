@@ -103,8 +103,20 @@ export function computeCodePenalties(m: CodeMetrics): Penalty[] {
     if (points > 0)
       p.push({ dimension, group, points: Math.round(points * 100) / 100, rule, why, evidence });
   };
-  // Stubs: there is no quality to credit in code that does not do anything.
-  if (m.stubFunctions > 0) {
+  // Stubs: there is no quality to credit in code that does not do anything. When every entry
+  // point is a stub the submission does nothing at all: every dimension loses everything.
+  if (m.doNothing) {
+    const stubs = [...by("stub-function"), ...by("stub-handler")];
+    for (const d of ["readability", "architecture", "robustness", "idiomaticity"] as const)
+      add(
+        d,
+        "base",
+        100,
+        "do-nothing",
+        `every entry point (${m.entryPoints}) throws, exits or answers a constant`,
+        locate(stubs),
+      );
+  } else if (m.stubFunctions > 0) {
     const share = m.stubFunctions / Math.max(1, m.publicFunctions);
     const stubs = by("stub-function");
     for (const d of ["readability", "architecture", "robustness", "idiomaticity"] as const)
