@@ -3,7 +3,8 @@
  * submission — every call refused with the interface's declared error, or every request answered
  * 400/401 — run in the real sandbox with the deterministic generator's tests, judged by the
  * offline panel and scored by the engine exactly as the score role does (judgeRun,
- * buildEngineeringInput, computeEngineering; the public part of a split challenge, as stored).
+ * buildEngineeringInput, computeEngineering, on the whole suite — the full score of a split
+ * challenge; its stored public part holds no more passing tests).
  * It must score adversarial ≤ 10 and a total ≤ 34 (band Weak), while the complete solution
  * keeps its marks. Submission code only ever runs through the sandbox.
  */
@@ -14,7 +15,6 @@ import { computeEngineering, type ObjectiveBreakdown } from "@bouts/scoring";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildEngineeringInput } from "../../../workers/score/src/build-input.ts";
 import { judgeRun } from "../../../workers/score/src/judging.ts";
-import { cutPublicPart } from "../../../workers/score/src/split-scoring.ts";
 import { computeSha256, packDir } from "../src/challenge/bundle.ts";
 import { runJob, type RunnerEnvironment } from "../src/job.ts";
 import { CHALLENGES, createTestEnvironment, prepareDir } from "./helpers.ts";
@@ -53,10 +53,9 @@ async function scoreExample(id: string, kind: string): Promise<Scored> {
     title: manifest.title,
     summary: "",
   });
-  const seen = cutPublicPart(report, manifest) ?? { report, manifest };
   const input = buildEngineeringInput({
-    report: seen.report,
-    manifest: seen.manifest,
+    report,
+    manifest,
     codeQuality: judged.codeQuality,
     deliverables: judged.deliverables,
   });
@@ -67,7 +66,7 @@ async function scoreExample(id: string, kind: string): Promise<Scored> {
   const component = (key: string) => {
     const c = breakdown.components.find((x) => x.key === key);
     if (!c) throw new Error(`no component ${key}`);
-    return Number(c.score.text);
+    return Number(c.score.text.replace("…", ""));
   };
   return { report, breakdown, component };
 }
@@ -90,5 +89,14 @@ describe("a submission that refuses everything earns nothing", () => {
       expect(stub.component("adversarial"), summary(stub)).toBeLessThanOrEqual(10);
       expect(stub.breakdown.final.rounded, summary(stub)).toBeLessThanOrEqual(34);
       expect(["weak", "failed"]).toContain(stub.breakdown.band.key);
+    }, 600_000);
+
+  for (const id of ["deep-merge", "bill-split-py", "notes-api"])
+    it(`${id}: the complete solution, which also validates strictly, keeps full marks`, async () => {
+      const complete = await scoreExample(id, "complete");
+      expect(complete.component("static"), summary(complete)).toBe(100);
+      expect(complete.component("adversarial"), summary(complete)).toBe(100);
+      expect(complete.component("codeQuality"), summary(complete)).toBeGreaterThanOrEqual(90);
+      expect(complete.component("deliverables"), summary(complete)).toBeGreaterThanOrEqual(80);
     }, 600_000);
 });
