@@ -34,7 +34,10 @@ test("login is not injectable", async () => {
       assert.equal(r.status, 401, `login as ${username} gave ${r.status}`);
     }
     // A refusal counts only beside a working login: the real password still logs in.
-    const ok = await s.call("POST", "/login", { username: "admin_user", password: "very-long-secret" });
+    const ok = await s.call("POST", "/login", {
+      username: "admin_user",
+      password: "very-long-secret",
+    });
     assert.equal(ok.status, 200, `the valid login answered ${ok.status}`);
     assert.equal(typeof ok.json?.token, "string");
   } finally {
