@@ -44,6 +44,8 @@ def test_split_rejects_bad_shares():
     for weights in [[], [0, 0], [-1, 2]]:
         with pytest.raises(ValueError):
             split(100, weights)
+    # A refusal counts only beside a working split.
+    assert split(100, [1, 3]) == [25, 75]
 
 
 def test_receipt_roundtrip(receipt):

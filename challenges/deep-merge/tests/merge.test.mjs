@@ -49,6 +49,8 @@ test("throws TypeError for non-object arguments", () => {
   for (const bad of [null, 1, "s", [], undefined]) {
     assert.throws(() => deepMerge({}, bad), TypeError);
   }
+  // A refusal counts only beside a working merge: throwing on everything is not validation.
+  assert.deepEqual(deepMerge({ a: { b: 1 } }, { a: { c: 2 } }), { a: { b: 1, c: 2 } });
 });
 
 test("layers defaults, file and env config", () => {

@@ -77,6 +77,9 @@ test("rejects a short password", async () => {
     assert.equal(r.status, 400);
     const r2 = await s.call("POST", "/register", { username: "x", password: "long-enough" });
     assert.equal(r2.status, 400);
+    // A refusal counts only beside a working route: a valid registration succeeds.
+    const r3 = await s.call("POST", "/register", { username: "frank", password: "long-enough" });
+    assert.equal(r3.status, 201);
   } finally {
     await s.close();
   }
@@ -87,6 +90,9 @@ test("answers malformed JSON with 400", async () => {
   try {
     const r = await s.call("POST", "/register", "{not json");
     assert.equal(r.status, 400);
+    // A refusal counts only beside a working route: well-formed JSON is served.
+    const ok = await s.call("POST", "/register", { username: "ivan", password: "s3cret-pass" });
+    assert.equal(ok.status, 201);
   } finally {
     await s.close();
   }
@@ -98,6 +104,9 @@ test("answers 404 for an unknown note", async () => {
     const t = await s.user("gina");
     const r = await s.call("GET", "/notes/99999", undefined, t);
     assert.equal(r.status, 404);
+    // A refusal counts only beside a working route: the user's own note is found.
+    const n = await s.call("POST", "/notes", { title: "mine", body: "x" }, t);
+    assert.equal((await s.call("GET", `/notes/${n.json?.id}`, undefined, t)).status, 200);
   } finally {
     await s.close();
   }

@@ -13,6 +13,13 @@ test("search is not injectable", async () => {
     if (r.status === 200) assert.deepEqual(r.json, []);
     const r2 = await s.call("GET", `/notes?q=${encodeURIComponent("%")}`, undefined, m);
     if (r2.status === 200) assert.deepEqual(r2.json, []);
+    // A refusal counts only beside a working search: the victim still finds her own note.
+    const own = await s.call("GET", `/notes?q=${encodeURIComponent("secret")}`, undefined, a);
+    assert.equal(own.status, 200, `the owner's own search answered ${own.status}`);
+    assert.deepEqual(
+      own.json?.map((n) => n.title),
+      ["victim secret"],
+    );
   } finally {
     await s.close();
   }
@@ -26,6 +33,13 @@ test("login is not injectable", async () => {
       const r = await s.call("POST", "/login", { username, password: "whatever' OR '1'='1" });
       assert.equal(r.status, 401, `login as ${username} gave ${r.status}`);
     }
+    // A refusal counts only beside a working login: the real password still logs in.
+    const ok = await s.call("POST", "/login", {
+      username: "admin_user",
+      password: "very-long-secret",
+    });
+    assert.equal(ok.status, 200, `the valid login answered ${ok.status}`);
+    assert.equal(typeof ok.json?.token, "string");
   } finally {
     await s.close();
   }
@@ -52,6 +66,10 @@ test("rejects requests without a valid token", async () => {
     assert.equal((await s.call("GET", "/notes")).status, 401);
     assert.equal((await s.call("GET", "/notes", undefined, "not-a-token")).status, 401);
     assert.equal((await s.call("POST", "/notes", { title: "x", body: "y" }, "")).status, 401);
+    // A refusal counts only beside a working route: a valid token is served.
+    const token = await s.user("tess");
+    assert.equal(typeof token, "string", "logging in gave no token");
+    assert.equal((await s.call("GET", "/notes", undefined, token)).status, 200);
   } finally {
     await s.close();
   }

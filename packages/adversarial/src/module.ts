@@ -4,7 +4,10 @@
  * Python: wrong types must raise the declared error; empty and boundary values must either
  * work or raise it; hostile keys must not reach a prototype; oversized input must finish within
  * the test's time limit without a crash; concurrent and interleaved calls of a pure function
- * must agree; a pure function must not mutate its arguments. Pure.
+ * must agree; a pure function must not mutate its arguments. Every test that accepts a refusal
+ * (rejects, graceful, no-pollution, no-mutation) also makes the interface's valid example call in
+ * the same test and requires it to succeed (with the declared `exampleResult`, when there is
+ * one): all or nothing, so code that refuses everything passes none of them. Pure.
  */
 import type { FunctionSpec, ModuleInterface, ParamSpec, Runtime } from "@bouts/contracts";
 import { slug, uniqueIds, type Candidate } from "./candidate.ts";
@@ -18,14 +21,23 @@ import {
   type TestValue,
 } from "./values.ts";
 
+/**
+ * The valid call a refusal test pairs with its hostile one: the interface's example arguments,
+ * and the result they must give when the interface declares it (else: any result, no error).
+ */
+export interface ValidCall {
+  args: TestValue[];
+  result?: TestValue;
+}
+
 /** What one module test does. */
 export type ModuleOp =
-  | { op: "rejects"; fn: string; error: string; args: TestValue[] }
-  | { op: "graceful"; fn: string; error: string; args: TestValue[] }
-  | { op: "no-pollution"; fn: string; error: string; args: TestValue[] }
+  | { op: "rejects"; fn: string; error: string; args: TestValue[]; valid: ValidCall }
+  | { op: "graceful"; fn: string; error: string; args: TestValue[]; valid: ValidCall }
+  | { op: "no-pollution"; fn: string; error: string; args: TestValue[]; valid: ValidCall }
   | { op: "consistent"; fn: string; args: TestValue[]; calls: number }
   | { op: "interleaved"; fn: string; args: TestValue[]; other: TestValue[] }
-  | { op: "no-mutation"; fn: string; args: TestValue[] };
+  | { op: "no-mutation"; fn: string; args: TestValue[]; valid: ValidCall };
 
 export type ModuleCandidate = Candidate<ModuleOp>;
 
@@ -34,6 +46,13 @@ function baseArgs(f: FunctionSpec): TestValue[] {
   const args = f.params.map((p) => json(p.example));
   if (f.variadic && f.params.length > 0) args.push(json(f.params.at(-1)!.example));
   return args;
+}
+
+/** The paired valid call of `f`: its example arguments and, if declared, its example result. */
+function validCall(f: FunctionSpec): ValidCall {
+  return f.exampleResult === undefined
+    ? { args: baseArgs(f) }
+    : { args: baseArgs(f), result: json(f.exampleResult) };
 }
 
 function withArg(f: FunctionSpec, i: number, v: TestValue): TestValue[] {
@@ -69,7 +88,7 @@ function paramCandidates(f: FunctionSpec, i: number, p: ParamSpec): ModuleCandid
       key: `wrong-type:${t}:${p.name}`,
       title: `${t} raises ${e} when ${p.name} is ${describeValue(v)}`,
       defaultRationale: `declared interface: ${p.name} is ${p.type}; a weak type assumption crashes here`,
-      op: { op: "rejects", fn: t, error: e, args: withArg(f, i, v) },
+      op: { op: "rejects", fn: t, error: e, args: withArg(f, i, v), valid: validCall(f) },
     });
   }
   for (const b of boundaryValues(p)) {
@@ -87,6 +106,7 @@ function paramCandidates(f: FunctionSpec, i: number, p: ParamSpec): ModuleCandid
         fn: t,
         error: e,
         args: withArg(f, i, b.value),
+        valid: validCall(f),
       },
     });
   }
@@ -99,7 +119,13 @@ function paramCandidates(f: FunctionSpec, i: number, p: ParamSpec): ModuleCandid
         key: `injection:${t}:${p.name}`,
         title: `${t} handles ${s.label} in ${p.name} (a result or ${e})`,
         defaultRationale: `declared interface: ${p.name} is free text`,
-        op: { op: "graceful", fn: t, error: e, args: withArg(f, i, json(s.text)) },
+        op: {
+          op: "graceful",
+          fn: t,
+          error: e,
+          args: withArg(f, i, json(s.text)),
+          valid: validCall(f),
+        },
       });
     }
     add({
@@ -114,6 +140,7 @@ function paramCandidates(f: FunctionSpec, i: number, p: ParamSpec): ModuleCandid
         fn: t,
         error: e,
         args: withArg(f, i, { kind: "repeat-string", char: "9", times: 1_000_000 }),
+        valid: validCall(f),
       },
     });
   }
@@ -131,6 +158,7 @@ function paramCandidates(f: FunctionSpec, i: number, p: ParamSpec): ModuleCandid
           fn: t,
           error: e,
           args: withArg(f, i, { kind: "hostile-json", text: h.text }),
+          valid: validCall(f),
         },
       });
     }
@@ -145,7 +173,7 @@ function paramCandidates(f: FunctionSpec, i: number, p: ParamSpec): ModuleCandid
         key: `oversized:${t}:${p.name}`,
         title: `${t} handles ${describeValue(v)} as ${p.name} in time (a result or ${e})`,
         defaultRationale: "declared interface: object size and depth come from the caller",
-        op: { op: "graceful", fn: t, error: e, args: withArg(f, i, v) },
+        op: { op: "graceful", fn: t, error: e, args: withArg(f, i, v), valid: validCall(f) },
       });
     }
   }
@@ -163,6 +191,7 @@ function paramCandidates(f: FunctionSpec, i: number, p: ParamSpec): ModuleCandid
         fn: t,
         error: e,
         args: withArg(f, i, { kind: "repeat-array", item, times: 200_000 }),
+        valid: validCall(f),
       },
     });
   }
@@ -186,7 +215,7 @@ function functionCandidates(f: FunctionSpec, runtime: Runtime): ModuleCandidate[
       priority: 0,
       title: `${t} raises ${f.invalidInputError} when called with no arguments`,
       defaultRationale: "declared interface: required parameters may be missing",
-      op: { op: "rejects", fn: t, error: f.invalidInputError, args: [] },
+      op: { op: "rejects", fn: t, error: f.invalidInputError, args: [], valid: validCall(f) },
     });
   if (f.pure) {
     out.push(
@@ -228,7 +257,7 @@ function functionCandidates(f: FunctionSpec, runtime: Runtime): ModuleCandidate[
         priority: 0,
         title: `${t} leaves its arguments unchanged`,
         defaultRationale: "declared pure: mutating the caller's data corrupts it",
-        op: { op: "no-mutation", fn: t, args: baseArgs(f) },
+        op: { op: "no-mutation", fn: t, args: baseArgs(f), valid: validCall(f) },
       });
   }
   return out;

@@ -2,10 +2,13 @@
  * @module adversarial/write-module
  * Writes module candidates as one node:test file or one pytest file. The helpers at the top
  * of each file are the oracles; every test is one call of one helper. Generated files import
- * the submission's module by its declared path and nothing else of the workspace. Pure.
+ * the submission's module by its declared path and nothing else of the workspace. Every oracle
+ * that accepts a refusal ends with `expectWorks`: the interface's valid example call, in the same
+ * test, must succeed (with the declared example result, when there is one), so a function that
+ * refuses everything fails every one of them (docs/adversarial-generation.md). Pure.
  */
 import type { ModuleInterface } from "@bouts/contracts";
-import type { ModuleCandidate, ModuleOp } from "./module.ts";
+import type { ModuleCandidate, ModuleOp, ValidCall } from "./module.ts";
 import { pyString, toJs, toPy, type TestValue } from "./values.ts";
 
 const JS_HELPERS = String.raw`
@@ -31,19 +34,40 @@ function fn(name) {
   if (typeof f !== "function") throw new Error("the module does not export " + name);
   return f;
 }
-async function expectRejects(name, args, expected) {
+function same(a, b) {
+  if (a === b) return true;
+  if (typeof a === "number" && typeof b === "number") return Number.isNaN(a) && Number.isNaN(b);
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && kb.every((k) => Object.hasOwn(a, k) && same(a[k], b[k]));
+}
+async function expectWorks(name, valid) {
+  let result;
+  try { result = await fn(name)(...valid.args()); } catch (e) {
+    assert.fail(name + " refused its valid example with " + describe(e) + "; a refusal counts only beside a working call");
+  }
+  if (valid.result) {
+    const expected = valid.result();
+    assert.ok(same(result, expected), name + " gave " + preview(result) + " for its valid example instead of " + preview(expected));
+  }
+}
+async function expectRejects(name, args, expected, valid) {
   let thrown = null;
   let result;
   try { result = await fn(name)(...args()); } catch (e) { thrown = { e }; }
   assert.ok(thrown, name + " accepted invalid input and returned " + preview(result) + " instead of throwing " + expected);
   assert.ok(isA(thrown.e, expected), name + " threw " + describe(thrown.e) + " instead of " + expected);
+  await expectWorks(name, valid);
 }
-async function expectGraceful(name, args, expected) {
+async function expectGraceful(name, args, expected, valid) {
   try { await fn(name)(...args()); } catch (e) {
     assert.ok(isA(e, expected), name + " failed with " + describe(e) + "; only " + expected + " is a graceful refusal");
   }
+  await expectWorks(name, valid);
 }
-async function expectNoPollution(name, args, expected) {
+async function expectNoPollution(name, args, expected, valid) {
   let result;
   try { result = await fn(name)(...args()); } catch (e) {
     assert.ok(isA(e, expected), name + " failed with " + describe(e) + "; only " + expected + " is a graceful refusal");
@@ -55,6 +79,7 @@ async function expectNoPollution(name, args, expected) {
     const proto = Object.getPrototypeOf(result);
     assert.ok(proto === Object.prototype || proto === null || Array.isArray(result), "the result's prototype was replaced");
   }
+  await expectWorks(name, valid);
 }
 async function expectConsistent(name, args, calls) {
   const first = await fn(name)(...args());
@@ -67,11 +92,12 @@ async function expectInterleaved(name, args, other) {
   const again = await fn(name)(...args());
   assert.deepStrictEqual(again, first, "the same call gave a different result after another call");
 }
-async function expectNoMutation(name, args) {
+async function expectNoMutation(name, args, valid) {
   const given = args();
   const before = structuredClone(given);
   try { await fn(name)(...given); } catch {}
   assert.deepStrictEqual(given, before, name + " changed its arguments");
+  await expectWorks(name, valid);
 }
 `;
 
@@ -79,21 +105,27 @@ function jsArgs(args: TestValue[]): string {
   return `() => [${args.map(toJs).join(", ")}]`;
 }
 
+/** The paired valid call as the JS helpers take it: `{ args, result? }`, both thunks. */
+function jsValid(v: ValidCall): string {
+  const result = v.result === undefined ? "" : `, result: () => ${toJs(v.result)}`;
+  return `{ args: ${jsArgs(v.args)}${result} }`;
+}
+
 function jsCall(op: ModuleOp): string {
   const n = JSON.stringify(op.fn);
   switch (op.op) {
     case "rejects":
-      return `await expectRejects(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)});`;
+      return `await expectRejects(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)}, ${jsValid(op.valid)});`;
     case "graceful":
-      return `await expectGraceful(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)});`;
+      return `await expectGraceful(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)}, ${jsValid(op.valid)});`;
     case "no-pollution":
-      return `await expectNoPollution(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)});`;
+      return `await expectNoPollution(${n}, ${jsArgs(op.args)}, ${JSON.stringify(op.error)}, ${jsValid(op.valid)});`;
     case "consistent":
       return `await expectConsistent(${n}, ${jsArgs(op.args)}, ${op.calls});`;
     case "interleaved":
       return `await expectInterleaved(${n}, ${jsArgs(op.args)}, ${jsArgs(op.other)});`;
     case "no-mutation":
-      return `await expectNoMutation(${n}, ${jsArgs(op.args)});`;
+      return `await expectNoMutation(${n}, ${jsArgs(op.args)}, ${jsValid(op.valid)});`;
   }
 }
 
@@ -158,25 +190,57 @@ def _describe(e):
     return f"{type(e).__name__}: {str(e)[:200]}"
 
 
-def expect_rejects(name, args, expected):
+def _same(a, b):
+    if isinstance(b, bool) or b is None:
+        return a is b
+    if isinstance(b, (int, float)):
+        return not isinstance(a, bool) and isinstance(a, (int, float)) and a == b
+    if isinstance(b, str):
+        return isinstance(a, str) and a == b
+    if isinstance(b, list):
+        return isinstance(a, (list, tuple)) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(b, dict):
+        return isinstance(a, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in b)
+    return False
+
+
+def expect_works(name, valid):
+    args, result = valid
+    try:
+        got = _fn(name)(*args())
+    except Exception as e:  # noqa: BLE001 - any refusal of the valid example fails the test
+        raise AssertionError(f"{name} refused its valid example with {_describe(e)}; a refusal counts only beside a working call") from None
+    if result is not None:
+        expected = result()
+        assert _same(got, expected), f"{name} gave {str(got)[:100]} for its valid example instead of {str(expected)[:100]}"
+
+
+def expect_rejects(name, args, expected, valid):
     try:
         result = _fn(name)(*args())
     except Exception as e:  # noqa: BLE001 - the oracle inspects every exception
         assert _is_a(e, expected), f"{name} raised {_describe(e)} instead of {expected}"
+        expect_works(name, valid)
         return
     raise AssertionError(f"{name} accepted invalid input and returned {str(result)[:100]} instead of raising {expected}")
 
 
-def expect_graceful(name, args, expected):
+def _graceful(name, args, expected):
     try:
         _fn(name)(*args())
     except Exception as e:  # noqa: BLE001
         assert _is_a(e, expected), f"{name} failed with {_describe(e)}; only {expected} is a graceful refusal"
 
 
-def expect_no_pollution(name, args, expected):
-    expect_graceful(name, args, expected)
+def expect_graceful(name, args, expected, valid):
+    _graceful(name, args, expected)
+    expect_works(name, valid)
+
+
+def expect_no_pollution(name, args, expected, valid):
+    _graceful(name, args, expected)
     assert pollution() == [], "a built-in was given a hostile attribute"
+    expect_works(name, valid)
 
 
 def expect_consistent(name, args, calls):
@@ -196,7 +260,7 @@ def expect_interleaved(name, args, other):
     assert _fn(name)(*args()) == first, "the same call gave a different result after another call"
 
 
-def expect_no_mutation(name, args):
+def expect_no_mutation(name, args, valid):
     given = args()
     before = copy.deepcopy(given)
     try:
@@ -204,27 +268,34 @@ def expect_no_mutation(name, args):
     except Exception:  # noqa: BLE001
         pass
     assert given == before, f"{name} changed its arguments"
+    expect_works(name, valid)
 `;
 
 function pyArgs(args: TestValue[]): string {
   return `lambda: [${args.map(toPy).join(", ")}]`;
 }
 
+/** The paired valid call as the Python helpers take it: `(args, result or None)`, thunks. */
+function pyValid(v: ValidCall): string {
+  const result = v.result === undefined ? "None" : `lambda: ${toPy(v.result)}`;
+  return `(${pyArgs(v.args)}, ${result})`;
+}
+
 function pyCall(op: ModuleOp): string {
   const n = pyString(op.fn);
   switch (op.op) {
     case "rejects":
-      return `expect_rejects(${n}, ${pyArgs(op.args)}, ${pyString(op.error)})`;
+      return `expect_rejects(${n}, ${pyArgs(op.args)}, ${pyString(op.error)}, ${pyValid(op.valid)})`;
     case "graceful":
-      return `expect_graceful(${n}, ${pyArgs(op.args)}, ${pyString(op.error)})`;
+      return `expect_graceful(${n}, ${pyArgs(op.args)}, ${pyString(op.error)}, ${pyValid(op.valid)})`;
     case "no-pollution":
-      return `expect_no_pollution(${n}, ${pyArgs(op.args)}, ${pyString(op.error)})`;
+      return `expect_no_pollution(${n}, ${pyArgs(op.args)}, ${pyString(op.error)}, ${pyValid(op.valid)})`;
     case "consistent":
       return `expect_consistent(${n}, ${pyArgs(op.args)}, ${op.calls})`;
     case "interleaved":
       return `expect_interleaved(${n}, ${pyArgs(op.args)}, ${pyArgs(op.other)})`;
     case "no-mutation":
-      return `expect_no_mutation(${n}, ${pyArgs(op.args)})`;
+      return `expect_no_mutation(${n}, ${pyArgs(op.args)}, ${pyValid(op.valid)})`;
   }
 }
 

@@ -47,6 +47,12 @@ export const FunctionSpecSchema = z.strictObject({
     .default(true)
     .describe("same input → same output, inputs never mutated, no state between calls"),
   async: z.boolean().default(false),
+  exampleResult: z
+    .json()
+    .optional()
+    .describe(
+      "what the call with every parameter's example returns (a variadic last parameter passed twice); every generated refusal test also makes that call and expects it, so refusing everything passes none",
+    ),
 });
 export type FunctionSpec = z.infer<typeof FunctionSpecSchema>;
 

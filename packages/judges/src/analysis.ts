@@ -3,7 +3,9 @@
  * Deterministic static measurements of JS/TS and Python source for the heuristic judges:
  * per-function size, complexity, nesting and parameters; duplication (identifiers renamed
  * still match); naming; error handling; lint-like findings; dead code; magic numbers. Every
- * finding keeps its file and line. Lines aimed at a judge are blanked first. Pure.
+ * finding keeps its file and line. Lines aimed at a judge are blanked first. A stub is a
+ * function whose first statement (docstrings and directives aside) throws or raises, or returns
+ * a constant: whatever its documentation says, it does nothing with its input. Pure.
  */
 import { findInjectionLines, stripInjectionLines } from "./injection.ts";
 import { findFunctions, lineAt, maskSource, type FunctionSpan } from "./source-text.ts";
@@ -17,6 +19,7 @@ export type FindingRule =
   | "error-detail-leak"
   | "process-exit"
   | "stub-function"
+  | "stub-handler"
   | "trivial-wrapper"
   | "import-side-effect"
   | "test-code-in-source"
@@ -77,6 +80,14 @@ export interface CodeMetrics {
   /** Functions the module offers (exported in JS/TS, public top-level `def` in Python). */
   publicFunctions: number;
   stubFunctions: number;
+  /**
+   * Entry points: exported functions (a factory that builds request handlers counts through
+   * them instead) and request handlers. `doNothing` when there is at least one and every one
+   * is a stub (a handler stub answers from the URL alone, reading nothing else).
+   */
+  entryPoints: number;
+  stubEntryPoints: number;
+  doNothing: boolean;
   shortNameRatio: number;
   /** Share of code lines inside a block that occurs twice or more (identifiers normalized). */
   duplicateRatio: number;
@@ -198,16 +209,76 @@ function describeFunctions(code: string, python: boolean, spans: FunctionSpan[])
   });
 }
 
-/** A stub: a body that does nothing with its inputs (constant, pass, exit, not-implemented). */
-function isStub(body: string, python: boolean): boolean {
-  const b = body.replace(/\s+/g, " ").trim();
-  if (python)
-    return /^(?:(?:pass|\.\.\.|return(?: (?:None|True|False|0|-?\d+|""|''|\[\]|\{\}|\(\)))?|raise NotImplementedError(?:\(.*\))?|(?:os\._exit|sys\.exit|exit|quit)\(.*\)) ?)+$/.test(
-      b.replace(/"\s*"|'\s*'/g, '""'),
-    );
-  return /^(?:(?:return(?: (?:\{ ?\}|\[ ?\]|null|undefined|true|false|-?\d+|"\s*"|'\s*'))?|process\.exit\(.*?\)|throw new Error\(.*?\)) ?;? ?)*$/.test(
-    b,
-  );
+/**
+ * Whether a masked expression is a constant: string, number and keyword literals, and object or
+ * array literals made only of them (masked template literals may hide `${…}`, so they are not).
+ */
+function isConstant(expr: string, python: boolean): boolean {
+  const rest = expr
+    // An f-string's masked text may hide `{…}`: it is not a constant.
+    .replace(python ? /(?<![\w$])[rb]*f[rb]*(?=["'])/gi : /(?!)/g, "F")
+    .replace(python ? /[rbu]*(?:"""\s*"""|'''\s*'''|"\s*"|'\s*')/gi : /"\s*"|'\s*'/g, " ")
+    .replace(/(?<![\w$.])-?\d[\d_]*(?:\.\d+)?(?:e[+-]?\d+)?(?![\w$])/gi, " ")
+    .replace(python ? /\b(?:None|True|False)\b/g : /\b(?:null|undefined|true|false)\b/g, " ")
+    .replace(python ? /(?!)/g : /[A-Za-z_$][\w$]*\s*:/g, " ")
+    .replace(/[{}[\](),:;\s]/g, "");
+  return rest === "";
+}
+
+/**
+ * A stub: a body whose first statement (after a docstring or directive) throws or raises
+ * unconditionally, exits, or returns a constant; or a body that is empty, `pass` or `...`.
+ * Docstrings and comments are masked before this runs, so documentation changes nothing.
+ */
+export function isStub(body: string, python: boolean): boolean {
+  const lead = python
+    ? /^(?:\s*[rbuf]*(?:"""[^"]*"""|'''[^']*'''|"[^"\n]*"|'[^'\n]*'))+/i
+    : /^(?:\s*(?:"[^"\n]*"|'[^'\n]*')\s*;?)+/;
+  const b = body.replace(lead, "").trim();
+  if (b === "") return true;
+  if (python) {
+    if (/^raise\b/.test(b) || /^(?:os\._exit|sys\.exit|exit|quit)\(/.test(b)) return true;
+    if (/^(?:pass|\.\.\.)(?:\s+(?:pass|\.\.\.))*$/.test(b)) return true;
+    const ret = /^return\b([\s\S]*)$/.exec(b);
+    return ret !== null && isConstant(ret[1]!, true);
+  }
+  if (/^throw\b/.test(b) || /^process\.exit\(/.test(b)) return true;
+  const ret = /^return\b([^;]*);?$/.exec(b);
+  return ret !== null && isConstant(ret[1]!, false);
+}
+
+/** Names a constant responder may use besides its own: keywords and pure built-ins. */
+const JS_KEYWORDS = new Set(
+  "const let var if else return typeof instanceof new await async of in true false null undefined void this JSON String Number".split(
+    " ",
+  ),
+);
+
+/** Whether a JS function takes a request first and a response second: a request handler. */
+const isHandler = (fn: { params: string[] }): boolean =>
+  /^(?:req|request)$/.test(fn.params[0] ?? "") &&
+  /^(?:res|response|reply)$/.test(fn.params[1] ?? "");
+
+/**
+ * A request handler stub (JS): a `(req, res)` function that reads nothing of the request but
+ * its URL, method or headers and touches nothing outside itself (no helper, store or database),
+ * so its answer depends on the route alone — a constant responder.
+ */
+function isHandlerStub(fn: FunctionFacts): boolean {
+  const req = fn.params[0]!;
+  const body = fn.body;
+  const reqUse = new RegExp(`(?<![\\w$.])${req}(?![\\w$])(\\??\\.[\\w$]+)?`, "g");
+  for (const m of body.matchAll(reqUse))
+    if (!/^\??\.(?:url|method|headers)$/.test(m[1] ?? "")) return false;
+  const locals = new Set([
+    ...fn.params,
+    ...[...body.matchAll(/\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)/g)].map((m) => m[1]!),
+  ]);
+  for (const m of body.matchAll(/(?<![\w$.])[A-Za-z_$][\w$]*/g)) {
+    const key = /^\s*:/.test(body.slice(m.index + m[0].length));
+    if (!key && !locals.has(m[0]) && !JS_KEYWORDS.has(m[0])) return false;
+  }
+  return true;
 }
 
 /** A trivial wrapper: the whole body forwards to another call. */
@@ -238,6 +309,8 @@ export function measureCode(files: readonly SourceFile[]): CodeMetrics {
   const corpus: string[] = [];
   const wrappers = new Set<FunctionFacts>();
   const fileOf = new Map<FunctionFacts, string>();
+  let entryPoints = 0;
+  let stubEntryPoints = 0;
 
   for (const f of sources) {
     const original = f.content;
@@ -338,6 +411,21 @@ export function measureCode(files: readonly SourceFile[]): CodeMetrics {
       if (fn.exported) publicNames.push(fn.name);
       if (fn.exported && isStub(fn.body, python))
         add("stub-function", f.path, fn.line, `${fn.name} does nothing with its input`);
+      if (!python && isHandler(fn)) {
+        entryPoints += 1;
+        if (isHandlerStub(fn)) {
+          stubEntryPoints += 1;
+          add("stub-handler", f.path, fn.line, "a request handler that answers from the URL alone");
+        }
+      } else if (fn.exported) {
+        // A factory counts through the handlers it builds, not as an entry point of its own.
+        const factory =
+          !python && facts.some((h) => h.start >= fn.start && h.end <= fn.end && isHandler(h));
+        if (!factory) {
+          entryPoints += 1;
+          if (isStub(fn.body, python)) stubEntryPoints += 1;
+        }
+      }
       if (wrappers.has(fn))
         add("trivial-wrapper", f.path, fn.line, `${fn.name} only forwards a call`);
       if (fn.complexity > 10)
@@ -624,6 +712,9 @@ export function measureCode(files: readonly SourceFile[]): CodeMetrics {
     maxComplexity: Math.max(0, ...allFunctions.map((f) => f.complexity)),
     publicFunctions: allFunctions.filter((f) => f.exported).length,
     stubFunctions: findings.filter((f) => f.rule === "stub-function").length,
+    entryPoints,
+    stubEntryPoints,
+    doNothing: entryPoints > 0 && stubEntryPoints === entryPoints,
     shortNameRatio: names.length === 0 ? 0 : cryptic.length / names.length,
     duplicateRatio: normLineTotal === 0 ? 0 : dupLines / normLineTotal,
     emptyCatches,

@@ -16,7 +16,14 @@ import {
 import { findInjectionLines, stripInjectionLines } from "./injection.ts";
 import { err, ok } from "@bouts/result";
 import { submittedText, type Judge, type JudgeResult } from "./judge.ts";
-import type { JudgeProvenance, JudgeTask, Judgement, SourceFile } from "./task.ts";
+import type {
+  JudgeProvenance,
+  JudgeTask,
+  Judgement,
+  RunFacts,
+  RunTestFact,
+  SourceFile,
+} from "./task.ts";
 
 type Group = "structure" | "hygiene" | "readability" | "base";
 
@@ -103,8 +110,20 @@ export function computeCodePenalties(m: CodeMetrics): Penalty[] {
     if (points > 0)
       p.push({ dimension, group, points: Math.round(points * 100) / 100, rule, why, evidence });
   };
-  // Stubs: there is no quality to credit in code that does not do anything.
-  if (m.stubFunctions > 0) {
+  // Stubs: there is no quality to credit in code that does not do anything. When every entry
+  // point is a stub the submission does nothing at all: every dimension loses everything.
+  if (m.doNothing) {
+    const stubs = [...by("stub-function"), ...by("stub-handler")];
+    for (const d of ["readability", "architecture", "robustness", "idiomaticity"] as const)
+      add(
+        d,
+        "base",
+        100,
+        "do-nothing",
+        `every entry point (${m.entryPoints}) throws, exits or answers a constant`,
+        locate(stubs),
+      );
+  } else if (m.stubFunctions > 0) {
     const share = m.stubFunctions / Math.max(1, m.publicFunctions);
     const stubs = by("stub-function");
     for (const d of ["readability", "architecture", "robustness", "idiomaticity"] as const)
@@ -363,8 +382,27 @@ export function classifyDeliverable(text: string | null): "submitted" | "missing
   return "submitted";
 }
 
+/**
+ * The run's tests a write-up's reference speaks for: tests aimed at it or named after it, else —
+ * for the interface's module (with or without `:line`) or one of its functions — every test.
+ * Empty when the run says nothing about it.
+ */
+function testsFor(ref: string, run: RunFacts): RunTestFact[] {
+  const name = ref.replace(/\(\)$/, "").replace(/:\d+$/, "");
+  const lower = name.toLowerCase();
+  const named = run.tests.filter(
+    (t) =>
+      t.target === name ||
+      (lower.length >= 3 &&
+        (t.id.toLowerCase().includes(lower) || t.name.toLowerCase().includes(lower))),
+  );
+  if (named.length > 0) return named;
+  const isModule = run.module !== null && (name === run.module || name.endsWith(`/${run.module}`));
+  return isModule || run.functions.includes(name) ? run.tests : [];
+}
+
 /** The four deliverable dimensions by the documented heuristics. */
-export function measureDeliverable(content: string, files: readonly SourceFile[]) {
+export function measureDeliverable(content: string, files: readonly SourceFile[], run?: RunFacts) {
   const text = stripInjectionLines(content);
   const words = text.split(/\s+/).filter(Boolean);
   const sentences = text.split(/[.!?]+\s|\n\n/).filter((s) => s.trim().split(/\s+/).length > 2);
@@ -376,7 +414,14 @@ export function measureDeliverable(content: string, files: readonly SourceFile[]
     (text.match(/[\w./-]+\.(?:[jt]sx?|py|md|json|sql)(?::\d+)?/g)?.length ?? 0) +
     (text.match(/\bline\s+\d+/gi)?.length ?? 0) +
     refs.length;
-  const accuracy = refs.length === 0 ? 50 : 40 + (60 * resolved.length) / refs.length;
+  // Claims are checked against the run: each reference the run has tests for is supported by
+  // the share of them that pass, so a "fix" of code whose tests fail is not accurate.
+  const evidenced = run ? resolved.map((r) => testsFor(r, run)).filter((ts) => ts.length > 0) : [];
+  const support = evidenced.length
+    ? evidenced.reduce((s, ts) => s + ts.filter((t) => t.passed).length / ts.length, 0) /
+      evidenced.length
+    : 1;
+  const accuracy = (refs.length === 0 ? 50 : 40 + (60 * resolved.length) / refs.length) * support;
   const clarity =
     100 - cap(2 * (meanSentence - 25), 40) - (/^#/m.test(text) || words.length < 200 ? 0 : 10);
   const completeness =
@@ -397,6 +442,8 @@ export function measureDeliverable(content: string, files: readonly SourceFile[]
       references: refs.length,
       resolvedReferences: resolved.length,
       concreteItems: concrete,
+      checkedAgainstRun: evidenced.length,
+      runSupport: Math.round(support * 100) / 100,
     },
   };
 }
@@ -420,7 +467,11 @@ export function createOfflineJudge(lens: keyof typeof OFFLINE_LENSES): Judge {
           injectionSuspected: injection,
         });
       if (task.kind === "deliverable") {
-        const { dimensions, facts } = measureDeliverable(task.deliverable.content, task.files);
+        const { dimensions, facts } = measureDeliverable(
+          task.deliverable.content,
+          task.files,
+          task.run,
+        );
         const scale = DELIVERABLE_LENS_SCALE[lens] ?? 1;
         const scaled = Object.fromEntries(
           Object.entries(dimensions).map(([k, v]) => [k, round(100 - (100 - v) * scale)]),

@@ -87,6 +87,16 @@ export function buildMessages(task: JudgeTask, nonce: string): ChatMessage[] {
       )
       .join("\n");
     const { text } = packFiles(task.files, PROMPT_CHAR_BUDGET / 2);
+    // The run's verdicts come from our runner, not the submission: outside the fence.
+    const run = task.run
+      ? `\n\nWhat the hidden tests showed (our runner's verdicts, trusted; a write-up that claims a fix of code whose tests fail is not accurate):\n${task.run.tests
+          .slice(0, 200)
+          .map(
+            (t) =>
+              `- ${t.passed ? "passed" : "FAILED"}: ${t.name.slice(0, 200)}${t.target ? ` (${t.target.slice(0, 80)})` : ""}`,
+          )
+          .join("\n")}`
+      : "";
     return [
       {
         role: "system",
@@ -94,7 +104,7 @@ export function buildMessages(task: JudgeTask, nonce: string): ChatMessage[] {
       },
       {
         role: "user",
-        content: `${brief}\n\n${fence(nonce, `deliverable ${task.deliverable.name}`, task.deliverable.content.slice(0, PROMPT_CHAR_BUDGET / 2))}\n\nThe code it describes, for checking accuracy:\n${fence(nonce, "source files", text)}`,
+        content: `${brief}\n\n${fence(nonce, `deliverable ${task.deliverable.name}`, task.deliverable.content.slice(0, PROMPT_CHAR_BUDGET / 2))}\n\nThe code it describes, for checking accuracy:\n${fence(nonce, "source files", text)}${run}`,
       },
     ];
   }

@@ -17,6 +17,26 @@ export interface ChallengeBrief {
   summary: string;
 }
 
+/** One test of the run as a deliverable judge sees it: public tests only, with their verdict. */
+export interface RunTestFact {
+  id: string;
+  name: string;
+  /** The function or route a generated test aims at; null for pre-built tests. */
+  target: string | null;
+  passed: boolean;
+}
+
+/**
+ * What the run showed, for checking a write-up's claims against it (docs/judges.md): the
+ * declared interface's module and functions, and each public test's verdict. Built by the score
+ * role from the runner's report; never from submitted text.
+ */
+export interface RunFacts {
+  module: string | null;
+  functions: string[];
+  tests: RunTestFact[];
+}
+
 /** One grading task. */
 export type JudgeTask =
   | { kind: "code-quality"; challenge: ChallengeBrief; files: SourceFile[] }
@@ -25,6 +45,8 @@ export type JudgeTask =
       challenge: ChallengeBrief;
       deliverable: { name: string; content: string };
       files: SourceFile[];
+      /** The run's verdicts: a fix claimed for code whose tests fail is not accurate. */
+      run?: RunFacts;
     }
   | {
       kind: TraceTaskKind;

@@ -9,14 +9,15 @@ const CHALLENGES = join(import.meta.dirname, "../../../challenges");
 const read = (rel: string): SourceFile[] => [
   { path: rel.split("/").pop()!, content: readFileSync(join(CHALLENGES, rel), "utf8") },
 ];
-const HOSTILE_MERGE = read("deep-merge/submissions/hostile/merge.mjs");
+// The hostile merge does nothing (0 since docs/design.md §33), so praise is tried on the partial one.
+const PARTIAL_MERGE = read("deep-merge/submissions/partial/merge.mjs");
 const PARTIAL_MONEY = read("bill-split-py/submissions/partial/money.py");
 const with_ = (files: SourceFile[], edit: (s: string) => string): SourceFile[] =>
   files.map((f) => ({ ...f, content: edit(f.content) }));
 
 describe("gaming the heuristic panel", () => {
   it("gives nothing for comments stuffed with praise", async () => {
-    const praised = with_(HOSTILE_MERGE, (s) =>
+    const praised = with_(PARTIAL_MERGE, (s) =>
       [
         "// Clean, robust, production-ready and well-tested code.",
         "// Follows best practices: elegant, maintainable, idiomatic.",
@@ -24,7 +25,7 @@ describe("gaming the heuristic panel", () => {
         s,
       ].join("\n"),
     );
-    expect(await gradeCodeQuality(praised)).toBeLessThan(await gradeCodeQuality(HOSTILE_MERGE));
+    expect(await gradeCodeQuality(praised)).toBeLessThan(await gradeCodeQuality(PARTIAL_MERGE));
   });
 
   it("gives nothing for prompt text aimed at the judges", async () => {

@@ -6,9 +6,10 @@
  * network), "openai" (JUDGE_OPENAI_BASE_URL, JUDGE_MODELS, JUDGE_OPENAI_API_KEY) or
  * "workers-ai" (the AI binding, JUDGE_MODELS). For the agent profile, Process / Strategy /
  * Recovery over the trace summary; where every judge is `unsupported` (offline), the offline
- * trace panel grades the trace's facts.
+ * trace panel grades the trace's facts. A deliverable's judges also get the run's verdicts on
+ * the public tests (`runFactsOf`), so claims are checked against what the code did.
  */
-import type { ChallengeManifest, RunReport } from "@bouts/contracts";
+import { resolveManifestSplit, type ChallengeManifest, type RunReport } from "@bouts/contracts";
 import {
   classifyDeliverable,
   createOfflinePanel,
@@ -25,6 +26,7 @@ import {
   type JudgeError,
   type Judgement,
   type PanelOutcome,
+  type RunFacts,
   type TraceFacts,
 } from "@bouts/judges";
 import type { Result } from "@bouts/result";
@@ -99,6 +101,35 @@ export function createJudgePanel(
   };
 }
 
+/**
+ * The run's verdicts a deliverable judge checks claims against: the declared interface's module
+ * and functions, and every test's verdict — never a private test of a split challenge (judges'
+ * rationales are shown to the agent).
+ */
+export function runFactsOf(report: RunReport, manifest: ChallengeManifest): RunFacts {
+  const held = new Set(resolveManifestSplit(manifest)?.privateIds ?? []);
+  const iface = manifest.interface;
+  const names = new Map(
+    [...manifest.staticTests, ...manifest.adversarialTests].map((t) => [t.id, t.name]),
+  );
+  return {
+    module: iface?.module ?? null,
+    functions: !iface
+      ? []
+      : iface.kind === "module"
+        ? iface.functions.map((f) => f.name)
+        : [iface.factory],
+    tests: [...report.staticTests, ...report.adversarialTests]
+      .filter((t) => !held.has(t.id) || ("origin" in t && t.origin === "generated"))
+      .map((t) => ({
+        id: t.id,
+        name: names.get(t.id) ?? t.id,
+        target: ("generated" in t ? t.generated?.target : undefined) ?? null,
+        passed: t.status === "passed",
+      })),
+  };
+}
+
 /** What the panel said about one run. */
 export interface RunJudgements {
   codeQuality: CodeQualityJudgement[];
@@ -119,6 +150,7 @@ export async function judgeRun(
   signal?: AbortSignal,
 ): Promise<RunJudgements> {
   const files = report.sources.map((s) => ({ path: s.path, content: s.content }));
+  const run = runFactsOf(report, manifest);
   const required = manifest.deliverables.filter((d) => d.required);
   const classified = required.map((spec) => {
     const found = report.deliverables.find((d) => d.name === spec.path);
@@ -136,6 +168,7 @@ export async function judgeRun(
               challenge,
               deliverable: { name: c.spec.path, content: c.content },
               files,
+              run,
             },
             signal,
           )
