@@ -3,13 +3,36 @@ import assert from "node:assert/strict";
 import { pollution } from "bouts:subject";
 import { deepMerge } from "../merge.mjs";
 
+/** Every own key anywhere in `value` (work list; data only crosses from the subject). */
+function ownKeysDeep(value) {
+  const seen = new Set();
+  const keys = [];
+  const work = [value];
+  while (work.length > 0) {
+    const v = work.pop();
+    if (v === null || typeof v !== "object" || seen.has(v)) continue;
+    seen.add(v);
+    for (const k of Object.keys(v)) {
+      keys.push(k);
+      work.push(v[k]);
+    }
+  }
+  return keys;
+}
+
 test("does not pollute Object.prototype via __proto__", () => {
   const out = deepMerge({}, JSON.parse('{"__proto__": {"polluted": "yes"}, "a": 1}'));
-  // Object.prototype lives in the submission's process: its probe lists what the call changed.
+  // Object.prototype lives in the submission's process: the bridge judges the probe facts of
+  // each answer (written with built-ins captured before the submission loaded) itself.
   assert.deepEqual(pollution(), []);
   assert.equal(out.polluted, undefined);
   assert.equal(Object.getPrototypeOf(out), Object.prototype);
   assert.equal(out.a, 1);
+  // Behaviour, judged here from returned data only: a merge that pollutes and walks inherited
+  // keys carries the hostile key into a later source's copy within the same call.
+  const later = deepMerge({}, JSON.parse('{"__proto__": {"polluted": "yes"}}'), { probe: {} });
+  assert.deepEqual(pollution(), []);
+  assert.ok(!ownKeysDeep(later).includes("polluted"), "the hostile key reached the result");
 });
 
 test("does not pollute via constructor.prototype", () => {

@@ -1,7 +1,8 @@
 import { createApp } from "../app.mjs";
 
-export async function start() {
-  const app = createApp();
+/** Starts the app; `options` go to createApp (e.g. `{ database }`, a path it must store in). */
+export async function start(options) {
+  const app = options === undefined ? createApp() : createApp(options);
   await new Promise((resolve) => app.server.listen(0, "127.0.0.1", resolve));
   const { port } = app.server.address();
   const base = `http://127.0.0.1:${port}`;

@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { databaseHolds, readSharedDatabase, sharedPath } from "bouts:subject";
 import { start } from "./helpers.mjs";
 
 test("search is not injectable", async () => {
@@ -76,20 +77,31 @@ test("rejects requests without a valid token", async () => {
 });
 
 test("does not store plaintext passwords", async () => {
-  const s = await start();
+  // The challenge fixes where the database lives: a path in the folder shared with the
+  // submission's process, read here after the app is closed (not through the app's own `db`).
+  const database = sharedPath("notes", ".db");
+  const s = await start({ database });
   try {
-    await s.call("POST", "/register", { username: "jane", password: "plaintext-canary-42" });
-    const tables = s.app.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
-    for (const { name } of tables) {
-      const rows = s.app.db.prepare(`SELECT * FROM "${name}"`).all();
-      assert.ok(
-        !JSON.stringify(rows).includes("plaintext-canary-42"),
-        `table ${name} holds the password`,
-      );
-    }
+    const r = await s.call("POST", "/register", {
+      username: "jane_canary",
+      password: "plaintext-canary-42",
+    });
+    assert.equal(r.status, 201, `register gave ${r.status}`);
+    const login = await s.call("POST", "/login", {
+      username: "jane_canary",
+      password: "plaintext-canary-42",
+    });
+    assert.equal(login.status, 200, `login gave ${login.status}`);
   } finally {
     await s.close();
   }
+  const stored = readSharedDatabase(database);
+  assert.ok(stored, "the app kept no SQLite database at the path createApp was given");
+  assert.ok(
+    databaseHolds(stored, "jane_canary"),
+    "the user is not in the database at the given path: the app stores its data elsewhere",
+  );
+  assert.ok(!databaseHolds(stored, "plaintext-canary-42"), "the database holds the password");
 });
 
 test("issues distinct unguessable tokens", async () => {

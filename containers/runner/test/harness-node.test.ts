@@ -798,7 +798,8 @@ describe("subject and bridge, end to end", () => {
     }
     const thrown = await s.next();
     expect([thrown.t, thrown.id, thrown.async]).toEqual(["throw", 4, false]);
-    expect(thrown.effects).toEqual({ pollution: [] });
+    expect(thrown.effects).toMatchObject({ pollution: [], inherited: [] });
+    expect(Object.keys((thrown.effects as { shape: object }).shape)).toHaveLength(12);
     const ok = await s.next();
     expect([ok.t, ok.id]).toEqual(["return", 5]);
     expect(applyReply(ok.reply, [{}, {}])).toEqual({ a: 1, b: 2 });

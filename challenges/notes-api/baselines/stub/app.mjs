@@ -3,8 +3,8 @@
 import http from "node:http";
 import { DatabaseSync } from "node:sqlite";
 
-export function createApp() {
-  const db = new DatabaseSync(":memory:");
+export function createApp({ database = ":memory:" } = {}) {
+  const db = new DatabaseSync(database);
   const server = http.createServer((req, res) => {
     res.writeHead(501, { "content-type": "application/json" });
     res.end(JSON.stringify({ error: "not implemented" }));

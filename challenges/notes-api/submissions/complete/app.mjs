@@ -34,8 +34,8 @@ async function readJson(req) {
   return raw === "" ? {} : JSON.parse(raw);
 }
 
-export function createApp() {
-  const db = new DatabaseSync(":memory:");
+export function createApp({ database = ":memory:" } = {}) {
+  const db = new DatabaseSync(database);
   db.exec(`
     CREATE TABLE users (id INTEGER PRIMARY KEY, username TEXT UNIQUE NOT NULL, password TEXT NOT NULL);
     CREATE TABLE sessions (token TEXT PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id));

@@ -5,8 +5,8 @@ import { DatabaseSync } from "node:sqlite";
 
 const ADMIN_PASSWORD = "hunter2-admin-password";
 
-export function createApp() {
-  const db = new DatabaseSync(":memory:");
+export function createApp({ database = ":memory:" } = {}) {
+  const db = new DatabaseSync(database);
   db.exec(`CREATE TABLE users (id INTEGER PRIMARY KEY, username TEXT UNIQUE, password TEXT);
            CREATE TABLE sessions (token TEXT PRIMARY KEY, user_id INTEGER);
            CREATE TABLE notes (id INTEGER PRIMARY KEY, user_id INTEGER, title TEXT, body TEXT);`);

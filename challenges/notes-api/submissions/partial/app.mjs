@@ -4,8 +4,8 @@ import http from "node:http";
 import { DatabaseSync } from "node:sqlite";
 import { randomBytes, createHash } from "node:crypto";
 
-export function createApp() {
-  const db = new DatabaseSync(":memory:");
+export function createApp({ database = ":memory:" } = {}) {
+  const db = new DatabaseSync(database);
   db.exec(`CREATE TABLE users (id INTEGER PRIMARY KEY, username TEXT, password TEXT);
            CREATE TABLE sessions (token TEXT PRIMARY KEY, user_id INTEGER);
            CREATE TABLE notes (id INTEGER PRIMARY KEY, user_id INTEGER, title TEXT, body TEXT);`);

@@ -1,7 +1,14 @@
 // Trusted side of the subject protocol: stand-ins for a submission module's exports. Every call is
 // a synchronous round trip (request on fd 3, answer read blocking from fd 0), so a synchronous
 // function stays synchronous in the test. No submission code runs here: only data comes back.
+// Invariants: every request carries a fresh random nonce `n` and an answer without it is a
+// protocol fault (a line the subject's code wrote itself on the answer fd cannot pass for the
+// harness's answer without reading the harness's memory); pollution is judged here, from the
+// raw probe facts of each answer (`inherited`, `shape`) compared with this process's own pristine
+// prototypes, as well as from the subject's own list, and an answer without those facts is a
+// protocol fault.
 import { Buffer } from "node:buffer";
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { readSync } from "node:fs";
 import net from "node:net";
@@ -31,6 +38,26 @@ export class SubjectFault {
     return `SubjectFault (${this.fault}): ${this.message}`;
   }
 }
+
+/** The prototypes the subject probes, with their own-key counts in this (trusted) process. */
+const PRISTINE_SHAPE = new Map(
+  [
+    ["Object", Object.prototype],
+    ["Array", Array.prototype],
+    ["Function", Function.prototype],
+    ["String", String.prototype],
+    ["Number", Number.prototype],
+    ["Boolean", Boolean.prototype],
+    ["Date", Date.prototype],
+    ["RegExp", RegExp.prototype],
+    ["Map", Map.prototype],
+    ["Set", Set.prototype],
+    ["Promise", Promise.prototype],
+    ["Error", Error.prototype],
+  ].map(([name, proto]) => [name, Reflect.ownKeys(proto).length]),
+);
+const LABEL_LIMIT = 200;
+const LABELS_PER_ANSWER = 1000;
 
 let lastId = 0;
 let socketCount = 0;
@@ -84,8 +111,12 @@ function readLineSync() {
   }
 }
 
-/** Sends one request and blocks until its answer; a fault answer is thrown as a SubjectFault. */
+/**
+ * Sends one request (adding its nonce) and blocks until its answer; a fault answer is thrown as a
+ * SubjectFault, and so is an answer that does not echo the nonce.
+ */
 function roundTrip(request) {
+  request.n = randomBytes(16).toString("hex");
   try {
     writeFrameSync(REQUESTS, request);
   } catch (e) {
@@ -103,7 +134,49 @@ function roundTrip(request) {
     if (answer === null || typeof answer !== "object" || answer.id !== request.id) continue;
     if (answer.t === "fault")
       throw fault(String(answer.fault), String(answer.message ?? "the subject did not answer"));
+    if (answer.n !== request.n)
+      throw fault(
+        "protocol",
+        "bouts: an answer without its request's nonce: the harness did not write it",
+      );
     return answer;
+  }
+}
+
+function labels(list, what) {
+  if (!Array.isArray(list) || list.length > LABELS_PER_ANSWER)
+    throw fault("protocol", `bouts: an answer's probe has no valid ${what} list`);
+  for (const label of list) {
+    if (typeof label !== "string")
+      throw fault("protocol", `bouts: an answer's probe has a ${what} entry that is not text`);
+  }
+  return list.map((label) => label.slice(0, LABEL_LIMIT));
+}
+
+/**
+ * Adds to the pollution seen what a call's answer shows: the subject's own list, every key a
+ * fresh `{}` or `[]` inherited in the subject (none does in a pristine realm), and every probed
+ * prototype whose own-key count differs from this process's. Missing or malformed facts are a
+ * protocol fault: a probe that says nothing is not a clean probe.
+ */
+function judgeEffects(effects) {
+  if (effects === null || typeof effects !== "object")
+    throw fault("protocol", "bouts: an answer carries no probe facts");
+  const listed = [
+    ...labels(effects.pollution, "pollution"),
+    ...labels(effects.inherited, "inherited"),
+  ];
+  for (const label of listed) pollutionSeen.add(label);
+  const shape = effects.shape;
+  if (shape === null || typeof shape !== "object")
+    throw fault("protocol", "bouts: an answer's probe has no prototype shape");
+  for (const [name, count] of PRISTINE_SHAPE) {
+    const seen = Object.hasOwn(shape, name) ? shape[name] : undefined;
+    if (!Number.isSafeInteger(seen))
+      throw fault("protocol", `bouts: an answer's probe has no key count for ${name}.prototype`);
+    // A changed key count with no key of that prototype named is evidence of its own.
+    if (seen !== count && !listed.some((label) => label.startsWith(`${name}.prototype`)))
+      pollutionSeen.add(`${name}.prototype (${seen} own keys; a pristine one has ${count})`);
   }
 }
 
@@ -123,8 +196,7 @@ function functionStandIn(name) {
     const answer = roundTrip({ t: "call", id: ++lastId, name, args: graph });
     if (answer.t !== "return" && answer.t !== "throw")
       throw fault("protocol", `bouts: unexpected answer ${JSON.stringify(answer.t)} to a call`);
-    const pollution = answer.effects?.pollution;
-    if (Array.isArray(pollution)) for (const p of pollution) pollutionSeen.add(String(p));
+    judgeEffects(answer.effects);
     const value = applyReply(answer.reply, objects);
     if (answer.t === "return") return answer.async ? Promise.resolve(value) : value;
     if (answer.async) return Promise.reject(value);
@@ -199,34 +271,6 @@ class StandInServer extends EventEmitter {
     return this.#proxy?.address() ?? null;
   }
 
-  /**
-   * The `db` probe: the database the factory exposed as `db`, queried in the subject
-   * (`prepare(sql).all/get/run(...params)`; results come back as data).
-   */
-  get db() {
-    const socket = this.#socket;
-    const run = (sql, method, params) => {
-      const answer = roundTrip({
-        t: "http-sql",
-        id: ++lastId,
-        socket,
-        sql: String(sql),
-        method,
-        params: encodeGraph(params, { refuseFunctions: true, label: (i) => `parameter ${i + 1}` }),
-      });
-      const value = applyReply(answer.reply, []);
-      if (answer.t === "throw") throw value;
-      return value;
-    };
-    return {
-      prepare: (sql) => ({
-        all: (...params) => run(sql, "all", params),
-        get: (...params) => run(sql, "get", params),
-        run: (...params) => run(sql, "run", params),
-      }),
-    };
-  }
-
   closeAllConnections() {
     for (const s of this.#connections) s.destroy();
   }
@@ -257,9 +301,15 @@ class StandInServer extends EventEmitter {
 }
 
 function factoryStandIn(name) {
-  return named(function () {
+  return named(function (...args) {
     const socket = `${CHANNEL_DIR}/http-${process.pid}-${++socketCount}.sock`;
-    const answer = roundTrip({ t: "http-open", id: ++lastId, factory: name, socket });
+    const answer = roundTrip({
+      t: "http-open",
+      id: ++lastId,
+      factory: name,
+      socket,
+      args: encodeGraph(args, { refuseFunctions: true, label: (i) => `argument ${i + 1}` }),
+    });
     if (answer.t === "throw") throw applyReply(answer.reply, []);
     if (answer.t !== "http-ready")
       throw fault("protocol", `bouts: unexpected answer ${JSON.stringify(answer.t)} to http-open`);
@@ -311,6 +361,15 @@ export function createModuleBridge(moduleId, exportsDescriptor, { factories = []
   } catch (e) {
     throw new TypeError(`bouts: cannot bridge ${moduleId}: ${e?.message}`, { cause: e });
   }
+}
+
+/**
+ * A fresh path in the folder shared with the subject (`/chan` in the sandboxes) for a file the
+ * subject is to write and this process to read afterwards (a database a challenge fixes):
+ * `<folder>/<prefix>-<pid>-<n><suffix>`. The prefix and suffix are the test's own.
+ */
+export function sharedPath(prefix = "file", suffix = "") {
+  return `${CHANNEL_DIR}/${prefix}-${process.pid}-${++socketCount}${suffix}`;
 }
 
 /** Pollution the subject reported since the last call to this (or `resetPollution`); clears it. */

@@ -3,8 +3,8 @@
 // one node so sharing and cycles survive, decoding never assigns (defineProperty only), and
 // decoding trusts no field of the graph: anything malformed or over the limits is a TypeError.
 import { Buffer } from "node:buffer";
-import { writeSync } from "node:fs";
 import { types } from "node:util";
+import { BufferFrom, stringifyFrame, writeLineSync } from "./primordials.mjs";
 
 /** Longest frame (one JSON line, in bytes) either side may write or accept. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -684,26 +684,18 @@ export function applyReply(reply, callerObjects) {
   return d.value(roots[0]);
 }
 
-function sleep(ms) {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /**
  * Writes one frame as one line on `fd`, whole (retrying partial writes and EAGAIN). A frame over
- * MAX_FRAME_BYTES is a TypeError and nothing is written.
+ * MAX_FRAME_BYTES is a TypeError and nothing is written. Serialization and the write use only
+ * built-ins captured before any submission code loaded (primordials.mjs): replacing
+ * `JSON.stringify`, `fs.writeSync` (even with `module.syncBuiltinESMExports()`) or planting a
+ * `toJSON` on a prototype changes nothing this writes.
  */
 export function writeFrameSync(fd, frame) {
-  const line = Buffer.from(JSON.stringify(frame) + "\n", "utf8");
+  const line = BufferFrom(stringifyFrame(frame, MAX_FRAME_BYTES) + "\n", "utf8");
   if (line.length > MAX_FRAME_BYTES)
     throw new TypeError(
       `bouts: a frame of ${line.length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`,
     );
-  for (let off = 0; off < line.length;) {
-    try {
-      off += writeSync(fd, line, off);
-    } catch (e) {
-      if (e?.code !== "EAGAIN") throw e;
-      sleep(1);
-    }
-  }
+  writeLineSync(fd, line);
 }

@@ -2,6 +2,8 @@
 // (warnings, unhandled rejections, uncaught exceptions) and attempts the sandbox blocks
 // (network, environment and /proc probing) on the channel. Observation only: the sandbox, not
 // this file, is what contains the code.
+// First: built-ins the subject server answers with, captured before anything else runs.
+import "./primordials.mjs";
 import fs from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import process from "node:process";

@@ -53,3 +53,26 @@ export function copyIndexes(dst: number[], src: number[]): void {
     dst[i] = src[i]!;
   }
 }
+
+export function mergeTypeGuarded(dst: Record<string, unknown>, src: Record<string, unknown>): void {
+  for (const key of Object.keys(src)) {
+    // A skip whose condition mentions the key but not a dangerous name guards nothing.
+    if (typeof key !== "string") continue;
+    // ruleid: bouts.js.prototype-pollution.unguarded-key-copy
+    dst[key] = src[key];
+  }
+}
+
+export function mergeConstructorGuarded(
+  dst: Record<string, unknown>,
+  src: Record<string, unknown>,
+): void {
+  for (const key of Object.keys(src)) {
+    if (typeof key !== "string" || key === "constructor" || key === "prototype") continue;
+    if (key === "__proto__") {
+      continue;
+    }
+    // ok: bouts.js.prototype-pollution.unguarded-key-copy
+    dst[key] = src[key];
+  }
+}
