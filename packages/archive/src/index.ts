@@ -44,3 +44,9 @@ export {
   ZIP_TAIL_BYTES,
   type FileSample,
 } from "./code-sniff.ts";
+export {
+  canonicalFilesSha256,
+  CANONICAL_FILES_VERSION,
+  type CanonicalFile,
+  type CanonicalFilesError,
+} from "./canonical.ts";
