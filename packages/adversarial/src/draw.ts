@@ -32,10 +32,14 @@ function fromHex(s: string): Uint8Array<ArrayBuffer> {
   return out;
 }
 
-async function hmacHex(key: Uint8Array<ArrayBuffer>, message: string): Promise<string> {
-  const k = await crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
+async function hmacHex(key: Uint8Array, message: string): Promise<string> {
+  const k = await crypto.subtle.importKey(
+    "raw",
+    new Uint8Array(key),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
   return hex(await crypto.subtle.sign("HMAC", k, encoder.encode(message)));
 }
 

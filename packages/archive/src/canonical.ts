@@ -53,10 +53,11 @@ export async function canonicalFilesSha256(
 ): Promise<Result<string, CanonicalFilesError>> {
   const rows: { key: Uint8Array; path: string; bytes: Uint8Array }[] = [];
   for (const f of files) {
+    const p: unknown = f.path;
     if (!validPath(f.path))
       return err({
         reason: "bad-path",
-        path: typeof f.path === "string" ? f.path.slice(0, 200) : "(not a string)",
+        path: typeof p === "string" ? p.slice(0, 200) : "(not a string)",
       });
     rows.push({ key: encoder.encode(f.path), path: f.path, bytes: f.bytes });
   }
