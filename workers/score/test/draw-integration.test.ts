@@ -32,7 +32,8 @@ describe("the same files packed twice", () => {
       ids.push(id);
     }
     const [a, b] = await Promise.all(ids.map((id) => findScore(db(), id)));
-    const [ba, bb] = [a!, b!].map((s) => BreakdownSchema.parse(JSON.parse(s.breakdown)));
+    const ba = BreakdownSchema.parse(JSON.parse(a!.breakdown));
+    const bb = BreakdownSchema.parse(JSON.parse(b!.breakdown));
     const adversarial = (x: typeof ba) => x.components.find((c) => c.key === "adversarial");
     expect(adversarial(bb)).toEqual(adversarial(ba));
     expect(b!.finalRounded).toBe(a!.finalRounded);
