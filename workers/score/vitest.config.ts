@@ -15,6 +15,7 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 import { SECOND_VERSION_CHALLENGE, writeSecondVersion } from "../../scripts/lib/second-version.ts";
+import { buildZip } from "../../packages/archive/test/builders.ts";
 
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -93,6 +94,16 @@ function serveFixture(request: Request): Response {
   if (kind === "manifest") return new Response(readFileSync(path.join(dir, "challenge.json")));
   if (kind === "submission" && name && /^[a-z0-9-]+$/.test(name))
     return new Response(new Uint8Array(pack(path.join(dir, "submissions", name))));
+  // "zip/<challenge>/<name>": the same files as "submission/…", packed another way (a stored
+  // zip inside one wrapper folder, entries in reverse order), for the same-code tests.
+  if (kind === "zip" && name && /^[a-z0-9-]+$/.test(name)) {
+    const folder = path.join(dir, "submissions", name);
+    const entries = readdirSync(folder)
+      .sort()
+      .reverse()
+      .map((f) => ({ name: `packed/${f}`, data: readFileSync(path.join(folder, f)), method: 0 }));
+    return new Response(new Uint8Array(buildZip(entries)));
+  }
   // "injected/<challenge>/<name>": that submission with a line addressed to a model added to
   // each source file, for the prompt-injection tests.
   if (kind === "injected" && name && /^[a-z0-9-]+$/.test(name)) {

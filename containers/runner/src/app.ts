@@ -324,6 +324,7 @@ export function createRunnerApp(
       challenge: req.value.challenge,
       submission,
       submissionSha256: sha256,
+      ...(job.drawKey !== undefined ? { drawKey: job.drawKey } : {}),
       requestedLimits: job.limits ?? {},
       environment,
     });

@@ -4,7 +4,9 @@
  * same time, every test in its own sandbox), cleanup() always in `finally`; generated tests are chosen by
  * run/generator-selection.ts, the report built by run/report.ts. Invariants: limits are only ever
  * lowered; every manifest test is in the report exactly once; a sandbox that cannot start makes
- * the run an infrastructure error (nothing runs unsandboxed); no test starts after the budget.
+ * the run an infrastructure error (nothing runs unsandboxed); no test starts after the budget;
+ * the generated tests' draw is seeded by the platform's draw key over the bundle, never by the
+ * submission's bytes (the archive's sha256 only checks and names the artifact).
  */
 import { randomBytes } from "node:crypto";
 import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -21,11 +23,13 @@ import {
   type Runtime,
 } from "@bouts/contracts";
 import { describeUnpackError, type UnpackError, type UnpackLimits } from "./archive/unpack.ts";
+import { deriveDrawSeed, UNKEYED_DRAW_KEY } from "@bouts/adversarial";
 import type { PreparedChallenge } from "./challenge/bundle.ts";
 import type { RunnerConfig } from "./config.ts";
 import { err, ok, type Result } from "@bouts/result";
 import type { TestJudgement } from "./run/analyze.ts";
 import { buildBridgeDescriptor, writeBridgeModule } from "./run/bridge-files.ts";
+import { hashTree } from "./run/files.ts";
 import { FailFastRule, resolveRunBudget, resolveScanDeadline } from "./run/budget.ts";
 import { selectGeneratedTests, type GenerationMode } from "./run/generator-selection.ts";
 import { buildRunReport, type PlannedTest } from "./run/report.ts";
@@ -60,6 +64,11 @@ export interface JobContext {
   challenge: PreparedChallenge;
   submission: Uint8Array;
   submissionSha256: string;
+  /**
+   * The platform's draw key for this bundle (64 hex; `deriveBundleDrawKey`): seeds which
+   * generated tests are drawn. Absent: the public UNKEYED_DRAW_KEY (local runs, the CLI).
+   */
+  drawKey?: string;
   requestedLimits: Partial<RunLimits>;
   environment: RunnerEnvironment;
   /** Called after each test, e.g. for progress output. */
@@ -153,6 +162,7 @@ export class RunJob {
   #unpackMs = 0;
   #primeMs = 0;
   #generated: { tests: GeneratedTestSpec[]; report: GenerationReport } | null = null;
+  #filesSha256: string | null = null;
   readonly #ctx: JobContext;
   readonly #runDir: string;
   readonly #startedAt = new Date();
@@ -213,6 +223,8 @@ export class RunJob {
       });
     }
     this.#workspace = ws.value;
+    // "The code" is the files the run uses, however they were packed (docs/design.md §31).
+    this.#filesSha256 = await hashTree(ws.value.submissionDir, config.MAX_EXPANDED_BYTES);
     this.#generated = await this.#generate(ws.value);
     const budget = resolveRunBudget({
       ceilingMs: resolved.runWallMs,
@@ -258,10 +270,16 @@ export class RunJob {
   async #generate(
     ws: Workspace,
   ): Promise<{ tests: GeneratedTestSpec[]; report: GenerationReport }> {
+    const keyed = this.#ctx.drawKey !== undefined;
+    const seed = await deriveDrawSeed(
+      this.#ctx.drawKey ?? UNKEYED_DRAW_KEY,
+      this.#ctx.challenge.sha256,
+    );
     const { suite, tests, report } = await selectGeneratedTests(this.#ctx.generation ?? "select", {
       manifest: this.#ctx.challenge.manifest,
       sources: ws.sources,
-      seed: this.#ctx.submissionSha256,
+      seed,
+      keyed,
     });
     if (suite) {
       // Host-written after the pristine tests were laid down: the submission cannot plant these.
@@ -313,6 +331,7 @@ export class RunJob {
       manifest,
       bundleSha256: this.#ctx.challenge.sha256,
       submissionSha256: this.#ctx.submissionSha256,
+      filesSha256: this.#filesSha256,
       runtimeVersion: env.runtimeVersions[manifest.runtime],
       limits,
       budgetSource: this.#budgetSource,

@@ -58,6 +58,7 @@ function buildInput(over: Partial<RunReportInput> = {}): RunReportInput {
     manifest,
     bundleSha256: "a".repeat(64),
     submissionSha256: "b".repeat(64),
+    filesSha256: "c".repeat(64),
     runtimeVersion: "v22.23.3",
     limits: {
       testTimeoutMs: 10_000,
@@ -195,6 +196,7 @@ describe("generator selection", () => {
         manifest,
         sources: [],
         seed: "b".repeat(64),
+        keyed: true,
       },
     );
     expect(s.tests).toEqual(suite.tests);
@@ -202,11 +204,16 @@ describe("generator selection", () => {
     expect(s.report.generators).toMatchObject([{ name: "model-x", status: "ok", selected: 1 }]);
   });
   it("selects nothing and reports no generator for 'none'", async () => {
-    const s = await selectGeneratedTests("none", { manifest, sources: [], seed: "" });
+    const s = await selectGeneratedTests("none", { manifest, sources: [], seed: "", keyed: false });
     expect(s).toMatchObject({ suite: null, tests: [], report: { generators: [] } });
   });
   it("reports the deterministic generator as not-declared without an interface", async () => {
-    const s = await selectGeneratedTests("select", { manifest, sources: [], seed: "" });
+    const s = await selectGeneratedTests("select", {
+      manifest,
+      sources: [],
+      seed: "",
+      keyed: false,
+    });
     expect(s.tests).toEqual([]);
     expect(s.report.generators).toMatchObject([{ kind: "deterministic", status: "not-declared" }]);
   });

@@ -1,12 +1,13 @@
 /**
  * @module adversarial/deterministic
- * The offline generator: candidates from the challenge's declared interface, reordered by
- * what reading the submission's code points at, drawn with the submission's hash as the seed
- * until the generated weight budget is filled, and written as one test file. Needs no network
- * and no model, so every run gets generated tests. Pure.
+ * The offline generator: candidates from the challenge's declared interface, a base drawn by the
+ * platform-keyed seed until the generated weight budget is filled (the whole pool when it fits),
+ * tests aimed at what reading the comment-stripped code points at added on top, written as one
+ * test file. Needs no network and no model, so every run gets generated tests. Pure.
+ * Invariant: no byte of the submission seeds anything; its code can only add hinted tests.
  */
 import type { GeneratedSuite, GeneratedTestSpec, InterfaceSpec, Runtime } from "@bouts/contracts";
-import { selectCandidates } from "./budget.ts";
+import { drawCandidates } from "./budget.ts";
 import type { Candidate } from "./candidate.ts";
 import type { AdversarialGenerator, GenerationResult } from "./generator.ts";
 import { applyHints, readCodeHints, type HintTargets } from "./hints.ts";
@@ -110,13 +111,19 @@ export function createDeterministicGenerator(): AdversarialGenerator {
             rationale: h.reason ? `targeted: ${h.reason}` : c.defaultRationale,
           };
         }) as (AnyCandidate & { rationale: string })[];
-      const chosen = selectCandidates(
+      const draw = drawCandidates(
         pool,
         input.budget.weightHalves,
         input.budget.maxTests,
         input.seed,
       );
-      const notes = hints.map((h) => `code reading: ${h.reason}`);
+      const chosen = draw.chosen;
+      const notes = [
+        draw.wholePool
+          ? `the whole pool runs (${pool.length} candidates fit the budget)`
+          : `drew ${draw.base.length} of ${pool.length} candidates; code reading added ${draw.added.length}`,
+        ...hints.map((h) => `code reading: ${h.reason}`),
+      ];
       return Promise.resolve({
         ok: true,
         value: {

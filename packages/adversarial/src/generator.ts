@@ -23,7 +23,11 @@ export interface GenerationInput {
   interface: InterfaceSpec | null;
   /** The submission's source files (bounded; hidden tests never included). */
   sources: readonly SourceFile[];
-  /** Seeds every choice: the submission's sha256, so a submission always gets the same tests. */
+  /**
+   * Seeds every choice. On the platform the runner's keyed draw seed (draw.ts
+   * `deriveDrawSeed`: the platform's secret over the bundle), never bytes the submitter
+   * controls, so neither packing nor comments nor nonces move the draw.
+   */
   seed: string;
   /** Severity weight (in halves: critical 6, high 4, medium 2, low 1) to fill, and a count cap. */
   budget: { weightHalves: number; maxTests: number };

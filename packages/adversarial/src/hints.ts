@@ -3,10 +3,13 @@
  * Reading the submitted code for what the engineering spec's generator looks for — unvalidated
  * inputs, non-atomic state updates, missing null checks, weak type assumptions, unguarded
  * recursion, injectable query text — and turning each finding into a priority for the tests that
- * probe it. Heuristic and honest about it: a hint only reorders which declared-interface tests are
- * drawn for this submission; it never decides a verdict. Pure: text in, hints out.
+ * probe it. Heuristic and honest about it: a hint only adds declared-interface tests on top of
+ * the draw (budget.ts `drawCandidates`); it never removes one and never decides a verdict.
+ * Invariant: only comment-stripped code is read (`stripComments`, offsets and lines kept), so a
+ * comment — whatever it says — changes no hint. Pure: text in, hints out.
  */
 import type { SourceFile } from "@bouts/contracts";
+import { stripComments } from "@bouts/judges";
 
 /** One thing the code suggests testing, with where it was seen. */
 export interface CodeHint {
@@ -90,8 +93,14 @@ export interface HintTargets {
   unique: string[];
 }
 
-/** Reads the sources and returns the hints that apply to the declared targets. */
-export function readCodeHints(sources: readonly SourceFile[], targets: HintTargets): CodeHint[] {
+/**
+ * Reads the sources with their comments blanked and returns the hints that apply to the
+ * declared targets. Two sources that differ only in comments give the same hints.
+ */
+export function readCodeHints(submitted: readonly SourceFile[], targets: HintTargets): CodeHint[] {
+  const sources = submitted.map((f) =>
+    CODE_FILE.test(f.path) ? { ...f, content: stripComments(f.path, f.content) } : f,
+  );
   const hints: CodeHint[] = [];
   const sql = findFirst(sources, SQL_INTERPOLATION);
   if (sql)

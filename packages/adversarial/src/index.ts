@@ -14,8 +14,11 @@ export type {
 } from "./generator.ts";
 export {
   computeGeneratedBudget,
+  drawCandidates,
   hashString,
+  hintAllowance,
   selectCandidates,
+  type Draw,
   STANDALONE_BUDGET_HALVES,
   weightHalves,
   type Selectable,
@@ -36,4 +39,12 @@ export {
   type ModelGeneratorOptions,
 } from "./model.ts";
 export { composeGeneratedTests } from "./compose.ts";
+export {
+  deriveBundleDrawKey,
+  deriveDrawSeed,
+  DRAW_KEY_VERSION,
+  DRAW_SEED_VERSION,
+  isDrawHex,
+  UNKEYED_DRAW_KEY,
+} from "./draw.ts";
 export { jsTestName, pyTestName } from "./write-module.ts";

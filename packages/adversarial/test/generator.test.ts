@@ -77,6 +77,17 @@ function input(over: Partial<GenerationInput> = {}): GenerationInput {
   };
 }
 
+/** A merge that type-checks, bounds sizes and guards keys: reading it finds nothing to aim at. */
+const GUARDED_MERGE = [
+  "const MAX_DEPTH = 100;",
+  "export function deepMerge(...sources) {",
+  "  if (!Array.isArray(sources)) throw new TypeError('x');",
+  "  for (const s of sources) if (typeof s !== 'object' || s === null) throw new TypeError('x');",
+  "  if (sources.length > 1000) throw new TypeError('too many');",
+  "  return Object.assign(Object.create(null), ...sources);",
+  "}",
+].join("\n");
+
 const src = (path: string, content: string): SourceFile => ({
   path,
   content,
@@ -166,7 +177,8 @@ describe("deterministic generator", () => {
     expect(r).toMatchObject({ ok: false, error: { reason: "not-declared" } });
   });
   it("writes a valid suite that fills the budget as far as the pool's weights allow", async () => {
-    const r = await gen.generate(input());
+    // Nothing for the code reading to aim at, so the suite is the base draw alone.
+    const r = await gen.generate(input({ sources: [src("merge.mjs", GUARDED_MERGE)] }));
     if (!r.ok) throw new Error(r.error.detail);
     const suite = GeneratedSuiteSchema.parse(r.value.suite);
     const weight = suite.tests.reduce((s, t) => s + weightHalves(t.severity), 0);
@@ -194,12 +206,12 @@ describe("deterministic generator", () => {
             "export function deepMerge(...s) { const o = {}; for (const key in s[0]) o[key] = s[0][key]; return o; }",
           ),
         ],
-        budget: { weightHalves: 6, maxTests: 1 },
       }),
     );
     if (!r.ok) throw new Error(r.error.detail);
-    expect(r.value.suite.tests[0]).toMatchObject({ technique: "injection", severity: "critical" });
-    expect(r.value.suite.tests[0]!.rationale).toMatch(/^targeted: computed-key writes/);
+    const targeted = r.value.suite.tests.filter((t) => t.technique === "injection");
+    expect(targeted.length).toBeGreaterThan(0);
+    expect(targeted[0]!.rationale).toMatch(/^targeted: computed-key writes/);
   });
   it("writes pytest functions for Python", async () => {
     const r = await gen.generate(

@@ -54,3 +54,9 @@ export {
   Utf8Validator,
   type EncodingSample,
 } from "./source-encoding.ts";
+export {
+  canonicalFilesSha256,
+  CANONICAL_FILES_VERSION,
+  type CanonicalFile,
+  type CanonicalFilesError,
+} from "./canonical.ts";

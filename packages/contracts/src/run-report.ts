@@ -174,6 +174,13 @@ export const RunReportSchema = z.strictObject({
   challengeId: z.string().min(1).max(64),
   bundleSha256: z.string().regex(/^[0-9a-f]{64}$/),
   submissionSha256: z.string().regex(/^[0-9a-f]{64}$/),
+  filesSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe(
+      "canonical hash of the submitted files the run used (@bouts/archive canonicalFilesSha256): the same files give the same value however they were packed; absent in reports written before it existed",
+    ),
   runtime: z.strictObject({ name: RuntimeSchema, version: z.string().max(64) }),
   limits: RunLimitsSchema,
   staticTests: z.array(StaticTestResultSchema),
@@ -234,6 +241,13 @@ export const RunJobRequestSchema = z.strictObject({
     .regex(/^[0-9a-f]{64}$/)
     .optional()
     .describe("the sha256 recorded at upload; other bytes are refused (artifact-integrity)"),
+  drawKey: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional()
+    .describe(
+      "the platform's draw key for this bundle (HMAC of its secret over the bundle sha256): keys which generated tests are drawn; absent: a public key (local runs)",
+    ),
 });
 export type RunJobRequest = z.infer<typeof RunJobRequestSchema>;
 

@@ -28,6 +28,7 @@ export {
 export { createOpenAiJudge, type OpenAiJudgeOptions } from "./openai.ts";
 export { createWorkersAiJudge, type AiBinding, type WorkersAiJudgeOptions } from "./workers-ai.ts";
 export { measureCode, isSourcePath, type CodeMetrics } from "./analysis.ts";
+export { stripComments } from "./source-text.ts";
 export {
   classifyDeliverable,
   computeCodePenalties,

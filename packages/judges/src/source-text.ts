@@ -2,8 +2,8 @@
  * @module judges/source-text
  * Lexical groundwork for the static analysis: masks strings, regex literals and comments of
  * JS/TS and Python source (same length, newlines kept, so offsets and line numbers still
- * hold) and finds function bodies. Text only, no parser: good enough to count, never to run.
- * Pure.
+ * hold) and finds function bodies; `stripComments` blanks the comments alone (the generated
+ * tests' code reading). Text only, no parser: good enough to count, never to run. Pure.
  */
 
 /** A source file with its code masked and its comments kept apart. */
@@ -32,8 +32,14 @@ export interface FunctionSpan {
 
 const REGEX_PRECEDER = /[(,=:[!&|?{};+\-*%<>~^]$|(?:^|[^\w$])(?:return|typeof|case|do|else|in|of)$/;
 
-/** Masks a JS/TS source: strings, templates, regex literals and comments become spaces. */
-function maskJs(text: string): { code: string; comments: Map<number, string> } {
+/**
+ * Masks a JS/TS source: strings, templates, regex literals and comments become spaces (with
+ * `keepLiterals`, only the comments do).
+ */
+function maskJs(
+  text: string,
+  keepLiterals = false,
+): { code: string; comments: Map<number, string> } {
   const out: string[] = [];
   const comments = new Map<number, string>();
   let line = 1;
@@ -72,7 +78,9 @@ function maskJs(text: string): { code: string; comments: Map<number, string> } {
       while (i < text.length) {
         const c = text[i]!;
         if (c === "\\") {
-          out.push("  ".slice(0, Math.min(2, text.length - i)));
+          const esc = text.slice(i, i + 2);
+          out.push(keepLiterals ? esc : "  ".slice(0, esc.length));
+          if (keepLiterals && esc.endsWith("\n")) line += 1;
           i += 2;
           continue;
         }
@@ -83,7 +91,7 @@ function maskJs(text: string): { code: string; comments: Map<number, string> } {
           line += 1;
           if (close !== "`") break;
         }
-        out.push(blank(c));
+        out.push(keepLiterals ? c : blank(c));
         i += 1;
       }
       if (i < text.length && text[i] === close) {
@@ -99,8 +107,14 @@ function maskJs(text: string): { code: string; comments: Map<number, string> } {
   return { code: out.join(""), comments };
 }
 
-/** Masks a Python source: strings (docstrings kept as comments) and `#` comments. */
-function maskPython(text: string): { code: string; comments: Map<number, string> } {
+/**
+ * Masks a Python source: strings (docstrings kept as comments) and `#` comments (with
+ * `keepLiterals`, only comments and docstrings).
+ */
+function maskPython(
+  text: string,
+  keepLiterals = false,
+): { code: string; comments: Map<number, string> } {
   const out: string[] = [];
   const comments = new Map<number, string>();
   let line = 1;
@@ -126,7 +140,13 @@ function maskPython(text: string): { code: string; comments: Map<number, string>
       while (i < text.length && !text.startsWith(close, i)) {
         const c = text[i]!;
         if (c === "\\") {
-          out.push("  ");
+          const esc = text.slice(i, i + 2);
+          if (!keepLiterals) out.push("  ");
+          else {
+            // Kept as written (a docstring blanked), newlines kept so offsets still hold.
+            out.push(docstring ? esc.replace(/[^\n]/g, " ") : esc);
+            if (esc.endsWith("\n")) line += 1;
+          }
           i += 2;
           continue;
         }
@@ -136,7 +156,7 @@ function maskPython(text: string): { code: string; comments: Map<number, string>
           if (!triple) break;
         } else {
           if (docstring) note(c);
-          out.push(" ");
+          out.push(keepLiterals && !docstring ? c : " ");
         }
         i += 1;
       }
@@ -158,6 +178,19 @@ export function maskSource(path: string, text: string): MaskedSource {
   const python = /\.py$/i.test(path);
   const { code, comments } = python ? maskPython(text) : maskJs(text);
   return { path, python, code, comments };
+}
+
+/**
+ * The source with its comments (and Python docstrings) replaced by spaces, newlines kept, so
+ * offsets and line numbers still hold; strings, templates and regex literals stay as written.
+ * What the generated tests' code reading looks at: a comment can say anything, so it must
+ * decide nothing. Non-source paths come back unchanged.
+ * @example stripComments("a.mjs", "x = 1; // typeof x") // "x = 1;            "
+ */
+export function stripComments(path: string, text: string): string {
+  if (/\.py$/i.test(path)) return maskPython(text, true).code;
+  if (/\.(?:[cm]?[jt]sx?)$/i.test(path)) return maskJs(text, true).code;
+  return text;
 }
 
 /** 1-based line of an offset. */

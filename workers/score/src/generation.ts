@@ -9,6 +9,7 @@
 import {
   composeGeneratedTests,
   createModelGenerator,
+  deriveBundleDrawKey,
   weightHalves,
   type AdversarialGenerator,
 } from "@bouts/adversarial";
@@ -25,14 +26,38 @@ import { requestGeneratedRun, type RunnerEnv } from "./runner-client.ts";
 /** Model-written tests get at most 1 / this of the generated weight budget. */
 const MODEL_SHARE_DIVISOR = 2;
 
-/** Configuration of the model-backed generator (docs/score.md). */
+/** Configuration of the model-backed generator (docs/score.md) and the draw's key. */
 export interface GeneratorEnv {
+  /** Keys the generated tests' draw (docs/design.md §31); required, a configuration error when unset. */
+  GENERATION_SECRET?: string;
   GENERATOR_MODE?: string;
   GENERATOR_MODEL?: string;
   GENERATOR_OPENAI_BASE_URL?: string;
   GENERATOR_OPENAI_API_KEY?: string;
   GENERATOR_TIMEOUT_MS?: string;
   AI?: AiBinding;
+}
+
+/**
+ * The platform's draw key for a bundle (`deriveBundleDrawKey`), sent to the runner with each
+ * run of the live pipeline (and rescores, on the candidate's bundle). Unset or short secret: a
+ * configuration error, so no production run ever draws with the runner's public key.
+ */
+export async function resolveDrawKey(
+  env: GeneratorEnv,
+  bundle: Uint8Array,
+): Promise<Result<string, { detail: string }>> {
+  const secret = env.GENERATION_SECRET;
+  if (typeof secret !== "string" || secret.length < 32)
+    return {
+      ok: false,
+      error: { detail: "GENERATION_SECRET is unset or shorter than 32 characters" },
+    };
+  const digest = await crypto.subtle.digest("SHA-256", new Uint8Array(bundle));
+  const bundleSha256 = [...new Uint8Array(digest)]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+  return { ok: true, value: await deriveBundleDrawKey(secret, bundleSha256) };
 }
 
 /** The configured model generator, null when only the deterministic one runs, or why not. */
@@ -129,7 +154,8 @@ export async function addModelTests(
       runtime: manifest.runtime,
       interface: manifest.interface ?? null,
       sources: report.sources,
-      seed: report.submissionSha256,
+      // "The code", not the archive: the same files packed twice are one input (§31).
+      seed: report.filesSha256 ?? report.submissionSha256,
       budget: {
         weightHalves: Math.floor(generation.weightHalves.budget / MODEL_SHARE_DIVISOR),
         maxTests: manifest.generation.maxTests,

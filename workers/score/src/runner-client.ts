@@ -54,6 +54,12 @@ export interface RunRequest {
   bundle: Uint8Array;
 }
 
+/** A run of the live pipeline: with the platform's draw key for the bundle (generation.ts). */
+export interface ScoredRunRequest extends RunRequest {
+  /** `deriveBundleDrawKey(GENERATION_SECRET, bundle sha256)`: keys the generated tests' draw. */
+  drawKey?: string;
+}
+
 /**
  * The transport, first that exists: the RUNNER_HTTP service binding (tests: the real runner behind
  * a Node-side binding), RUNNER_URL (local dev: a plain runner process), the RUNNER Container
@@ -119,11 +125,12 @@ function resolveDeadline(
 /** Runs a submission in the sandboxed runner. */
 export async function requestRun(
   env: RunnerEnv,
-  req: RunRequest,
+  req: ScoredRunRequest,
 ): Promise<Result<RunReport, RunnerError>> {
   const job = {
     runId: req.runId,
     ...(req.submissionSha256 ? { submissionSha256: req.submissionSha256 } : {}),
+    ...(req.drawKey ? { drawKey: req.drawKey } : {}),
   };
   return exchange(env, req, "/v1/runs", job, RunReportSchema);
 }

@@ -26,7 +26,7 @@ import type { TraceUsage } from "@bouts/telemetry";
 import { computeAgentRun, loadAgentPrelude } from "./agent-run.ts";
 import { buildEngineeringInput } from "./build-input.ts";
 import { evaluateRun } from "./evaluate.ts";
-import { createTestGenerator } from "./generation.ts";
+import { createTestGenerator, resolveDrawKey } from "./generation.ts";
 import { createJudgePanel, type RunJudgements } from "./judging.ts";
 import type { ScoreEnv } from "./pipeline.ts";
 import { requestRun } from "./runner-client.ts";
@@ -129,10 +129,15 @@ export async function scoreOnBundle(
   if (!generator.ok) return retry(generator.error.detail);
 
   const bundleBytes = new Uint8Array(await bundle.arrayBuffer());
+  // The generated tests are drawn by the platform's key over this bundle, never by the
+  // archive's bytes (docs/design.md §31); a rescore on a candidate bundle draws with its own.
+  const drawKey = await resolveDrawKey(env, bundleBytes);
+  if (!drawKey.ok) return retry(drawKey.error.detail);
   const run = await requestRun(env, {
     runId: opts.runId,
     submission: integrity.value,
     submissionSha256: ctx.submission.artifactSha256,
+    drawKey: drawKey.value,
     bundle: bundleBytes,
     signal: opts.signal,
   });

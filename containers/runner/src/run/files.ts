@@ -1,12 +1,13 @@
 /**
  * @module runner/run/files
- * Reading an unpacked tree without following links: lists its regular files and reads a
- * bounded text prefix of one. Invariants: readdir entries are typed without stat-following
+ * Reading an unpacked tree without following links: lists its regular files, reads a
+ * bounded text prefix of one, and hashes the tree canonically. Invariants: readdir entries are typed without stat-following
  * (a link is neither a directory nor a file here), and a file is opened with O_NOFOLLOW.
  * A leaf: imports nothing of the runner's own.
  */
-import { closeSync, constants, openSync, readdirSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from "node:fs";
 import path from "node:path";
+import { canonicalFilesSha256, type CanonicalFile } from "@bouts/archive";
 
 /** Lists regular files under `dir` (relative paths), never descending into links. */
 export function listFiles(dir: string, prefix = ""): string[] {
@@ -17,6 +18,41 @@ export function listFiles(dir: string, prefix = ""): string[] {
     else if (e.isFile()) out.push(rel);
   }
   return out.sort();
+}
+
+/**
+ * The canonical hash (`@bouts/archive` canonicalFilesSha256) of every regular file under `dir`,
+ * read without following links; null when a file cannot be read whole or the total passes
+ * `maxBytes` (the unpacker's own cap, so an unpacked tree always fits).
+ */
+export async function hashTree(dir: string, maxBytes: number): Promise<string | null> {
+  const files: CanonicalFile[] = [];
+  let total = 0;
+  for (const rel of listFiles(dir)) {
+    let fd: number;
+    try {
+      fd = openSync(path.join(dir, rel), constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch {
+      return null;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      total += size;
+      if (total > maxBytes) return null;
+      const bytes = new Uint8Array(size);
+      let off = 0;
+      while (off < size) {
+        const n = readSync(fd, bytes, off, size - off, off);
+        if (n === 0) return null;
+        off += n;
+      }
+      files.push({ path: rel, bytes });
+    } finally {
+      closeSync(fd);
+    }
+  }
+  const hashed = await canonicalFilesSha256(files);
+  return hashed.ok ? hashed.value : null;
 }
 
 /** Reads at most `max` bytes of a regular file without following a link; null if not text. */

@@ -4,8 +4,9 @@
  * the deterministic generator's tests for this submission (the default), every candidate of
  * the declared interface (challenge QA), a suite written elsewhere (a model-backed generator),
  * or none. Invariants: no I/O (the job writes the chosen suite's files into the trusted
- * workspace); the same manifest, sources and seed select the same tests; exactly one generator
- * is reported whenever a mode other than "none" is asked for.
+ * workspace); the same manifest, sources and seed select the same tests, and the seed is the
+ * job's keyed draw seed, never the submission's bytes; exactly one generator is reported
+ * whenever a mode other than "none" is asked for.
  */
 import {
   buildCandidates,
@@ -45,14 +46,16 @@ export interface GenerationSelectionOptions {
   manifest: ChallengeManifest;
   /** The submission's source files: the deterministic generator aims at what they contain. */
   sources: SourceFile[];
-  /** Seeds the deterministic generator's choice (the submission's sha256). */
+  /** Seeds the deterministic generator's draw (job.ts: the draw key over the bundle). */
   seed: string;
+  /** Whether the seed came from a platform key (false: the public key of local runs). */
+  keyed: boolean;
 }
 
 /** Selects the generated tests of a run and builds its `generation` report. */
 export async function selectGeneratedTests(
   mode: GenerationMode,
-  { manifest, sources, seed }: GenerationSelectionOptions,
+  { manifest, sources, seed, keyed }: GenerationSelectionOptions,
 ): Promise<GenerationSelection> {
   const prebuilt = manifest.adversarialTests.reduce((s, t) => s + weightHalves(t.severity), 0);
   const budget = computeGeneratedBudget(prebuilt);
@@ -109,7 +112,12 @@ export async function selectGeneratedTests(
         generators.push({
           ...base,
           status: "ok",
-          detail: r.value.notes.join("; ").slice(0, 500) || null,
+          detail: [
+            keyed ? "drawn with the platform's key" : "drawn with the public key (no platform key)",
+            ...r.value.notes,
+          ]
+            .join("; ")
+            .slice(0, 500),
           candidates: r.value.candidates,
           selected: r.value.suite.tests.length,
           dropped: excluded.slice(0, 64).map((id) => ({

@@ -37,6 +37,8 @@ export interface RunReportInput {
   manifest: ChallengeManifest;
   bundleSha256: string;
   submissionSha256: string;
+  /** Canonical hash of the submitted files the run used (null when it could not be computed). */
+  filesSha256: string | null;
   runtimeVersion: string;
   /** The limits applied, `runWallMs` being the run's budget. */
   limits: RunLimits;
@@ -223,6 +225,7 @@ export function buildRunReport(input: RunReportInput): RunReport {
     challengeId: manifest.id,
     bundleSha256: input.bundleSha256,
     submissionSha256: input.submissionSha256,
+    ...(input.filesSha256 ? { filesSha256: input.filesSha256 } : {}),
     runtime: { name: manifest.runtime, version: input.runtimeVersion },
     limits,
     staticTests: all
