@@ -54,7 +54,8 @@ export interface Selectable {
 
 /**
  * What code hints may add on top of the base draw: a third of the budget's weight (rounded up)
- * and a quarter of the count cap (rounded up, at least one test).
+ * and a quarter of the count cap (rounded up, at least one test unless the cap is 0: a challenge
+ * that asks for no generated tests gets none).
  * @example hintAllowance(23, 16) // { weightHalves: 8, tests: 4 }
  */
 export function hintAllowance(
@@ -63,7 +64,7 @@ export function hintAllowance(
 ): { weightHalves: number; tests: number } {
   return {
     weightHalves: Math.ceil(Math.max(0, budgetHalves) / 3),
-    tests: Math.max(1, Math.ceil(maxTests / 4)),
+    tests: maxTests <= 0 ? 0 : Math.max(1, Math.ceil(maxTests / 4)),
   };
 }
 

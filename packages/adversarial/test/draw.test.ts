@@ -140,6 +140,12 @@ describe("hints only add", () => {
     }
   });
 
+  it("adds nothing for a challenge that asks for no generated tests, whatever the hints", () => {
+    const hinted = pool.value.map((c) => ({ ...c, priority: 5 }));
+    expect(hintAllowance(23, 0).tests).toBe(0);
+    expect(drawCandidates(hinted, 23, 0, SEED).chosen).toEqual([]);
+  });
+
   it("runs the whole pool when it fits the budget", () => {
     const weight = pool.value.reduce((s, c) => s + weightHalves(c.severity), 0);
     const d = drawCandidates(pool.value, weight, pool.value.length, SEED);
