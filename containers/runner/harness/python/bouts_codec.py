@@ -89,15 +89,23 @@ def _finite_float(text):
     return value
 
 
+# Captured when the harness loads, before any submission code: a submission that replaces
+# json.dumps, json.loads, os.write or os.read later changes nothing the harness writes or reads.
+_json_dumps = json.dumps
+_json_loads = json.loads
+_os_write = os.write
+_os_read = os.read
+
+
 def dump_frame(frame):
     """One frame as a UTF-8 JSON line (with its newline); LimitError when over MAX_FRAME_BYTES."""
     try:
-        data = json.dumps(
+        data = _json_dumps(
             frame, ensure_ascii=False, allow_nan=False, separators=(",", ":")
         ).encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate in a str: escape it (\udXXX) so the line stays valid UTF-8.
-        data = json.dumps(frame, allow_nan=False, separators=(",", ":")).encode("ascii")
+        data = _json_dumps(frame, allow_nan=False, separators=(",", ":")).encode("ascii")
     if len(data) > MAX_FRAME_BYTES:
         raise LimitError(f"a frame of {len(data)} bytes is over the {MAX_FRAME_BYTES}-byte limit")
     return data + b"\n"
@@ -109,7 +117,7 @@ def load_frame(line):
         raise LimitError(f"a line of {len(line)} bytes is over the {MAX_FRAME_BYTES}-byte limit")
     try:
         text = line.decode("utf-8") if isinstance(line, (bytes, bytearray)) else line
-        frame = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
+        frame = _json_loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except GraphError:
         raise
     except (ValueError, RecursionError) as e:
@@ -123,7 +131,7 @@ def write_all(fd, data):
     """Writes every byte of data to fd (os.write may write less than asked)."""
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view) :]
+        view = view[_os_write(fd, view) :]
 
 
 class LineReader:
@@ -155,7 +163,7 @@ class LineReader:
                 if not self._skipping:
                     self._skipping = True
                     raise LimitError(f"a line over the {MAX_FRAME_BYTES}-byte limit")
-            chunk = os.read(self.fd, 1 << 20)
+            chunk = _os_read(self.fd, 1 << 20)
             if not chunk:
                 return None
             self._buf += chunk

@@ -92,6 +92,12 @@ def send(frame):
 # Effects
 
 
+# The built-ins Effects uses, captured before the submission loads: a call that replaces
+# builtins.vars or builtins.dict cannot make the probe read a doctored copy (undo() restores
+# the builtins module from these).
+_vars, _dict, _len, _zip, _all, _sorted, _set = vars, dict, len, zip, all, sorted, set
+
+
 class Effects:
     """Snapshots the builtins module (and the dicts of common built-in types) before a call;
     after it, reports every added, changed or removed name as pollution and undoes it.
@@ -110,12 +116,12 @@ class Effects:
         self.types = []
 
     def snapshot(self):
-        self.before = dict(vars(builtins))
-        self.types = [dict(t.__dict__) for t in self.TYPES]
+        self.before = _dict(_vars(builtins))
+        self.types = [_dict(t.__dict__) for t in self.TYPES]
 
     def undo(self):
         names = []
-        current = vars(builtins)
+        current = _vars(builtins)
         before = self.before
         for name in [n for n in current if n not in before]:
             names.append(f"builtins.{name}")
@@ -124,16 +130,18 @@ class Effects:
             if current.get(name, _MISSING) is not value:
                 names.append(f"builtins.{name}")
                 current[name] = value
-        for t, saved in zip(self.TYPES, self.types):
+        for t, saved in _zip(self.TYPES, self.types):
             now = t.__dict__
-            if len(now) == len(saved) and all(now.get(k, _MISSING) is v for k, v in saved.items()):
+            if _len(now) == _len(saved) and _all(
+                now.get(k, _MISSING) is v for k, v in saved.items()
+            ):
                 continue
             changed = [k for k in now if k not in saved]
             changed += [k for k, v in saved.items() if now.get(k, _MISSING) is not v]
             names += [f"{t.__name__}.{k}" for k in changed]
             _restore_type(t, saved)
         self.before, self.types = {}, []
-        return sorted(set(names))
+        return _sorted(_set(names))
 
 
 _MISSING = object()
