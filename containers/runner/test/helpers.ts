@@ -8,13 +8,18 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import {
+  computeSha256,
+  packDir,
   packChallengeDir,
   prepareChallenge,
   type PreparedChallenge,
 } from "../src/challenge/bundle.ts";
 import { parseRunnerConfig, type RunnerConfig } from "../src/config.ts";
 import { createRunnerEnvironment } from "../src/environment.ts";
-import { resolveUnpackLimits, type RunnerEnvironment } from "../src/job.ts";
+import { randomUUID } from "node:crypto";
+import type { RunLimits, RunReport } from "@bouts/contracts";
+import type { TestJudgement } from "../src/run/analyze.ts";
+import { resolveUnpackLimits, runJob, type RunnerEnvironment } from "../src/job.ts";
 
 export const FIXTURES = path.join(import.meta.dirname, "fixtures");
 export const EXPLOITS = path.join(import.meta.dirname, "exploits");
@@ -118,4 +123,32 @@ export function listSandboxProcesses(env: RunnerEnvironment): string[] {
     }
   }
   return found;
+}
+
+/**
+ * Packs the submission folder `dir` and runs it through a whole job (in the sandbox) against
+ * `challenge`; the report, or a thrown error naming the job's refusal.
+ */
+export async function runSubmissionDir(
+  environment: RunnerEnvironment,
+  challenge: PreparedChallenge,
+  dir: string,
+  options: {
+    runId?: string;
+    limits?: Partial<RunLimits>;
+    onTest?: (id: string, judgement: TestJudgement) => void;
+  } = {},
+): Promise<RunReport> {
+  const submission = await packDir(dir);
+  const r = await runJob({
+    runId: options.runId ?? `test-${randomUUID().slice(0, 8)}`,
+    challenge,
+    submission,
+    submissionSha256: computeSha256(submission),
+    requestedLimits: options.limits ?? {},
+    environment,
+    onTest: options.onTest,
+  });
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  return r.value;
 }

@@ -4,13 +4,12 @@
  * every hidden, pre-built and generated test passes, stability is clean, nothing is cited and the
  * scan finds nothing. Each folder in test/honest/ names its challenge by its prefix.
  */
-import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge/bundle.ts";
-import { runJob, type RunnerEnvironment } from "../src/job.ts";
-import { CHALLENGES, createTestEnvironment, prepareDir } from "./helpers.ts";
+import type { PreparedChallenge } from "../src/challenge/bundle.ts";
+import type { RunnerEnvironment } from "../src/job.ts";
+import { CHALLENGES, createTestEnvironment, prepareDir, runSubmissionDir } from "./helpers.ts";
 
 const HONEST = path.join(import.meta.dirname, "honest");
 const CHALLENGE_OF: Record<string, string> = {
@@ -32,17 +31,11 @@ describe("honest unusual solutions", () => {
       const id = CHALLENGE_OF[prefix!]!;
       if (!prepared.has(id))
         prepared.set(id, await prepareDir(environment, path.join(CHALLENGES, id)));
-      const submission = await packDir(path.join(HONEST, name));
-      const r = await runJob({
-        runId: `honest-${randomUUID().slice(0, 8)}`,
-        challenge: prepared.get(id)!,
-        submission,
-        submissionSha256: computeSha256(submission),
-        requestedLimits: {},
+      const report = await runSubmissionDir(
         environment,
-      });
-      if (!r.ok) throw new Error(JSON.stringify(r.error));
-      const report = r.value;
+        prepared.get(id)!,
+        path.join(HONEST, name),
+      );
       const notPassed = [...report.staticTests, ...report.adversarialTests].filter(
         (t) => t.status !== "passed",
       );

@@ -4,15 +4,20 @@
  * it, and nothing it started survives. (Once, one record whose field had a non-callable
  * toString left the run unfinished and its slot held forever.)
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge/bundle.ts";
-import { runJob, type RunnerEnvironment } from "../src/job.ts";
-import { createTestEnvironment, FIXTURES, listSandboxProcesses, prepareDir } from "./helpers.ts";
+import type { PreparedChallenge } from "../src/challenge/bundle.ts";
+import type { RunnerEnvironment } from "../src/job.ts";
+import {
+  createTestEnvironment,
+  FIXTURES,
+  listSandboxProcesses,
+  prepareDir,
+  runSubmissionDir,
+} from "./helpers.ts";
 
 let environment: RunnerEnvironment;
 let challenge: PreparedChallenge;
@@ -85,18 +90,11 @@ describe("hostile observation records", () => {
   it("always end with a report and give the slot back", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 12 }), async (lines) => {
-        const submission = await packDir(writeSubmission(lines));
-        const r = await runJob({
-          runId: `records-${randomUUID().slice(0, 8)}`,
-          challenge,
-          submission,
-          submissionSha256: computeSha256(submission),
-          requestedLimits: { testTimeoutMs: 3000 },
-          environment,
+        const report = await runSubmissionDir(environment, challenge, writeSubmission(lines), {
+          limits: { testTimeoutMs: 3000 },
         });
-        if (!r.ok) throw new Error(JSON.stringify(r.error));
-        expect(r.value.staticTests.map((t) => t.id).sort()).toEqual(["adds", "multiplies"]);
-        expect(r.value.infrastructure).toBeNull();
+        expect(report.staticTests.map((t) => t.id).sort()).toEqual(["adds", "multiplies"]);
+        expect(report.infrastructure).toBeNull();
         expect(environment.uidPool.held).toBe(0);
         const lease = await Promise.race([
           environment.uidPool.acquire(),

@@ -5,9 +5,9 @@
  */
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge/bundle.ts";
-import { runJob, type RunnerEnvironment } from "../src/job.ts";
-import { createTestEnvironment, FIXTURES, prepareDir } from "./helpers.ts";
+import type { PreparedChallenge } from "../src/challenge/bundle.ts";
+import type { RunnerEnvironment } from "../src/job.ts";
+import { createTestEnvironment, FIXTURES, prepareDir, runSubmissionDir } from "./helpers.ts";
 
 let environment: RunnerEnvironment;
 let challenge: PreparedChallenge;
@@ -20,18 +20,14 @@ beforeAll(async () => {
 
 describe("mount sources seen from the sandbox", () => {
   it("name neither the runner's checkout nor the run id", async () => {
-    const submission = await packDir(path.join(FIXTURES, "mountinfo-probe"));
     const runId = "run-id-7f3a9c-visible";
-    const r = await runJob({
-      runId,
-      challenge,
-      submission,
-      submissionSha256: computeSha256(submission),
-      requestedLimits: { testTimeoutMs: 3000 },
+    const report = await runSubmissionDir(
       environment,
-    });
-    if (!r.ok) throw new Error(JSON.stringify(r.error));
-    const message = r.value.staticTests.find((t) => t.id === "adds")!.message;
+      challenge,
+      path.join(FIXTURES, "mountinfo-probe"),
+      { runId, limits: { testTimeoutMs: 3000 } },
+    );
+    const message = report.staticTests.find((t) => t.id === "adds")!.message;
     // The probe saw its mounts (the workspace, the harness, the interpreter) ...
     expect(message).toContain("roots:");
     expect(message).toContain("/work<-");

@@ -3,12 +3,11 @@
  * submission loaded: a submission that replaces json.dumps to strip its own pollution from the
  * answer is still caught. Submissions run only in the sandbox.
  */
-import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge/bundle.ts";
-import { runJob, type RunnerEnvironment } from "../src/job.ts";
-import { createTestEnvironment, FIXTURES, prepareDir } from "./helpers.ts";
+import type { PreparedChallenge } from "../src/challenge/bundle.ts";
+import type { RunnerEnvironment } from "../src/job.ts";
+import { createTestEnvironment, FIXTURES, prepareDir, runSubmissionDir } from "./helpers.ts";
 
 let environment: RunnerEnvironment;
 let challenge: PreparedChallenge;
@@ -20,17 +19,10 @@ beforeAll(async () => {
 }, 60_000);
 
 async function statusOf(folder: string) {
-  const submission = await packDir(path.join(DIR, folder));
-  const r = await runJob({
-    runId: `py-probe-${randomUUID().slice(0, 8)}`,
-    challenge,
-    submission,
-    submissionSha256: computeSha256(submission),
-    requestedLimits: { testTimeoutMs: 5000 },
-    environment,
+  const report = await runSubmissionDir(environment, challenge, path.join(DIR, folder), {
+    limits: { testTimeoutMs: 5000 },
   });
-  if (!r.ok) throw new Error(JSON.stringify(r.error));
-  return r.value.staticTests[0]!;
+  return report.staticTests[0]!;
 }
 
 describe("the Python subject's pollution probe", () => {

@@ -5,12 +5,17 @@
  * lookup and in a crash: the public tests and the public evidence must never show a private
  * input. Submissions run only in the sandbox.
  */
-import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge/bundle.ts";
-import { runJob, type RunnerEnvironment } from "../src/job.ts";
-import { createTestEnvironment, FIXTURES, listSandboxProcesses, prepareDir } from "./helpers.ts";
+import type { PreparedChallenge } from "../src/challenge/bundle.ts";
+import type { RunnerEnvironment } from "../src/job.ts";
+import {
+  createTestEnvironment,
+  FIXTURES,
+  listSandboxProcesses,
+  prepareDir,
+  runSubmissionDir,
+} from "./helpers.ts";
 
 let environment: RunnerEnvironment;
 let challenge: PreparedChallenge;
@@ -22,18 +27,11 @@ beforeAll(async () => {
 
 async function run(dir: string) {
   const order: string[] = [];
-  const submission = await packDir(dir);
-  const r = await runJob({
-    runId: `split-${randomUUID().slice(0, 8)}`,
-    challenge,
-    submission,
-    submissionSha256: computeSha256(submission),
-    requestedLimits: { testTimeoutMs: 3000 },
-    environment,
+  const report = await runSubmissionDir(environment, challenge, dir, {
+    limits: { testTimeoutMs: 3000 },
     onTest: (id) => order.push(id),
   });
-  if (!r.ok) throw new Error(JSON.stringify(r.error));
-  return { report: r.value, order };
+  return { report, order };
 }
 
 describe("private tests of a split challenge", () => {

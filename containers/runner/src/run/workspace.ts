@@ -159,16 +159,10 @@ export async function buildWorkspace(
   const unscannable = await findUnscannableCode(submissionDir);
   if (unscannable.length > 0) {
     const [first, ...rest] = unscannable;
-    const also = rest.length
-      ? ` (also: ${rest
-          .slice(0, 5)
-          .map((f) => f.file)
-          .join(", ")}${rest.length > 5 ? ", …" : ""})`
-      : "";
     return err({
       reason: "unscannable-code",
       entry: first!.file,
-      detail: `${first!.reason}: a runtime can load it, but no scanner or judge can read it${also}`,
+      detail: `${first!.reason}: a runtime can load it, but no scanner or judge can read it${nameOthers(rest)}`,
     });
   }
 
@@ -177,16 +171,10 @@ export async function buildWorkspace(
   const misencoded = await findSourceEncodingProblems(submissionDir);
   if (misencoded.length > 0) {
     const [first, ...rest] = misencoded;
-    const also = rest.length
-      ? ` (also: ${rest
-          .slice(0, 5)
-          .map((f) => f.file)
-          .join(", ")}${rest.length > 5 ? ", …" : ""})`
-      : "";
     return err({
       reason: "source-encoding",
       entry: first!.file,
-      detail: `${first!.reason}${also}`,
+      detail: `${first!.reason}${nameOthers(rest)}`,
     });
   }
 
@@ -296,4 +284,11 @@ function listFilesIfDir(dir: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** " (also: a, b, …)" naming up to five more refused files, or "" when there are none. */
+function nameOthers(rest: readonly { file: string }[]): string {
+  if (rest.length === 0) return "";
+  const names = rest.slice(0, 5).map((f) => f.file);
+  return ` (also: ${names.join(", ")}${rest.length > 5 ? ", …" : ""})`;
 }

@@ -10,7 +10,7 @@
  * an interpreter may load as source is read whole, in bounded chunks, for the UTF-8 check; no
  * file is changed.
  */
-import { constants } from "node:fs";
+import { constants, type Dirent } from "node:fs";
 import { open, readdir } from "node:fs/promises";
 import path from "node:path";
 import {
@@ -100,25 +100,34 @@ export async function sniffFile(absPath: string): Promise<SniffedFile | null> {
  * rules to an upload before it is stored.
  */
 export async function findUnscannableCode(dir: string): Promise<UnscannableFile[]> {
+  return walkSorted(dir, async (entry, relPath) => {
+    if (!entry.isFile() && !entry.isSymbolicLink()) return null;
+    const byName = unscannableByName(relPath);
+    if (byName) return byName;
+    if (!entry.isFile()) return null;
+    return (await sniffFile(path.join(dir, relPath)))?.reason ?? null;
+  });
+}
+
+/**
+ * Walks `dir` in sorted order, never following links, and lists every entry other than a folder
+ * for which `judge` gives a reason.
+ */
+async function walkSorted(
+  dir: string,
+  judge: (entry: Dirent, relPath: string) => Promise<string | null>,
+): Promise<UnscannableFile[]> {
   const out: UnscannableFile[] = [];
   const walk = async (rel: string): Promise<void> => {
     const entries = await readdir(path.join(dir, rel), { withFileTypes: true });
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       const relPath = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        await walk(relPath);
-        continue;
+      if (entry.isDirectory()) await walk(relPath);
+      else {
+        const reason = await judge(entry, relPath);
+        if (reason) out.push({ file: relPath, reason });
       }
-      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-      const byName = unscannableByName(relPath);
-      if (byName) {
-        out.push({ file: relPath, reason: byName });
-        continue;
-      }
-      if (!entry.isFile()) continue;
-      const sniffed = await sniffFile(path.join(dir, relPath));
-      if (sniffed?.reason) out.push({ file: relPath, reason: sniffed.reason });
     }
   };
   await walk("");
@@ -175,19 +184,7 @@ export async function checkFileEncoding(absPath: string, relPath: string): Promi
  * refuses a submission holding one (reason `source-encoding`), as ingest does.
  */
 export async function findSourceEncodingProblems(dir: string): Promise<UnscannableFile[]> {
-  const out: UnscannableFile[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    const entries = await readdir(path.join(dir, rel), { withFileTypes: true });
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const entry of entries) {
-      const relPath = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(relPath);
-      else if (entry.isFile()) {
-        const reason = await checkFileEncoding(path.join(dir, relPath), relPath);
-        if (reason) out.push({ file: relPath, reason });
-      }
-    }
-  };
-  await walk("");
-  return out;
+  return walkSorted(dir, (entry, relPath) =>
+    entry.isFile() ? checkFileEncoding(path.join(dir, relPath), relPath) : Promise.resolve(null),
+  );
 }
