@@ -438,7 +438,37 @@ export class RunJob {
     let watch: { stop(): string[] } | null = null;
     let subject: SubjectHost | null = null;
     /** One phase: a subject of its own, the bridge from its exports, and the phase's tests. */
+    let publicLoadError: string | null = null;
+    /**
+     * The private tests when the run has already given up on the submission (fail-fast tripped,
+     * or its module did not load): they fail at once, without starting a subject whose start-up
+     * could cost another test's limit (a busy loop at import).
+     */
+    const failPrivateAtOnce = (phaseTests: PlannedTest[]): boolean => {
+      const why = failFast.tripped
+        ? `the run gave up on the subject: ${failFast.tripped.reason}`
+        : publicLoadError !== null
+          ? `the submission's module failed to load: ${publicLoadError}`
+          : null;
+      if (why === null) return false;
+      for (const t of phaseTests) {
+        failFast.record(t.id, "not run");
+        const j: TestJudgement = {
+          status: "failed",
+          durationMs: 0,
+          message: `not run: ${why}`.slice(0, 2000),
+          crashes: [],
+          warnings: [],
+          integrity: [],
+          exploits: [],
+        };
+        judgements.set(t.id, j);
+        this.#ctx.onTest?.(t.id, j);
+      }
+      return true;
+    };
     const runPhase = async (phaseTests: PlannedTest[], part: "public" | "private") => {
+      if (part === "private" && failPrivateAtOnce(phaseTests)) return;
       const host = new SubjectHost({
         ...shared,
         name: part === "public" ? this.#ctx.runId : `${this.#ctx.runId}-private`,
@@ -482,8 +512,10 @@ export class RunJob {
         await host.close();
         const into = part === "public" ? subjectEvidence : privateEvidence;
         mergeEvidence(into, host.evidence);
-        if (host.loadError !== null)
+        if (host.loadError !== null) {
           into.crashes.push(`the submission's module failed to load: ${host.loadError}`);
+          if (part === "public") publicLoadError = host.loadError;
+        }
       }
     };
     try {

@@ -58,6 +58,20 @@ describe("private tests of a split challenge", () => {
     expect(listSandboxProcesses(environment)).toEqual([]);
   }, 90_000);
 
+  it("fail at once, with no subject of their own, when the public one never loaded", async () => {
+    const t0 = performance.now();
+    const { report, order } = await run(path.join(FIXTURES, "split-node-busy"));
+    const wall = performance.now() - t0;
+    expect(order).toEqual(["p1", "p2", "s1", "s2"]);
+    const byId = Object.fromEntries(report.staticTests.map((t) => [t.id, t]));
+    for (const id of ["s1", "s2"]) {
+      expect(byId[id]!.status).toBe("failed");
+      expect(byId[id]!.message).toMatch(/^not run: the submission's module failed to load/);
+    }
+    // One start-up limit (3 s) was spent, not two.
+    expect(wall).toBeLessThan(5500);
+  }, 90_000);
+
   it("leave an honest solution all its marks, public and private", async () => {
     const { report, order } = await run(path.join(FIXTURES, "split-node", "reference"));
     expect(order).toEqual(["p1", "p2", "s1", "s2"]);
