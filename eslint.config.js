@@ -96,6 +96,7 @@ export default tseslint.config(
       "challenges/**",
       "containers/runner/test/exploits/**",
       "containers/runner/test/fixtures/**",
+      "containers/runner/test/honest/**",
       "containers/runner/scan-rules/**",
       "test-artifacts/**",
     ],
