@@ -18,7 +18,6 @@ import {
 import { problemFromZodError } from "@bouts/contracts";
 import {
   countSubmissionsInFlight,
-  countSubmissionsInFlightBefore,
   deleteReceivedSubmission,
   findIdempotencyRecord,
   findRunnerRetryAt,
@@ -242,6 +241,7 @@ async function storeSubmission(
       row,
       {
         maxIterations: ch.maxIterations,
+        maxInFlight: cfg.maxSubmissionsInFlight,
         cooldownSince: cooldownSeconds > 0 ? now - cooldownSeconds * 1000 + 1 : null,
       },
       claim,
@@ -258,7 +258,7 @@ async function storeSubmission(
     return refuse({ reason: "idempotency-in-flight", retryAfter: 1 });
   }
   if (written.kind !== "inserted") {
-    // A guard failed under concurrency: say which.
+    // A guard failed under concurrency: say which, in the order of the checks above.
     const fresh = await findSubmitContext(db, req.keyId, ch.id, null, now);
     if (fresh) {
       const open = openChallengeOf(fresh);
@@ -266,18 +266,12 @@ async function storeSubmission(
       const allowed = checkCanSubmit(fresh, open.value, now);
       if (!allowed.ok) return allowed;
     }
+    // The in-flight cap is a guard of the insert: of racing requests, only as many as it
+    // allows are written.
+    const inFlight = await checkInFlight(db, agentId, cfg);
+    if (!inFlight.ok) return inFlight;
     return refuse(quotaExhausted(ch));
   }
-  // The exact in-flight cap: the check above raced with this agent's other requests. Of
-  // those, the rows committed first keep their place; a row that finds the cap already
-  // filled ahead of it is undone before anything acts on it (no object, no message yet).
-  const ahead = await countSubmissionsInFlightBefore(db, agentId, row.id);
-  if (ahead >= cfg.maxSubmissionsInFlight) {
-    await deleteReceivedSubmission(db, row.id).catch(logUndo);
-    if (claim) await releaseIdempotencyKey(db, agentId, claim.key, row.id).catch(logUndo);
-    return refuse(inFlightExhausted(ahead, cfg));
-  }
-
   // ─── 2. R2: the objects, once the row that references them is committed ───
   try {
     await Promise.all(objects.map((o) => putObject(env.ARTIFACTS, o)));

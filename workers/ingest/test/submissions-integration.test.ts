@@ -230,7 +230,8 @@ describe("limits per agent", () => {
 
   it("holds the in-flight cap when an agent's submissions race each other", async () => {
     const { agent, id } = await arena({ maxIterations: 10 });
-    const archives = await Promise.all([1, 2, 3, 4, 5, 6].map((i) => solution(`race${i}`)));
+    // 20 at once: under the submit rate limit (30 a minute), five times the cap of 4.
+    const archives = await Promise.all(Array.from({ length: 20 }, (_, i) => solution(`race${i}`)));
     const results = await Promise.all(
       archives.map((a) => submit(id, agent.token, submissionForm(a))),
     );

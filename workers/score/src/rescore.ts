@@ -26,6 +26,7 @@ import {
   findScore,
   findScoringContext,
   findVersion,
+  isRescoreClaimable,
   settleRescore,
   type RescoreKey,
 } from "@bouts/db";
@@ -172,19 +173,26 @@ export async function processRescore(
       note: `${label}: not due`,
     };
   // Lower priority than live scoring: yield while live work waits or runs, or the rescore lane
-  // is full.
+  // is full. These counts only spare a claim that would fail: the lane's limit is the claim
+  // itself, which takes the lease only while fewer than RESCORE_CONCURRENCY rescores hold one.
+  const yieldTo = (backlog: number, running: number): MessageOutcome => ({
+    action: "retry",
+    delaySeconds: RESCORE_YIELD_SECONDS,
+    note: `${label}: yields to ${backlog} live submission(s) and ${running} rescore(s)`,
+  });
   const [backlog, running] = await Promise.all([
     countLiveBacklog(db),
     countRunningRescores(db, now()),
   ]);
-  if (backlog > 0 || running >= RESCORE_CONCURRENCY)
-    return {
-      action: "retry",
-      delaySeconds: RESCORE_YIELD_SECONDS,
-      note: `${label}: yields to ${backlog} live submission(s) and ${running} rescore(s)`,
-    };
-  const attempt = await claimRescore(db, key, now(), LEASE_MS);
-  if (attempt === null) return { action: "ack", note: `${label}: not claimable` };
+  if (backlog > 0 || running >= RESCORE_CONCURRENCY) return yieldTo(backlog, running);
+  const attempt = await claimRescore(db, key, now(), LEASE_MS, RESCORE_CONCURRENCY);
+  if (attempt === null) {
+    // Refused: the lane filled since the count (yield), or the rescore is gone (discarded,
+    // settled or claimed by another consumer: ack).
+    if (await isRescoreClaimable(db, key, now()))
+      return yieldTo(0, await countRunningRescores(db, now()));
+    return { action: "ack", note: `${label}: not claimable` };
+  }
   const ctx = await findScoringContext(db, key.submissionId);
   const live = await findScore(db, key.submissionId);
   if (!ctx || !live) {
@@ -221,6 +229,11 @@ export async function processRescore(
     return { action: "ack", note: `${label}: failed: ${error}` };
   }
   const scored = run.value;
+  // Discarded while it ran: nothing of it is stored (settleRescore checks again, atomically).
+  if ((await findVersion(db, key.challengeId, key.version))?.state !== "rescoring") {
+    await settleRescore(db, key, { state: "failed", error: "discarded" }, now());
+    return { action: "ack", note: `${label}: the version was discarded while it ran` };
+  }
   const reportKey = `reports/v${key.version}/${key.submissionId}.json`;
   await storeReport(env.ARTIFACTS, reportKey, scored.seen.report);
   const full = scored.full
@@ -234,7 +247,7 @@ export async function processRescore(
   );
   const versioned = { ...ctx, challenge: { ...ctx.challenge, version: key.version } };
   const write = scoreWriteOf(versioned, scored, reportKey, now());
-  await settleRescore(
+  const settled = await settleRescore(
     db,
     key,
     {
@@ -253,6 +266,8 @@ export async function processRescore(
     },
     now(),
   );
+  if (!settled)
+    return { action: "ack", note: `${label}: discarded or settled meanwhile; not written` };
   return {
     action: "ack",
     note: `${label}: ${live.finalUnrounded} → ${write.score.finalUnrounded}`,

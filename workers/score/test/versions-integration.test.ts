@@ -424,6 +424,7 @@ describe("discarding, and yielding to live work", () => {
         { challengeId: s.id, version: 2, submissionId: row!.submissionId },
         Date.now(),
         60_000,
+        1,
       ),
     ).toBeNull();
     expect(

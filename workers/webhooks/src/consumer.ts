@@ -147,6 +147,19 @@ export async function enqueueMessages(
       createdAt: now.getTime(),
     })),
   );
+  return enqueueStoredMessages(db, env, ids, now);
+}
+
+/**
+ * Enqueues a delivery for each stored message `ids`; when the queue refuses them, deletes them
+ * again (so a retry of the event or request stores and enqueues them afresh) and throws.
+ */
+export async function enqueueStoredMessages(
+  db: Db,
+  env: WebhooksConsumerEnv,
+  ids: string[],
+  now: Date,
+): Promise<string[]> {
   if (ids.length === 0) return ids;
   try {
     await env.WEBHOOKS.sendBatch(ids.map((id) => ({ body: deliveryMessage(id, now.getTime()) })));

@@ -1,9 +1,9 @@
 /**
  * @module db/queries/limits
  * Per-agent limits read from the submissions table. Invariant: "in flight" is exactly the
- * statuses `received`, `queued` and `running`, across all challenges; the order of two
- * submissions is their commit order (rowid), never a clock, so two racing requests agree on
- * which came first.
+ * statuses `received`, `queued` and `running`, across all challenges (the same as the guard of
+ * `insertSubmission`, which enforces the cap; this count is the early check before a body is
+ * read, and names the reason of a refused insert).
  */
 import type { Db } from "../db.ts";
 
@@ -15,27 +15,6 @@ export async function countSubmissionsInFlight(db: Db, agentId: string): Promise
   const row = await db.$client
     .prepare(`SELECT COUNT(*) AS n FROM submissions WHERE ${IN_FLIGHT}`)
     .bind(agentId)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
-}
-
-/**
- * How many of the agent's submissions in flight were committed before `submissionId` (by
- * rowid: SQLite gives a new row a rowid above every existing one, and D1 commits one write at
- * a time). A submission that finds `limit` ahead of it is one too many, whatever the
- * interleaving of the requests that wrote them.
- */
-export async function countSubmissionsInFlightBefore(
-  db: Db,
-  agentId: string,
-  submissionId: string,
-): Promise<number> {
-  const row = await db.$client
-    .prepare(
-      `SELECT COUNT(*) AS n FROM submissions WHERE ${IN_FLIGHT}
-        AND rowid < (SELECT rowid FROM submissions WHERE id = ?2)`,
-    )
-    .bind(agentId, submissionId)
     .first<{ n: number }>();
   return row?.n ?? 0;
 }

@@ -46,6 +46,11 @@ export type NewSubmission = Omit<
 /** The conditions under which the insert may happen, checked in the same statement. */
 export type SubmissionGuard = {
   maxIterations: number;
+  /**
+   * Fewer than this many of the agent's submissions (all challenges) in flight (`received`,
+   * `queued`, `running`): the in-flight cap, checked inside the insert.
+   */
+  maxInFlight: number;
   /** No earlier submission of this agent on this challenge at or after this time. */
   cooldownSince: number | null;
 };
@@ -63,7 +68,7 @@ export type IdempotencyClaimInput = {
 export type InsertSubmissionResult =
   /** The row exists, with this iteration (and the idempotency record names it). */
   | { kind: "inserted"; iteration: number }
-  /** A guard refused it (closed, not entered, quota, cooldown); nothing was written. */
+  /** A guard refused it (closed, not entered, quota, in flight, cooldown); nothing was written. */
   | { kind: "refused" }
   /** The idempotency key belongs to an earlier request; nothing was written. */
   | { kind: "duplicate" };
@@ -85,10 +90,10 @@ export async function insertSubmission(
   const cooldown =
     guard.cooldownSince === null
       ? ""
-      : ` AND NOT EXISTS (SELECT 1 FROM submissions WHERE ${mine} AND received_at >= ?13)`;
+      : ` AND NOT EXISTS (SELECT 1 FROM submissions WHERE ${mine} AND received_at >= ?14)`;
   const ours = claim
     ? ` AND EXISTS (SELECT 1 FROM idempotency_keys WHERE agent_id = ?2 AND key = ?${
-        guard.cooldownSince === null ? 13 : 14
+        guard.cooldownSince === null ? 14 : 15
       } AND submission_id = ?1)`
     : "";
   const insert = db.$client
@@ -100,7 +105,9 @@ export async function insertSubmission(
         ?4, ?5, ?6, ?7, ?8, ?9, ?10, 'received', ?11
       WHERE EXISTS (SELECT 1 FROM challenges WHERE id = ?3 AND status = 'published')
         AND EXISTS (SELECT 1 FROM entries WHERE ${mine})
-        AND (SELECT COUNT(*) FROM submissions WHERE ${mine} AND ${COUNTS_AGAINST_QUOTA}) < ?12${cooldown}${ours}
+        AND (SELECT COUNT(*) FROM submissions WHERE ${mine} AND ${COUNTS_AGAINST_QUOTA}) < ?12
+        AND (SELECT COUNT(*) FROM submissions WHERE agent_id = ?2
+          AND status IN ('received', 'queued', 'running')) < ?13${cooldown}${ours}
       RETURNING iteration`,
     )
     .bind(
@@ -116,6 +123,7 @@ export async function insertSubmission(
       row.traceSha256,
       row.receivedAt,
       guard.maxIterations,
+      guard.maxInFlight,
       ...(guard.cooldownSince === null ? [] : [guard.cooldownSince]),
       ...(claim ? [claim.key] : []),
     );

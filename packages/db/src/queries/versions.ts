@@ -199,13 +199,17 @@ export interface RescoreKey {
 
 /**
  * Takes the lease on a queued rescore (or one whose lease expired) of a version still being
- * rescored; returns the attempt number, or null when it is not to be run now.
+ * rescored, and only while fewer than `maxRunning` rescores (across challenges) hold a live
+ * lease: one statement, so of concurrent claims at most `maxRunning` win, and a rescore of a
+ * discarded version never starts. Returns the attempt number, or null when it is not to be run
+ * now ({@link isRescoreClaimable} tells a full lane from a rescore that is gone).
  */
 export async function claimRescore(
   db: Db,
   key: RescoreKey,
   now: number,
   leaseMs: number,
+  maxRunning: number,
 ): Promise<number | null> {
   const row = await db.$client
     .prepare(
@@ -214,11 +218,30 @@ export async function claimRescore(
          AND (state = 'queued' OR (state = 'running' AND lease_until < ?5))
          AND EXISTS (SELECT 1 FROM challenge_versions
            WHERE challenge_id = ?1 AND version = ?2 AND state = 'rescoring')
+         AND (SELECT COUNT(*) FROM rescores WHERE state = 'running' AND lease_until >= ?5) < ?6
        RETURNING attempts`,
     )
-    .bind(key.challengeId, key.version, key.submissionId, now + leaseMs, now)
+    .bind(key.challengeId, key.version, key.submissionId, now + leaseMs, now, maxRunning)
     .first<{ attempts: number }>();
   return row?.attempts ?? null;
+}
+
+/**
+ * Whether a rescore could still be claimed (queued, or running past its lease, on a version
+ * still being rescored): after a refused {@link claimRescore}, true means the lane was full.
+ */
+export async function isRescoreClaimable(db: Db, key: RescoreKey, now: number): Promise<boolean> {
+  const row = await db.$client
+    .prepare(
+      `SELECT 1 AS yes FROM rescores
+       WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3
+         AND (state = 'queued' OR (state = 'running' AND lease_until < ?4))
+         AND EXISTS (SELECT 1 FROM challenge_versions
+           WHERE challenge_id = ?1 AND version = ?2 AND state = 'rescoring')`,
+    )
+    .bind(key.challengeId, key.version, key.submissionId, now)
+    .first<{ yes: number }>();
+  return row !== null;
 }
 
 /** How many rescores hold a live lease now (across challenges). */
@@ -238,6 +261,10 @@ export async function countLiveBacklog(db: Db): Promise<number> {
   return row?.n ?? 0;
 }
 
+/** The guard of a rescore's writes: its version (?1, ?2) is still being rescored. */
+const STILL_RESCORING = `EXISTS (SELECT 1 FROM challenge_versions
+  WHERE challenge_id = ?1 AND version = ?2 AND state = 'rescoring')`;
+
 /** A rescore's outcome. */
 export type RescoreOutcome =
   | {
@@ -252,7 +279,9 @@ export type RescoreOutcome =
 
 /**
  * Settles a running rescore and, when it was the last one pending, marks the version `ready`,
- * in one batch. Returns whether this call settled it.
+ * in one batch. Only while its version is still being rescored: a rescore whose version was
+ * discarded meanwhile writes no outcome, and is released instead (`failed`, lease cleared, so
+ * it no longer holds the rescore lane). Returns whether this call settled it with `outcome`.
  */
 export async function settleRescore(
   db: Db,
@@ -267,7 +296,8 @@ export async function settleRescore(
       .prepare(
         `UPDATE rescores SET state = ?4, lease_until = 0, settled_at = ?5, error = ?6,
            score_write = ?7, full_score = ?8, changed_tests = ?9, final_rounded = ?10, final_unrounded = ?11
-         WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3 AND state = 'running'`,
+         WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3 AND state = 'running'
+           AND ${STILL_RESCORING}`,
       )
       .bind(
         key.challengeId,
@@ -282,6 +312,14 @@ export async function settleRescore(
         scored?.finalRounded ?? null,
         scored?.finalUnrounded ?? null,
       ),
+    d1
+      .prepare(
+        `UPDATE rescores SET state = 'failed', lease_until = 0, settled_at = ?4,
+           error = 'the version was discarded while this rescore ran'
+         WHERE challenge_id = ?1 AND version = ?2 AND submission_id = ?3 AND state = 'running'
+           AND NOT ${STILL_RESCORING}`,
+      )
+      .bind(key.challengeId, key.version, key.submissionId, now),
     d1
       .prepare(
         `UPDATE challenge_versions SET state = 'ready'

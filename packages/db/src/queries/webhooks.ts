@@ -36,6 +36,42 @@ export async function insertWebhookEndpoint(db: Db, row: WebhookEndpointRow): Pr
   await db.insert(webhookEndpoints).values(row);
 }
 
+/**
+ * Inserts a new endpoint only while its agent has fewer than `max` endpoints, in one statement
+ * (`INSERT … SELECT … WHERE (SELECT count(*) …) < max`), so concurrent registrations can never
+ * take the agent past the cap; returns whether the row was inserted.
+ */
+export async function insertWebhookEndpointWithinCap(
+  db: Db,
+  row: WebhookEndpointRow,
+  max: number,
+): Promise<boolean> {
+  const result = await db.$client
+    .prepare(
+      `INSERT INTO webhook_endpoints (id, agent_id, url, event_types, secrets, disabled_at,
+         disabled_reason, failing_since, consecutive_failures, last_success_at, gone, created_at)
+       SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
+       WHERE (SELECT count(*) FROM webhook_endpoints WHERE agent_id = ?2) < ?13`,
+    )
+    .bind(
+      row.id,
+      row.agentId,
+      row.url,
+      row.eventTypes,
+      row.secrets,
+      row.disabledAt,
+      row.disabledReason,
+      row.failingSince,
+      row.consecutiveFailures,
+      row.lastSuccessAt,
+      row.gone ? 1 : 0,
+      row.createdAt,
+      max,
+    )
+    .run();
+  return result.meta.changes > 0;
+}
+
 /** An agent's endpoints, oldest first. */
 export function listAgentWebhookEndpoints(db: Db, agentId: string): Promise<WebhookEndpointRow[]> {
   return db
@@ -227,6 +263,52 @@ export async function countWebhookTests(
     )
     .get();
   return { count: row?.count ?? 0, oldestAt: row?.oldestAt ?? null };
+}
+
+/** The two test-event quotas a new `webhook.test` message must fit: per endpoint and per agent. */
+export interface WebhookTestQuota {
+  /** Test events stored after this instant (ms) count. */
+  since: number;
+  perEndpoint: number;
+  perAgent: number;
+}
+
+/**
+ * Stores a `webhook.test` message only while both quotas have room (fewer than `perEndpoint`
+ * test events of its endpoint, and fewer than `perAgent` of all its agent's endpoints, stored
+ * after `quota.since`), in one statement, so concurrent test requests never store more than
+ * the quota; returns whether it was stored. The caller enqueues its delivery.
+ */
+export async function insertWebhookTestMessageWithinQuota(
+  db: Db,
+  row: NewWebhookMessage,
+  agentId: string,
+  quota: WebhookTestQuota,
+): Promise<boolean> {
+  const result = await db.$client
+    .prepare(
+      `INSERT INTO webhook_messages (id, endpoint_id, event_id, type, body, status, created_at, updated_at)
+       SELECT ?1, ?2, ?3, 'webhook.test', ?4, 'pending', ?5, ?5
+       WHERE (SELECT count(*) FROM webhook_messages
+               WHERE endpoint_id = ?2 AND type = 'webhook.test' AND created_at > ?7) < ?8
+         AND (SELECT count(*) FROM webhook_messages m
+               JOIN webhook_endpoints e ON e.id = m.endpoint_id
+               WHERE e.agent_id = ?6 AND m.type = 'webhook.test' AND m.created_at > ?7) < ?9
+       ON CONFLICT DO NOTHING`,
+    )
+    .bind(
+      row.id,
+      row.endpointId,
+      row.eventId,
+      row.body,
+      row.createdAt,
+      agentId,
+      quota.since,
+      quota.perEndpoint,
+      quota.perAgent,
+    )
+    .run();
+  return result.meta.changes > 0;
 }
 
 /**

@@ -17,7 +17,8 @@ import {
   findAgentWebhookEndpoint,
   findLatestWebhookAttempt,
   findWebhookMessage,
-  insertWebhookEndpoint,
+  insertWebhookEndpointWithinCap,
+  insertWebhookTestMessageWithinQuota,
   listAgentWebhookEndpoints,
   listWebhookDeliveries,
   reopenWebhookMessage,
@@ -29,6 +30,7 @@ import {
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import {
   buildWebhookTestEvent,
+  createMessageId,
   createSecret,
   MAX_ACTIVE_SECRETS,
   MAX_RETRY_DELAY_SECONDS,
@@ -40,7 +42,7 @@ import {
   validateTargetUrl,
 } from "@bouts/webhooks";
 import { resolveTargetOptions } from "../config.ts";
-import { enqueueMessages } from "../consumer.ts";
+import { enqueueStoredMessages } from "../consumer.ts";
 import { fail } from "../errors.ts";
 import { deliveryMessage } from "../messages.ts";
 import type { WebhooksEnv } from "../types.ts";
@@ -233,8 +235,17 @@ function requireEnabled(row: WebhookEndpointRow): void {
     });
 }
 
-/** Refuses a test event once the endpoint's or the agent's quota for the window is spent. */
-async function checkTestQuota(db: Db, agentId: string, endpointId: string, now: number) {
+/**
+ * Refuses a test event once the endpoint's or the agent's quota for the window is spent. The
+ * answer only: the limit itself is the conditional insert of the message
+ * (`insertWebhookTestMessageWithinQuota`); this names the quota and when a slot frees.
+ */
+async function refuseTestQuota(
+  db: Db,
+  agentId: string,
+  endpointId: string,
+  now: number,
+): Promise<never> {
   const since = now - TEST_QUOTA_WINDOW_MS;
   const quotas = [
     ["endpoint", MAX_TESTS_PER_ENDPOINT, await countWebhookTests(db, { endpointId }, since)],
@@ -252,6 +263,14 @@ async function checkTestQuota(db: Db, agentId: string, endpointId: string, now: 
       retryAfterSeconds: Math.ceil((freeAt - now) / 1000),
     });
   }
+  // A slot freed between the insert and this read: the client may try again at once.
+  fail({
+    reason: "test-quota",
+    scope: "endpoint",
+    limit: MAX_TESTS_PER_ENDPOINT,
+    windowSeconds: TEST_QUOTA_WINDOW_MS / 1000,
+    retryAfterSeconds: 1,
+  });
 }
 
 /**
@@ -291,9 +310,6 @@ export async function registerEndpoint(
   if (!target.ok)
     fail({ reason: "invalid-target", rule: target.error.reason, detail: target.error.message });
   const db = createDb(env.DB);
-  const existing = await listAgentWebhookEndpoints(db, agentId);
-  if (existing.length >= MAX_ENDPOINTS_PER_AGENT)
-    fail({ reason: "endpoint-limit", limit: MAX_ENDPOINTS_PER_AGENT });
   const now = Date.now();
   const secret = createSecret();
   const row: WebhookEndpointRow = {
@@ -310,7 +326,9 @@ export async function registerEndpoint(
     gone: false,
     createdAt: now,
   };
-  await insertWebhookEndpoint(db, row);
+  // The cap is checked inside the insert: concurrent registrations cannot pass it.
+  if (!(await insertWebhookEndpointWithinCap(db, row, MAX_ENDPOINTS_PER_AGENT)))
+    fail({ reason: "endpoint-limit", limit: MAX_ENDPOINTS_PER_AGENT });
   return { ...endpointToWire(row, now), secret };
 }
 
@@ -360,20 +378,31 @@ export async function sendTestEvent(
   const { db, agentId, row } = await openOwnEndpoint({ env, var: { principal } }, id);
   requireEnabled(row);
   const now = new Date();
-  await checkTestQuota(db, agentId, row.id, now.getTime());
+  const at = now.getTime();
   const event = buildWebhookTestEvent(row.id, now);
   if (!event.ok) throw new Error(`test event refused: ${JSON.stringify(event.error)}`);
   const eventId = `evt_test_${crypto.randomUUID()}`;
-  const [messageId] = await enqueueMessages(
+  const messageId = createMessageId();
+  // Both quotas are checked inside the insert: concurrent tests cannot pass them.
+  const stored = await insertWebhookTestMessageWithinQuota(
     db,
-    env,
-    [row],
-    eventId,
-    "webhook.test",
-    serializeEvent(event.value),
-    now,
+    {
+      id: messageId,
+      endpointId: row.id,
+      eventId,
+      type: "webhook.test",
+      body: serializeEvent(event.value),
+      createdAt: at,
+    },
+    agentId,
+    {
+      since: at - TEST_QUOTA_WINDOW_MS,
+      perEndpoint: MAX_TESTS_PER_ENDPOINT,
+      perAgent: MAX_TESTS_PER_AGENT,
+    },
   );
-  if (!messageId) throw new Error("a fresh test event was not stored");
+  if (!stored) await refuseTestQuota(db, agentId, row.id, at);
+  await enqueueStoredMessages(db, env, [messageId], now);
   return { messageId, eventId };
 }
 
