@@ -315,9 +315,10 @@ describe("a second version of deep-merge, rescored in the shadows and promoted",
       .where(and(eq(auditEvents.challengeId, s.id), eq(auditEvents.type, "rescored")))
       .all();
     expect(trail).toHaveLength(3);
-    // The page says the challenge is on version 2 (through its short challenge cache).
+    // The page says the challenge is on version 2, once its challenge cache (30 s, refreshed by
+    // the board reads above) has expired: wait past the whole TTL, not a guess below it.
     let pageText = "";
-    for (let i = 0; i < 80 && !pageText.includes("<dt>Version</dt>"); i++) {
+    for (let i = 0; i < 140 && !pageText.includes("<dt>Version</dt>"); i++) {
       pageText = await (await call(`/challenges/${s.id}`, null)).text();
       if (!pageText.includes("<dt>Version</dt>")) await new Promise((r) => setTimeout(r, 250));
     }
