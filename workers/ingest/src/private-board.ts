@@ -22,7 +22,7 @@ import {
   type ChallengeRow,
   type Db,
 } from "@bouts/db";
-import { computePrivateBoard, type FullScore } from "@bouts/ranking";
+import { computePrivateBoard, openingOf, type FullScore } from "@bouts/ranking";
 import { fail } from "./errors.ts";
 
 /** How many final choices a challenge allows when its manifest does not say (design.md §29). */
@@ -150,7 +150,7 @@ export async function publishBoardAtClose(
   const chosen = new Map<string, Set<string>>();
   for (const c of choices)
     chosen.set(c.agentId, (chosen.get(c.agentId) ?? new Set()).add(c.submissionId));
-  const entries = computePrivateBoard(results, full, chosen, ch.rankingMode);
+  const entries = computePrivateBoard(results, full, chosen, ch.rankingMode, openingOf(ch));
   return publishPrivateBoard(db, {
     challengeId: ch.id,
     entries,
