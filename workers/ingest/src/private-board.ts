@@ -81,9 +81,9 @@ export async function chooseFinalSubmissions(
     });
   for (const id of ids) {
     const s = await findSubmission(db, id);
-    // Another agent's submission is indistinguishable from a missing one.
-    if (!s || s.agentId !== agentId)
-      fail({ reason: "unprocessable", detail: `You have no submission ${id}.` });
+    // Another agent's submission is indistinguishable from a missing one: 404, as for every
+    // other id the caller does not own.
+    if (!s || s.agentId !== agentId) fail({ reason: "not-found", resource: "submission" });
     if (s.challengeId !== ch.id)
       fail({
         reason: "unprocessable",
