@@ -220,7 +220,7 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       "Score",
       "Band",
       "Iterations",
-      "Time",
+      "Time to final",
       "Cost",
       "Trajectory",
     ]);

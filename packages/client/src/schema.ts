@@ -4844,8 +4844,10 @@ export interface components {
       score: number;
       unrounded: string;
       iterations: number;
+      /** @description milliseconds from the challenge's opening to the submission */
       timeToFinalMs: number;
-      submittedAt: number;
+      /** Format: date-time */
+      submittedAt: string;
       interval: {
         low: number;
         high: number;
@@ -4924,6 +4926,14 @@ export interface components {
        * @example 2026-11-30T08:00:00.000Z
        */
       closedAt: string | null;
+      /**
+       * Format: date-time
+       * @description the deadline, or null for none
+       * @example 2026-11-30T08:00:00.000Z
+       */
+      closesAt: string | null;
+      /** @description the live bundle version (docs/design.md §30) */
+      version: number;
       links: {
         leaderboard: string;
         websocket: string;

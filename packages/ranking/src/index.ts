@@ -28,7 +28,9 @@ export {
 export {
   RANKING_MODES,
   computeAgentStanding,
+  openingOf,
   sameRankingKey,
+  timeToFinal,
   type AgentStanding,
   type RankingMode,
   type ResultRecord,

@@ -6,7 +6,12 @@
  * choices, never of their order; same tiebreaks as the public board. Pure: no I/O, no clock.
  */
 import { RankRanges, type IntervalEnds } from "./rank-ranges.ts";
-import { computeAgentStanding, type RankingMode, type ResultRecord } from "./standing-rules.ts";
+import {
+  computeAgentStanding,
+  timeToFinal,
+  type RankingMode,
+  type ResultRecord,
+} from "./standing-rules.ts";
 import { compareStandings, type Standing } from "./standing.ts";
 
 /** A submission's full-suite score. */
@@ -44,14 +49,16 @@ const byIteration = (a: ResultRecord, b: ResultRecord) =>
  * The private board: for every agent on the public board, the submission that counts is the
  * best on the full suite among its chosen ones (higher rounded score, then the earlier
  * submission), or its latest scored one if it chose none; a submission with no full score counts
- * with its public one. Ranked by `compareStandings`, iterations as on the public board.
- * @example computePrivateBoard(results, full, choices, "latest")[0].rankChange // 2: up two ranks
+ * with its public one. Ranked by `compareStandings`, iterations as on the public board, time to
+ * final from the challenge's opening (`openedAt`, epoch ms; docs/design.md §36).
+ * @example computePrivateBoard(results, full, choices, "latest", openedAt)[0].rankChange // 2: up two ranks
  */
 export function computePrivateBoard(
   results: readonly ResultRecord[],
   full: ReadonlyMap<string, FullScore>,
   choices: ReadonlyMap<string, ReadonlySet<string>>,
   mode: RankingMode,
+  openedAt: number,
 ): PrivateBoardEntry[] {
   const byAgent = new Map<string, ResultRecord[]>();
   for (const r of results) byAgent.set(r.agentId, [...(byAgent.get(r.agentId) ?? []), r]);
@@ -61,7 +68,7 @@ export function computePrivateBoard(
     entry: Omit<PrivateBoardEntry, "rank" | "rankRange" | "tied" | "publicRank" | "rankChange">;
   }[] = [];
   for (const [agentId, own] of byAgent) {
-    const pub = computeAgentStanding(own, mode);
+    const pub = computeAgentStanding(own, mode, openedAt);
     if (!pub) continue;
     publicOrder.push(pub);
     const ordered = [...own].sort(byIteration);
@@ -84,7 +91,7 @@ export function computePrivateBoard(
       agentId,
       score: f.score,
       iterations: latest.iteration,
-      timeToFinalMs: Math.max(0, pick.submittedAt - pick.enteredAt),
+      timeToFinalMs: timeToFinal(pick.submittedAt, openedAt),
       submittedAt: pick.submittedAt,
     };
     rows.push({

@@ -8,6 +8,10 @@
 import { computeAgentStanding, type RankingMode, type ResultRecord } from "./standing-rules.ts";
 import { compareStandings } from "./standing.ts";
 
+// Places only: time to final counts from the challenge's opening, one moment for every agent, so
+// the order it gives is the submissions' order whatever that moment is (docs/design.md §36).
+const ANY_OPENING = 0;
+
 /**
  * The submissions a new version must rescore for the board to be rebuilt on it: each agent's
  * ranking submission under `mode`, and its latest (so the iterations it used stay counted).
@@ -18,7 +22,7 @@ export function countedSubmissionIds(
 ): Set<string> {
   const ids = new Set<string>();
   for (const own of groupByAgent(results).values()) {
-    const standing = computeAgentStanding(own, mode);
+    const standing = computeAgentStanding(own, mode, ANY_OPENING);
     if (!standing) continue;
     ids.add(standing.submissionId);
     ids.add(standing.trajectory[standing.trajectory.length - 1]!.submissionId);
@@ -57,7 +61,7 @@ export function rankBoard(
   mode: RankingMode,
 ): Map<string, BoardPlace> {
   const standings = [...groupByAgent(results).values()]
-    .map((own) => computeAgentStanding(own, mode))
+    .map((own) => computeAgentStanding(own, mode, ANY_OPENING))
     .filter((s) => s !== null)
     .sort(compareStandings);
   return new Map(

@@ -24,6 +24,7 @@ export interface ResultRecord {
   /** The exact unrounded final score as decimal text (shown, never compared). */
   readonly unrounded: string;
   readonly iteration: number;
+  /** When the agent entered the challenge: recorded, never ranks (docs/design.md §36). */
   readonly enteredAt: number;
   readonly submittedAt: number;
   readonly scoredAt: number;
@@ -66,12 +67,15 @@ function betterForBest(a: ResultRecord, b: ResultRecord): boolean {
  * The standing of one agent from all its recorded results (at least one), or null for none.
  * `latest` ranks the highest iteration's score; `best` the best score, earlier submission on
  * ties. Iterations used = the highest iteration scored; time to final = the ranking
- * submission's submittedAt − enteredAt (never negative).
- * @example computeAgentStanding([r1, r2], "latest") // ranks r2 if r2.iteration > r1.iteration
+ * submission's submittedAt − `openedAt`, the challenge's opening (never negative): a moment
+ * no agent chooses, the same for every agent, so of two equal scores and iterations the
+ * earlier submission ranks first however late its agent entered (docs/design.md §36).
+ * @example computeAgentStanding([r1, r2], "latest", openedAt) // ranks r2 if r2.iteration > r1.iteration
  */
 export function computeAgentStanding(
   results: readonly ResultRecord[],
   mode: RankingMode,
+  openedAt: number,
 ): AgentStanding | null {
   if (results.length === 0) return null;
   const ordered = [...results].sort(byIteration);
@@ -85,7 +89,7 @@ export function computeAgentStanding(
     agentId: ranking.agentId,
     score: ranking.score,
     iterations: latest.iteration,
-    timeToFinalMs: Math.max(0, ranking.submittedAt - ranking.enteredAt),
+    timeToFinalMs: timeToFinal(ranking.submittedAt, openedAt),
     submittedAt: ranking.submittedAt,
     submissionId: ranking.submissionId,
     unrounded: ranking.unrounded,
@@ -96,6 +100,24 @@ export function computeAgentStanding(
     })),
     trajectoryClass: classifyTrajectory(scores),
   };
+}
+
+/**
+ * Milliseconds from the challenge's opening to a submission, never negative (a submission
+ * before the opening, such as an operator's check of a draft, counts as 0).
+ * @example timeToFinal(t0 + 60_000, t0) // 60_000
+ */
+export function timeToFinal(submittedAt: number, openedAt: number): number {
+  return Math.max(0, submittedAt - openedAt);
+}
+
+/**
+ * The moment a challenge opened, which every agent's time to final counts from: its
+ * publication, or its creation for a challenge never published (an operator's draft check).
+ * @example openingOf({ publishedAt: 1_000, createdAt: 10 }) // 1_000
+ */
+export function openingOf(ch: { publishedAt: number | null; createdAt: number }): number {
+  return ch.publishedAt ?? ch.createdAt;
 }
 
 /** Whether two standings rank identically (same ordering key). */

@@ -22,7 +22,7 @@ import {
   type ChallengeRow,
   type Db,
 } from "@bouts/db";
-import { computePrivateBoard, type FullScore } from "@bouts/ranking";
+import { computePrivateBoard, openingOf, type FullScore } from "@bouts/ranking";
 import { fail } from "./errors.ts";
 
 /** How many final choices a challenge allows when its manifest does not say (design.md §29). */
@@ -81,9 +81,9 @@ export async function chooseFinalSubmissions(
     });
   for (const id of ids) {
     const s = await findSubmission(db, id);
-    // Another agent's submission is indistinguishable from a missing one.
-    if (!s || s.agentId !== agentId)
-      fail({ reason: "unprocessable", detail: `You have no submission ${id}.` });
+    // Another agent's submission is indistinguishable from a missing one: 404, as for every
+    // other id the caller does not own.
+    if (!s || s.agentId !== agentId) fail({ reason: "not-found", resource: "submission" });
     if (s.challengeId !== ch.id)
       fail({
         reason: "unprocessable",
@@ -150,7 +150,7 @@ export async function publishBoardAtClose(
   const chosen = new Map<string, Set<string>>();
   for (const c of choices)
     chosen.set(c.agentId, (chosen.get(c.agentId) ?? new Set()).add(c.submissionId));
-  const entries = computePrivateBoard(results, full, chosen, ch.rankingMode);
+  const entries = computePrivateBoard(results, full, chosen, ch.rankingMode, openingOf(ch));
   return publishPrivateBoard(db, {
     challengeId: ch.id,
     entries,

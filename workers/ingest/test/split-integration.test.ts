@@ -84,7 +84,8 @@ describe("a challenge's split", () => {
       { submissionIds: ["someone-elses"] },
       agent.token,
     );
-    expect((await expectProblem(bad, 422)).detail).toMatch(/no submission someone-elses/);
+    // A foreign or missing id is 404, as everywhere else.
+    expect((await expectProblem(bad, 404)).detail).toMatch(/submission/);
     const notJson = await call(`/v1/challenges/${id}/final-choices`, {
       method: "PUT",
       token: agent.token,

@@ -14,6 +14,7 @@ import {
   listScoreUsage,
   type AuditEventRow,
 } from "@bouts/db";
+import { openingOf } from "@bouts/ranking";
 import { PairingProfileSchema, RunUsageSchema, parseJson } from "@bouts/contracts";
 import { fail } from "./errors.ts";
 import type { LeaderboardBindings } from "./types.ts";
@@ -62,7 +63,7 @@ export interface RebuildCause {
  */
 export async function rebuildAudited(
   env: LeaderboardBindings,
-  ch: { id: string; rankingMode: "latest" | "best" },
+  ch: { id: string; rankingMode: "latest" | "best"; publishedAt: number | null; createdAt: number },
   by: RebuildCause,
 ) {
   const db = createDb(env.DB);
@@ -101,6 +102,7 @@ export async function rebuildAudited(
   const done = await board.rebuild({
     challengeId: ch.id,
     rankingMode: ch.rankingMode,
+    openedAt: openingOf(ch),
     rows,
     baselines: baselines.map(({ scoredAt, ...b }) => ({ ...b, scoredAt })),
   });

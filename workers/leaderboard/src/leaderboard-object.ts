@@ -177,6 +177,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   #version = 0;
   #challengeId: string | null = null;
   #mode: RankingMode | null = null;
+  /** The challenge's opening (epoch ms), which time to final counts from; null until told. */
+  #openedAt: number | null = null;
   #index: RankingIndex | null = null;
   /** The standings' 95 % intervals, for rank ranges: a lazy cache like #index. */
   #ranges: RankRanges | null = null;
@@ -210,6 +212,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       this.#challengeId = this.#meta("challenge_id");
       const mode = this.#meta("ranking_mode");
       this.#mode = mode === "latest" || mode === "best" ? mode : null;
+      const openedAt = this.#meta("opened_at");
+      this.#openedAt = openedAt === null ? null : Number(openedAt);
       return Promise.resolve();
     });
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair("ping", "pong"));
@@ -230,7 +234,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       return { ok: false, error: { reason: "invalid-input", detail: parsed.error.message } };
     }
     const r = parsed.data;
-    const refused = this.#claim(r.challengeId, r.rankingMode);
+    const refused = this.#claim(r.challengeId, r.rankingMode, r.openedAt);
     if (refused) return { ok: false, error: refused };
     const board = this.#board();
     const before = board.get(r.agentId);
@@ -342,7 +346,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     if (!parsed.success) {
       return { ok: false, error: { reason: "invalid-input", detail: parsed.error.message } };
     }
-    const { challengeId, rankingMode, rows } = parsed.data;
+    const { challengeId, rankingMode, openedAt, rows } = parsed.data;
     const byAgent = new Map<string, RebuildRow[]>();
     const seen = new Set<string>();
     for (const row of rows) {
@@ -353,7 +357,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       byAgent.set(row.agentId, list);
     }
     const standings: AgentStanding[] = [];
-    for (const list of byAgent.values()) standings.push(computeAgentStanding(list, rankingMode)!);
+    for (const list of byAgent.values())
+      standings.push(computeAgentStanding(list, rankingMode, openedAt)!);
     const index = buildRankingIndex(standings);
     this.ctx.storage.transactionSync(() => {
       this.#sql.exec(
@@ -371,10 +376,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       for (const s of standings) this.#writeStanding(s);
       this.#setMeta("challenge_id", challengeId);
       this.#setMeta("ranking_mode", rankingMode);
+      this.#setMeta("opened_at", String(openedAt));
       this.#bumpVersion();
     });
     this.#challengeId = challengeId;
     this.#mode = rankingMode;
+    this.#openedAt = openedAt;
     this.#index = index;
     this.#ranges = null;
     this.#pairings.clear();
@@ -896,14 +903,23 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     );
   }
 
-  // The first result names the challenge and its mode; a contradiction is a caller bug
-  // (a mode change needs a rebuild).
-  #claim(challengeId: string, mode: RankingMode): BoardWriteError | null {
+  // The first result names the challenge, its mode and its opening; a contradiction is a caller
+  // bug (a mode change needs a rebuild). A board recorded before it knew the opening (time to
+  // final then counted from each agent's entry) learns it here and recomputes every standing.
+  #claim(challengeId: string, mode: RankingMode, openedAt: number): BoardWriteError | null {
     if (this.#challengeId !== null && this.#challengeId !== challengeId) {
       return { reason: "wrong-challenge", expected: this.#challengeId, got: challengeId };
     }
     if (this.#mode !== null && this.#mode !== mode) {
       return { reason: "wrong-mode", expected: this.#mode, got: mode };
+    }
+    if (this.#openedAt !== null && this.#openedAt !== openedAt) {
+      return { reason: "wrong-opening", expected: this.#openedAt, got: openedAt };
+    }
+    if (this.#openedAt === null) {
+      this.#setMeta("opened_at", String(openedAt));
+      this.#openedAt = openedAt;
+      this.#recomputeAll();
     }
     if (this.#challengeId === null) {
       this.#setMeta("challenge_id", challengeId);
@@ -1015,12 +1031,29 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     );
   }
 
+  // Every standing afresh from the results (once, when the board learns its opening).
+  #recomputeAll(): void {
+    const agents = this.#sql
+      .exec<{ agent_id: string }>("SELECT DISTINCT agent_id FROM results")
+      .toArray();
+    if (agents.length === 0) return;
+    this.ctx.storage.transactionSync(() => {
+      for (const { agent_id } of agents) this.#recomputeAgent(agent_id);
+      this.#bumpVersion();
+    });
+    this.#index = null;
+    this.#ranges = null;
+    this.#windowRows.clear();
+    this.#costOrder = null;
+    this.#costChanged.clear();
+  }
+
   #recomputeAgent(agentId: string): AgentStanding {
     const history = this.#sql
       .exec<ResultRow>("SELECT * FROM results WHERE agent_id = ?", agentId)
       .toArray()
       .map(toRecord);
-    const standing = computeAgentStanding(history, this.#mode ?? "latest");
+    const standing = computeAgentStanding(history, this.#mode ?? "latest", this.#openedAt ?? 0);
     if (!standing) throw new Error(`no results for agent ${agentId} after recording one`);
     this.#writeStanding(standing);
     return standing;

@@ -22,6 +22,7 @@ export function publicChallengeToWire(ch: PublicChallenge) {
     ...ch,
     publishedAt: isoOrNull(ch.publishedAt),
     closedAt: isoOrNull(ch.closedAt),
+    closesAt: isoOrNull(ch.closesAt),
     links: { leaderboard: base, websocket: `${base}/ws` },
   };
 }

@@ -49,6 +49,8 @@ export const ResultInputSchema = z.strictObject({
 export const RecordResultInputSchema = ResultInputSchema.extend({
   challengeId: z.string().min(1).max(128),
   rankingMode: z.enum(RANKING_MODES),
+  /** The challenge's opening (its publication), epoch ms: time to final counts from it (§36). */
+  openedAt: epochMs,
 });
 export type RecordResultInput = z.infer<typeof RecordResultInputSchema>;
 
@@ -76,6 +78,8 @@ export const RecordBaselineInputSchema = BaselineInputSchema.extend({
 export const RebuildInputSchema = z.strictObject({
   challengeId: z.string().min(1).max(128),
   rankingMode: z.enum(RANKING_MODES),
+  /** The challenge's opening (its publication), epoch ms: time to final counts from it (§36). */
+  openedAt: epochMs,
   rows: z.array(ResultInputSchema),
   baselines: z.array(BaselineInputSchema).max(64).default([]),
 });
@@ -226,7 +230,8 @@ export type BandCountsView = BandCounts & { total: number; version: number };
 export type BoardWriteError =
   | { reason: "invalid-input"; detail: string }
   | { reason: "wrong-challenge"; expected: string; got: string }
-  | { reason: "wrong-mode"; expected: RankingMode; got: RankingMode };
+  | { reason: "wrong-mode"; expected: RankingMode; got: RankingMode }
+  | { reason: "wrong-opening"; expected: number; got: number };
 
 /** A value or a refusal. */
 export type BoardResult<T, E = BoardWriteError> = Result<T, E>;

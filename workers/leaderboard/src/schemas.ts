@@ -135,6 +135,8 @@ export const PublicChallengeSchema = z
     ),
     publishedAt: Timestamp.nullable(),
     closedAt: Timestamp.nullable(),
+    closesAt: Timestamp.nullable().describe("the deadline, or null for none"),
+    version: z.int().min(1).describe("the live bundle version (docs/design.md §30)"),
     links: z.object({ leaderboard: z.string(), websocket: z.string() }),
   })
   .openapi("PublicChallenge");
@@ -310,6 +312,9 @@ export const AuditHistorySchema = z
   })
   .openapi("AuditHistory");
 
+/** Largest `after` a history accepts: 15 digits, below 2^53, so every value is exact (documented). */
+export const MAX_HISTORY_AFTER = 999_999_999_999_999;
+
 /** Paging of a history: events after a `seq`, at most `limit`. */
 export const HistoryQuerySchema = z.object({
   after: z
@@ -321,6 +326,7 @@ export const HistoryQuerySchema = z.object({
       param: { name: "after", in: "query" },
       type: "integer",
       minimum: 0,
+      maximum: MAX_HISTORY_AFTER,
       pattern: undefined,
       description: "only events with a larger `seq` (the previous page's `next`)",
     }),

@@ -8,8 +8,12 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { z } from "@hono/zod-openapi";
+import { challenges, createDb } from "@bouts/db";
+import { eq } from "drizzle-orm";
 import { createApp } from "@bouts/edge";
 import { createLeaderboardRoutes, type LeaderboardEnv } from "../src/index.ts";
+import { PublicChallengeSchema } from "../src/schemas.ts";
 import { expectProblem, result, seedChallenge } from "./helpers.ts";
 
 const ORIGIN = "https://leaderboard.test";
@@ -84,6 +88,43 @@ describe("challenges", () => {
     await expectProblem(await get(`/v1/challenges/${draft.challengeId}`), 404);
     await expectProblem(await get(`/v1/challenges/${draft.challengeId}/leaderboard`), 404);
     await expectProblem(await get("/v1/challenges/no..such"), 400);
+  });
+
+  it("answers exactly the documented fields, every timestamp RFC 3339 (the deadline too)", async () => {
+    const { challengeId } = await seedChallenge();
+    const deadline = Date.UTC(2031, 0, 2, 3, 4, 5);
+    await createDb(env.DB)
+      .update(challenges)
+      .set({ closesAt: deadline })
+      .where(eq(challenges.id, challengeId));
+    const body = await (await get(`/v1/challenges/${challengeId}`)).json();
+    // Closed: an undocumented field fails the parse.
+    const view = z.strictObject(PublicChallengeSchema.shape).parse(body);
+    expect(view.closesAt).toBe("2031-01-02T03:04:05.000Z");
+    const list = await (await get("/v1/challenges")).json<{ challenges: unknown[] }>();
+    for (const c of list.challenges) z.strictObject(PublicChallengeSchema.shape).parse(c);
+  });
+});
+
+describe("history paging", () => {
+  it("documents the largest `after` it accepts, and accepts it", async () => {
+    type Param = { name: string; schema: { maximum?: number } };
+    const doc = await (
+      await get("/openapi.json")
+    ).json<{
+      paths: Record<string, { get: { parameters: Param[] } }>;
+    }>();
+    for (const route of ["/v1/challenges/{id}/history", "/v1/submissions/{id}/history"]) {
+      const after = doc.paths[route]!.get.parameters.find((p) => p.name === "after")!;
+      expect(after.schema.maximum).toBe(999_999_999_999_999);
+    }
+    const { challengeId } = await seedChallenge();
+    const top = await get(`/v1/challenges/${challengeId}/history?after=999999999999999`);
+    expect(top.status).toBe(200);
+    await expectProblem(
+      await get(`/v1/challenges/${challengeId}/history?after=1000000000000000`),
+      400,
+    );
   });
 });
 

@@ -47,6 +47,7 @@ export function result(
     submittedAt: T0 + iteration * MIN,
     scoredAt: T0 + iteration * MIN + SEC,
     rankingMode: "latest",
+    openedAt: T0,
     ...over,
   };
 }

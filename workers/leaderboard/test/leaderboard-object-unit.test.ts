@@ -51,18 +51,56 @@ describe("ordering", () => {
     ]);
   });
 
-  it("breaks a tie on score and iterations by less time, then the earlier submission", async () => {
+  it("breaks a tie on score and iterations by the earlier submission, counted from the opening", async () => {
     const { challengeId, board } = freshBoard();
-    await record(
-      board,
-      result(challengeId, "late-entry", 70, { enteredAt: T0 + 1000, submittedAt: T0 + 61_000 }),
-    );
     await record(board, result(challengeId, "slower", 70, { submittedAt: T0 + 90_000 }));
     await record(board, result(challengeId, "quick", 70, { submittedAt: T0 + 30_000 }));
-    // Same score, iterations and time to final (60 s) as late-entry, but submitted earlier.
     await record(board, result(challengeId, "zz-early", 70, { submittedAt: T0 + 60_000 }));
-    const ranks = (await fullBoard(board)).map((e) => e[1]);
-    expect(ranks).toEqual(["quick", "zz-early", "late-entry", "slower"]);
+    expect((await fullBoard(board)).map((e) => [e[1], e[4]])).toEqual([
+      ["quick", 30_000],
+      ["zz-early", 60_000],
+      ["slower", 90_000],
+    ]);
+  });
+
+  it("ranks a late entry with a prepared solution below the identical score submitted 44 minutes earlier", async () => {
+    const { challengeId, board } = freshBoard();
+    // `honest` entered at the opening and worked an hour; `late` entered 104 min in and
+    // submitted one second later: from its own entry it took 1 s, from the opening 104 min.
+    await record(board, result(challengeId, "honest", 85, { submittedAt: T0 + mmss("60:00") }));
+    await record(
+      board,
+      result(challengeId, "late", 85, {
+        enteredAt: T0 + mmss("103:59"),
+        submittedAt: T0 + mmss("104:00"),
+      }),
+    );
+    expect(await fullBoard(board)).toEqual([
+      [1, "honest", 85, 1, mmss("60:00")],
+      [2, "late", 85, 1, mmss("104:00")],
+    ]);
+  });
+
+  it("recomputes every standing once when a board recorded before it knew the opening learns it", async () => {
+    const { challengeId, board } = freshBoard();
+    await record(board, result(challengeId, "a", 70, { submittedAt: T0 + 120_000 }));
+    // A board written before the opening was recorded: no `opened_at`, each standing's time
+    // counted from its agent's entry.
+    await runInDurableObject(board, (_o, state) => {
+      state.storage.sql.exec("DELETE FROM meta WHERE key = 'opened_at'");
+      state.storage.sql.exec("UPDATE standings SET time_to_final_ms = 1000");
+    });
+    await evictDurableObject(board);
+    const woken = env.LEADERBOARD.getByName(challengeId);
+    await record(woken, result(challengeId, "b", 70, { submittedAt: T0 + 180_000 }));
+    expect((await fullBoard(woken)).map((e) => [e[1], e[4]])).toEqual([
+      ["a", 120_000],
+      ["b", 180_000],
+    ]);
+    expect(await woken.recordResult(result(challengeId, "c", 70, { openedAt: T0 + 1 }))).toEqual({
+      ok: false,
+      error: { reason: "wrong-opening", expected: T0, got: T0 + 1 },
+    });
   });
 });
 
@@ -233,10 +271,15 @@ describe("reads", () => {
   it("refuses a garbage cursor and clamps the limit to 1..100", async () => {
     const { challengeId, board } = freshBoard();
     const rows = Array.from({ length: 130 }, (_, i) => {
-      const { challengeId: _c, rankingMode: _m, ...row } = result(challengeId, `a${i}`, i % 101);
+      const {
+        challengeId: _c,
+        rankingMode: _m,
+        openedAt: _o,
+        ...row
+      } = result(challengeId, `a${i}`, i % 101);
       return row;
     });
-    await board.rebuild({ challengeId, rankingMode: "latest", rows });
+    await board.rebuild({ challengeId, rankingMode: "latest", openedAt: T0, rows });
     expect(await board.getPage({ limit: 10, cursor: "garbage" })).toMatchObject({
       ok: false,
       error: { reason: "bad-cursor" },
@@ -282,8 +325,8 @@ describe("lifecycle", () => {
       result(challengeId, "a", 90, { iteration: 2 }),
       result(challengeId, "b", 70),
       result(challengeId, "b", 70), // a duplicate row changes nothing
-    ].map(({ challengeId: _c, rankingMode: _m, ...row }) => row);
-    const done = await board.rebuild({ challengeId, rankingMode: "latest", rows });
+    ].map(({ challengeId: _c, rankingMode: _m, openedAt: _o, ...row }) => row);
+    const done = await board.rebuild({ challengeId, rankingMode: "latest", openedAt: T0, rows });
     expect(done).toEqual({ ok: true, value: { agents: 2, results: 3, version: 2 } });
     expect((await fullBoard(board)).map((e) => e[1])).toEqual(["a", "b"]);
     expect(await board.getStanding("a")).toMatchObject({
@@ -292,7 +335,12 @@ describe("lifecycle", () => {
     });
     expect(await board.getStanding("gone")).toBeNull();
     expect(
-      await board.rebuild({ challengeId, rankingMode: "latest", rows: [{ bad: true }] }),
+      await board.rebuild({
+        challengeId,
+        rankingMode: "latest",
+        openedAt: T0,
+        rows: [{ bad: true }],
+      }),
     ).toMatchObject({ ok: false, error: { reason: "invalid-input" } });
     expect(await board.getVersion()).toBe(2);
   });
@@ -440,12 +488,13 @@ describe("rank ranges and statistical ties", () => {
     const rebuilt = await board.rebuild({
       challengeId,
       rankingMode: "latest",
+      openedAt: T0,
       rows: [
         { ...result(challengeId, "x", 80, { interval: { low: 74, high: 86 } }) },
         { ...result(challengeId, "y", 78, { interval: { low: 72, high: 84 } }) },
         { ...result(challengeId, "y", 97, { iteration: 2, interval: { low: 95, high: 99 } }) },
         { ...result(challengeId, "old", 79) },
-      ].map(({ challengeId: _c, rankingMode: _m, ...row }) => row),
+      ].map(({ challengeId: _c, rankingMode: _m, openedAt: _o, ...row }) => row),
     });
     expect(rebuilt.ok).toBe(true);
     expect(await ranges()).toEqual(before);
@@ -536,7 +585,8 @@ describe("rank ranges and statistical ties", () => {
     const rebuilt = await board.rebuild({
       challengeId,
       rankingMode: "latest",
-      rows: rows.map(({ challengeId: _c, rankingMode: _m, ...row }) => row),
+      openedAt: T0,
+      rows: rows.map(({ challengeId: _c, rankingMode: _m, openedAt: _o, ...row }) => row),
     });
     expect(rebuilt.ok).toBe(true);
     expect(await ranges(board)).toEqual(three);
@@ -593,7 +643,8 @@ describe("rank ranges and statistical ties", () => {
     const rebuilt = await woken.rebuild({
       challengeId,
       rankingMode: "latest",
-      rows: first.map(({ challengeId: _c, rankingMode: _m, ...row }) => row),
+      openedAt: T0,
+      rows: first.map(({ challengeId: _c, rankingMode: _m, openedAt: _o, ...row }) => row),
     });
     expect(rebuilt.ok).toBe(true);
     expect(await ranges(woken)).toEqual(ordered);

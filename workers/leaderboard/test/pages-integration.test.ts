@@ -197,7 +197,9 @@ describe("the challenge page", () => {
     expect(rows[0]).toContain(">85<");
     expect(rows[0]).toContain('class="band band-strong"');
     expect(rows[0]).toMatch(/<td class="num">2<\/td>/); // iterations
-    expect(rows[0]).toContain(`<time datetime="PT2M" title="2 minutes">2:00</time>`);
+    expect(rows[0]).toContain(
+      `<time datetime="PT2M" title="2 minutes from the challenge's opening">2:00</time>`,
+    );
     expect(rows[0]).toContain('<svg class="spark"');
     expect(rows[0]).toContain(
       "Improving trajectory. Scores by iteration: iteration 1: 40, iteration 2: 85.",

@@ -22,7 +22,7 @@ import {
   ScoreIntervalSchema,
   type PairingProfileWire,
 } from "@bouts/contracts";
-import type { RankingMode } from "@bouts/ranking";
+import { openingOf, type RankingMode } from "@bouts/ranking";
 import type { Result } from "@bouts/result";
 import type { ScoreEnv } from "./pipeline.ts";
 
@@ -43,7 +43,7 @@ export type RecordedResult = Result<
 /** What the pipeline needs of the leaderboard Durable Object (see docs/leaderboard.md). */
 export interface LeaderboardRecorder {
   recordResult(
-    r: ResultHistoryRow & { challengeId: string; rankingMode: RankingMode },
+    r: ResultHistoryRow & { challengeId: string; rankingMode: RankingMode; openedAt: number },
   ): Promise<RecordedResult>;
   /** A baseline's score: a reference line with no rank (ChallengeLeaderboard.recordBaseline). */
   recordBaseline(b: {
@@ -124,6 +124,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     ...boardExtrasOf(score.breakdown),
     ...usageOf(score.usage),
     rankingMode: ctx.challenge.rankingMode,
+    openedAt: openingOf(ctx.challenge),
   });
   // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
   if (!answer.ok)

@@ -70,7 +70,7 @@ export async function seedChallenge(
       updatedAt: now,
       publishedAt: now,
     });
-  return { challengeId, operatorId, name };
+  return { challengeId, operatorId, name, publishedAt: now };
 }
 
 /** An agent that entered the challenge a minute ago. */

@@ -190,6 +190,7 @@ describe("publishing a score", () => {
         submittedAt: 2_000 + i,
         scoredAt: 3_000 + i,
         rankingMode: "latest",
+        openedAt: challenge.publishedAt,
       });
       expect(r.ok).toBe(true);
     }

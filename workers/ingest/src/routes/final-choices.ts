@@ -10,6 +10,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { ACCESS_PROBLEMS, agentOnly } from "@bouts/auth";
 import { createDb, findChallenge, findPrivateBoard, findSplit } from "@bouts/db";
+import type { PrivateBoardEntry } from "@bouts/ranking";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { fail } from "../errors.ts";
 import { chooseFinalChoices, readFinalChoices } from "../agent-actions.ts";
@@ -62,8 +63,8 @@ const PrivateEntrySchema = z
     score: z.int().describe("the rounded full-suite score (public + private tests)"),
     unrounded: z.string(),
     iterations: z.int(),
-    timeToFinalMs: z.int(),
-    submittedAt: z.int(),
+    timeToFinalMs: z.int().describe("milliseconds from the challenge's opening to the submission"),
+    submittedAt: z.iso.datetime(),
     interval: z.object({ low: z.number(), high: z.number() }).nullable(),
     rankRange: z.object({ best: z.int(), worst: z.int() }),
     tied: z.boolean(),
@@ -172,7 +173,11 @@ finalChoiceRoutes.openapi(
           privatePercent: split.privatePercent,
           privateTests: JSON.parse(split.privateIds) as string[],
         },
-        entries: JSON.parse(board.entries) as z.infer<typeof PrivateEntrySchema>[],
+        // Stored with epoch-millisecond times; every timestamp on the wire is RFC 3339.
+        entries: (JSON.parse(board.entries) as PrivateBoardEntry[]).map((e) => ({
+          ...e,
+          submittedAt: new Date(e.submittedAt).toISOString(),
+        })),
       },
       200,
     );

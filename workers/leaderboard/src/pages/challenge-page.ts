@@ -94,6 +94,9 @@ function renderRankRange(entry: BoardPageBody["entries"][number]): Html {
   </td>`;
 }
 
+const TIME_HELP =
+  "From the challenge's opening to the ranked submission: the same start for every agent (design §36)";
+
 const COST_HELP =
   "What the ranking submission cost: its tokens per model, priced by the platform's price table";
 
@@ -171,7 +174,7 @@ function renderRow(
     <td class="num">
       <time
         datetime="${isoDuration(entry.timeToFinalMs)}"
-        title="${describeDuration(entry.timeToFinalMs)}"
+        title="${describeDuration(entry.timeToFinalMs)} from the challenge's opening"
         >${formatDuration(entry.timeToFinalMs)}</time
       >
     </td>
@@ -253,7 +256,7 @@ function renderBoard(data: ChallengePageData): Html {
                 <th scope="col" class="num">Score</th>
                 <th scope="col">Band</th>
                 <th scope="col" class="num">Iterations</th>
-                <th scope="col" class="num">Time</th>
+                <th scope="col" class="num" title="${TIME_HELP}">Time to final</th>
                 <th scope="col" class="num" title="${COST_HELP}">Cost</th>
                 <th scope="col">Trajectory</th>
               </tr>
@@ -318,8 +321,10 @@ export function renderChallengePage(data: ChallengePageData): Html {
       <dt>Ranks by</dt>
       <dd>
         ${ch.rankingMode === "best" ? "each agent's best score" : "each agent's latest score"}; ties
-        go to fewer iterations, then less time. The rank range shows the ranks a score's 95 %
-        interval allows; overlapping entries are marked tied (the official rank is unchanged)
+        go to fewer iterations, then less time from the challenge's opening to the ranked submission
+        (the earlier submission wins, however late its agent entered). The rank range shows the
+        ranks a score's 95 % interval allows; overlapping entries are marked tied (the official rank
+        is unchanged)
       </dd>
     </div>
     <div>
