@@ -53,4 +53,43 @@ describe("closeResponseSchemas", () => {
     expect(closed.components.schemas.Thing).toEqual(doc.components.schemas.Thing);
     expect(closed.paths["/v1/a"].post.requestBody).toEqual(doc.paths["/v1/a"].post.requestBody);
   });
+
+  it("leaves the parts of an allOf open and closes their combination", () => {
+    const combined = closeResponseSchemas({
+      paths: {
+        "/v1/b": {
+          post: {
+            responses: {
+              "201": {
+                content: {
+                  "application/json": {
+                    schema: {
+                      allOf: [
+                        { $ref: "#/components/schemas/Thing" },
+                        { type: "object", properties: { secret: { type: "string" } } },
+                      ],
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      components: doc.components,
+    }) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const schema = (
+      combined.paths["/v1/b"]!.post!.responses["201"] as {
+        content: Record<string, { schema: Record<string, unknown> }>;
+      }
+    ).content["application/json"]!.schema;
+    // The secret is a field of the combination: no part may refuse it, the whole refuses others.
+    expect(schema.allOf).toEqual([
+      { $ref: "#/components/schemas/Thing" },
+      { type: "object", properties: { secret: { type: "string" } } },
+    ]);
+    expect(schema.unevaluatedProperties).toBe(false);
+  });
 });

@@ -17,8 +17,9 @@ const isObject = (v: Json | undefined): v is JsonObject =>
   typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
- * A copy of `doc` whose response schemas are closed. Objects combined through `allOf` are left
- * open (closing each part would refuse the other parts' fields).
+ * A copy of `doc` whose response schemas are closed. The parts of an `allOf` are left open
+ * (closing each part would refuse the other parts' fields) and the combination is closed with
+ * `unevaluatedProperties: false`.
  * @example closeResponseSchemas(doc).paths["/v1/x"].get.responses["200"] // refs → X__response
  */
 export function closeResponseSchemas(doc: JsonObject): JsonObject {
@@ -31,7 +32,10 @@ export function closeResponseSchemas(doc: JsonObject): JsonObject {
     if (!isObject(node)) return node;
     const copy: JsonObject = {};
     for (const [key, value] of Object.entries(node)) {
-      if (key === "$ref" && typeof value === "string" && value.startsWith(REF)) {
+      // A part of an allOf keeps its own (open) component: closing it alone would refuse the
+      // other parts' fields. The combination is closed below, with unevaluatedProperties.
+      if (key === "$ref" && inAllOf) copy.$ref = value;
+      else if (key === "$ref" && typeof value === "string" && value.startsWith(REF)) {
         const name = value.slice(REF.length);
         if (!name.endsWith(SUFFIX) && !(`${name}${SUFFIX}` in schemas)) {
           schemas[`${name}${SUFFIX}`] = {}; // reserved now: a cycle stops here
@@ -43,6 +47,9 @@ export function closeResponseSchemas(doc: JsonObject): JsonObject {
     const isPlainObject = copy.type === "object" || isObject(copy.properties);
     if (isPlainObject && !inAllOf && !("additionalProperties" in copy))
       copy.additionalProperties = false;
+    // OpenAPI 3.1 is JSON Schema 2020-12: unevaluatedProperties sees every part's properties.
+    if (Array.isArray(copy.allOf) && !inAllOf && !("unevaluatedProperties" in copy))
+      copy.unevaluatedProperties = false;
     return copy;
   };
   for (const item of Object.values(isObject(out.paths) ? out.paths : {})) {
