@@ -31,6 +31,8 @@ import {
   stopChild,
   waitForHealth,
 } from "./lib/local-platform.ts";
+import { readCrons, startLocalCron } from "./lib/local-cron.ts";
+import { supervise, type Supervisor } from "./lib/supervise.ts";
 
 // A second instance beside this one (the browser tests) sets BOUTS_PORT, RUNNER_PORT,
 // BOUTS_STATE_DIR (the wrangler state), BOUTS_QA_CACHE_DIR and BOUTS_CREDENTIALS; RUNNER_*
@@ -70,9 +72,20 @@ process.on("exit", () => rmSync(SECRETS_DIR, { recursive: true, force: true }));
 
 const children: ChildProcess[] = [];
 let stopping = false;
+/** The runner, restarted whenever it exits until `npm start` stops. */
+let runnerSupervisor: Supervisor | null = null;
+/** Stops the local clock (the scheduled handler's driver). */
+let stopClock: (() => void) | null = null;
+/**
+ * The scheduled handler's local interval in seconds (BOUTS_CRON_INTERVAL_SECONDS); unset: the
+ * crons of wrangler.toml's [triggers], as Cloudflare would fire them.
+ */
+const CRON_INTERVAL_SECONDS = Number(process.env.BOUTS_CRON_INTERVAL_SECONDS) || undefined;
 
 function stopAll(code: number): never {
   stopping = true;
+  stopClock?.();
+  runnerSupervisor?.stop();
   for (const c of children.reverse()) stopChild(c);
   rmSync(SECRETS_DIR, { recursive: true, force: true });
   process.exit(code);
@@ -356,25 +369,39 @@ async function main() {
   let runnerHealthy: Promise<boolean> = Promise.resolve(false);
   if (existsSync(RUNNER_ENTRY)) {
     log(`starting the runner on ${RUNNER}`);
-    const runner = startChild(
-      "runner",
-      "npm",
-      ["run", "runner"],
-      {
-        ...process.env,
-        RUNNER_HOST: "127.0.0.1",
-        RUNNER_PORT: String(RUNNER_PORT),
-        RUNNER_QA_CACHE_DIR: QA_CACHE,
-        RUNNER_SHARED_SECRET: RUNNER_SECRET,
+    // Supervised: a runner that exits is started again (same secret, same port) after a
+    // backoff, with a loud line each time; a submission it was running is retried within
+    // seconds of the restart (docs/score.md, "Failure handling").
+    runnerSupervisor = supervise({
+      label: "the runner",
+      log,
+      start: () =>
+        startChild(
+          "runner",
+          "npm",
+          ["run", "runner"],
+          {
+            ...process.env,
+            RUNNER_HOST: "127.0.0.1",
+            RUNNER_PORT: String(RUNNER_PORT),
+            RUNNER_QA_CACHE_DIR: QA_CACHE,
+            RUNNER_SHARED_SECRET: RUNNER_SECRET,
+          },
+          false,
+          (line) => {
+            const hit = QA_CACHE_HIT.exec(line);
+            if (hit) qaCacheHits.add(hit[1]!);
+          },
+        ),
+      onStart: (child, restart) => {
+        if (restart === 0) return;
+        waitForHealth(`${RUNNER}/healthz`, 120_000, child).then(
+          () => log(`the runner is up again (restart ${restart})`),
+          (err: unknown) => log(`!!! the restarted runner is not healthy: ${String(err)}`),
+        );
       },
-      false,
-      (line) => {
-        const hit = QA_CACHE_HIT.exec(line);
-        if (hit) qaCacheHits.add(hit[1]!);
-      },
-    );
-    children.push(runner);
-    runner.on("exit", (code) => !stopping && log(`the runner exited (${code})`));
+    });
+    const runner = runnerSupervisor.current();
     runnerHealthy = waitForHealth(`${RUNNER}/healthz`, 60_000, runner).then(
       () => {
         log("the runner is up");
@@ -420,6 +447,15 @@ async function main() {
   bootstrapped?.catch(() => {});
   await waitForHealth(`${API}/healthz`, 120_000, worker);
   log("the Worker is up");
+  // wrangler dev runs no cron: this clock fires the scheduled handler (deadlines, the scoring
+  // reconciler, the webhook sweep) as Cloudflare would.
+  const crons = readCrons(path.join(ROOT, "wrangler.toml"));
+  stopClock = startLocalCron({ api: API, crons, intervalSeconds: CRON_INTERVAL_SECONDS, log });
+  log(
+    CRON_INTERVAL_SECONDS
+      ? `the scheduled handler runs every ${CRON_INTERVAL_SECONDS} s (BOUTS_CRON_INTERVAL_SECONDS)`
+      : `the scheduled handler runs on ${crons.join(", ")} (UTC; BOUTS_CRON_INTERVAL_SECONDS=<s> for a shorter interval)`,
+  );
   const runnerUp = await runnerHealthy;
 
   const operator = bootstrapped ? await bootstrapped : await ensureOperator(saved);
