@@ -4,8 +4,12 @@
  * operator, a demo agent and the example challenges (QA'd together, published when QA passes;
  * QA reports reused from .wrangler/qa-cache by bundle), the demo credentials in
  * .dev/credentials.json (git-ignored). A fresh RUNNER_SHARED_SECRET per start goes to the runner
- * (environment) and the Worker (a private --env-file), so every local run is signed and checked. Every line carries the time since the command began; it
- * stays in the foreground until Ctrl-C, then stops every child it started.
+ * (environment) and the Worker (a private --env-file), so every local run is signed and checked.
+ * The runner is supervised: restarted with backoff and a loud line whenever it exits, with the
+ * same secret. A local clock fires the Worker's scheduled handler (deadlines, the reconciler) on
+ * wrangler.toml's crons, or every BOUTS_CRON_INTERVAL_SECONDS. Every line carries the time
+ * since the command began; it stays in the foreground until Ctrl-C, then stops every child it
+ * started.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -313,13 +317,11 @@ async function prepareSeed(seed: Seed, operatorKey: string, runnerUp: boolean) {
     ch = created.body;
   }
   if (ch.status !== "draft") {
-    // A published challenge never changes (ingest refuses a new bundle), so an edited folder
-    // is only noticed here.
-    log(
-      ch.bundle?.sha256 === bundleSha
-        ? `${name}: ${ch.status} (unchanged since an earlier start)`
-        : `${name}: ${ch.status} with an older bundle; challenges/${seed.name} now packs to ${bundleSha.slice(0, 12)}; a fresh BOUTS_STATE_DIR seeds it again (unchanged bundles reuse their QA)`,
-    );
+    // A published challenge keeps its bundle (a new one is a new version, docs/design.md §30),
+    // so an edited folder is only noticed here.
+    if (ch.bundle?.sha256 === bundleSha)
+      log(`${name}: ${ch.status} (unchanged since an earlier start)`);
+    else log(`${name}: ${await describeBundleDrift(ch, seed.name, bundleSha, operatorKey)}`);
     return { ch, bundleSha, publish: false };
   }
   const up = await api<ChallengeView>(
@@ -338,6 +340,28 @@ async function prepareSeed(seed: Seed, operatorKey: string, runnerUp: boolean) {
     return { ch, bundleSha, publish: false };
   }
   return { ch, bundleSha, publish: true };
+}
+
+/**
+ * Why a published challenge's live bundle is not what its folder packs to: a later version was
+ * promoted (the demo's second deep-merge version: the live bundle is the newer one), or the
+ * folder was edited since it was seeded.
+ */
+async function describeBundleDrift(
+  ch: ChallengeView,
+  folder: string,
+  bundleSha: string,
+  operatorKey: string,
+): Promise<string> {
+  const list = await api<{
+    versions?: { version: number; bundleSha256: string }[];
+    liveVersion?: number;
+  }>("GET", `/v1/challenges/${ch.id}/versions`, operatorKey);
+  const live = list.body?.liveVersion;
+  const folderVersion = list.body?.versions?.find((v) => v.bundleSha256 === bundleSha)?.version;
+  if (live !== undefined && folderVersion !== undefined && folderVersion < live)
+    return `${ch.status} on version ${live}, promoted after challenges/${folder}'s bundle (version ${folderVersion}); the folder is unchanged`;
+  return `${ch.status}; challenges/${folder} changed since it was seeded (it now packs to ${bundleSha.slice(0, 12)}): upload it as a new version, or a fresh BOUTS_STATE_DIR seeds it again (unchanged bundles reuse their QA)`;
 }
 
 /** Publishes a draft: ingest has the runner QA its bundle (or reuse the cached report). */
