@@ -35,6 +35,7 @@ import {
   stopChild,
   waitForHealth,
 } from "./lib/local-platform.ts";
+import { describeBundleDrift, type VersionList } from "./lib/bundle-drift.ts";
 import { readCrons, startLocalCron } from "./lib/local-cron.ts";
 import { supervise, type Supervisor } from "./lib/supervise.ts";
 
@@ -321,7 +322,12 @@ async function prepareSeed(seed: Seed, operatorKey: string, runnerUp: boolean) {
     // so an edited folder is only noticed here.
     if (ch.bundle?.sha256 === bundleSha)
       log(`${name}: ${ch.status} (unchanged since an earlier start)`);
-    else log(`${name}: ${await describeBundleDrift(ch, seed.name, bundleSha, operatorKey)}`);
+    else {
+      const list = await api<VersionList>("GET", `/v1/challenges/${ch.id}/versions`, operatorKey);
+      log(
+        `${name}: ${describeBundleDrift(ch.status, seed.name, bundleSha, list.status === 200 ? list.body : null)}`,
+      );
+    }
     return { ch, bundleSha, publish: false };
   }
   const up = await api<ChallengeView>(
@@ -340,28 +346,6 @@ async function prepareSeed(seed: Seed, operatorKey: string, runnerUp: boolean) {
     return { ch, bundleSha, publish: false };
   }
   return { ch, bundleSha, publish: true };
-}
-
-/**
- * Why a published challenge's live bundle is not what its folder packs to: a later version was
- * promoted (the demo's second deep-merge version: the live bundle is the newer one), or the
- * folder was edited since it was seeded.
- */
-async function describeBundleDrift(
-  ch: ChallengeView,
-  folder: string,
-  bundleSha: string,
-  operatorKey: string,
-): Promise<string> {
-  const list = await api<{
-    versions?: { version: number; bundleSha256: string }[];
-    liveVersion?: number;
-  }>("GET", `/v1/challenges/${ch.id}/versions`, operatorKey);
-  const live = list.body?.liveVersion;
-  const folderVersion = list.body?.versions?.find((v) => v.bundleSha256 === bundleSha)?.version;
-  if (live !== undefined && folderVersion !== undefined && folderVersion < live)
-    return `${ch.status} on version ${live}, promoted after challenges/${folder}'s bundle (version ${folderVersion}); the folder is unchanged`;
-  return `${ch.status}; challenges/${folder} changed since it was seeded (it now packs to ${bundleSha.slice(0, 12)}): upload it as a new version, or a fresh BOUTS_STATE_DIR seeds it again (unchanged bundles reuse their QA)`;
 }
 
 /** Publishes a draft: ingest has the runner QA its bundle (or reuse the cached report). */
