@@ -1,6 +1,6 @@
 /**
  * The API contract (docs/api.md "Contract test"): Schemathesis, pinned by
- * scripts/setup/40-schemathesis.sh, runs every check it has (`--checks all`: status codes,
+ * scripts/setup/tests/40-schemathesis.sh, runs every check it has (`--checks all`: status codes,
  * content types, headers, response schemas, negative and positive data, methods, auth,
  * stateful links) against a private `npm start` serving its own /openapi.json, once with an
  * agent key and once with an operator key; e2e/contract/ holds its settings and hooks. Zero

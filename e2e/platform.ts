@@ -41,6 +41,8 @@ export interface Credentials {
 export interface Platform {
   api: string;
   credentials: Credentials;
+  /** Process ids of this platform (and only this one) whose command line contains `text`. */
+  pidsRunning(text: string): number[];
   /** Stops every process of this platform and removes its state. */
   stop(): Promise<void>;
 }
@@ -111,6 +113,8 @@ export async function startPlatform(options: {
   seed: string[];
   logFile: string;
   timeoutMs: number;
+  /** More environment for `npm start` (e.g. BOUTS_CRON_INTERVAL_SECONDS). */
+  env?: Record<string, string>;
 }): Promise<Platform> {
   const dir = mkdtempSync(path.join(tmpdir(), "bouts-e2e-"));
   const ports = await findPorts();
@@ -136,6 +140,7 @@ export async function startPlatform(options: {
         BOUTS_SEED: options.seed.join(","),
         RUNNER_UID_BASE: E2E_RUNNER_UID_BASE,
         RUNNER_WORK_DIR: runnerDir,
+        ...options.env,
       },
     });
     child.stdout?.pipe(log, { end: false });
@@ -193,7 +198,15 @@ export async function startPlatform(options: {
         if (unpublished.length > 0) {
           throw new Error(`not published: ${unpublished.join(", ")}; see ${options.logFile}`);
         }
-        return { api: credentials.api, credentials, stop };
+        const pidsRunning = (text: string) =>
+          markedPids(marker).filter((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/cmdline`, "latin1").includes(text);
+            } catch {
+              return false;
+            }
+          });
+        return { api: credentials.api, credentials, pidsRunning, stop };
       }
       await sleep(500);
     }

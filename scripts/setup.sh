@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Installs what the project needs beyond npm: every scripts/setup/*.sh in order. Each is
-# idempotent and fast when its tool is already there. Called by `npm start` and by .ci/run.
+# Installs what the project needs beyond npm, idempotently (each step is fast when its tool is
+# already there): every scripts/setup/*.sh in order, what `npm start` needs (the runner's
+# sandbox, pytest, Semgrep); with --tests also every scripts/setup/tests/*.sh, what only the
+# tests need (Chromium for the browser tests, Schemathesis for the API contract test).
+# `npm start` runs it bare; `npm test`, `npm run setup` and .ci/run with --tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for step in scripts/setup/*.sh; do
+steps=(scripts/setup/*.sh)
+if [ "${1:-}" = "--tests" ]; then
+  steps+=(scripts/setup/tests/*.sh)
+elif [ $# -gt 0 ]; then
+  echo "usage: bash scripts/setup.sh [--tests]" >&2
+  exit 2
+fi
+for step in "${steps[@]}"; do
   [ -e "$step" ] || continue
   bash "$step"
 done

@@ -4,8 +4,12 @@
  * operator, a demo agent and the example challenges (QA'd together, published when QA passes;
  * QA reports reused from .wrangler/qa-cache by bundle), the demo credentials in
  * .dev/credentials.json (git-ignored). A fresh RUNNER_SHARED_SECRET per start goes to the runner
- * (environment) and the Worker (a private --env-file), so every local run is signed and checked. Every line carries the time since the command began; it
- * stays in the foreground until Ctrl-C, then stops every child it started.
+ * (environment) and the Worker (a private --env-file), so every local run is signed and checked.
+ * The runner is supervised: restarted with backoff and a loud line whenever it exits, with the
+ * same secret. A local clock fires the Worker's scheduled handler (deadlines, the reconciler) on
+ * wrangler.toml's crons, or every BOUTS_CRON_INTERVAL_SECONDS. Every line carries the time
+ * since the command began; it stays in the foreground until Ctrl-C, then stops every child it
+ * started.
  */
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -31,6 +35,9 @@ import {
   stopChild,
   waitForHealth,
 } from "./lib/local-platform.ts";
+import { describeBundleDrift, type VersionList } from "./lib/bundle-drift.ts";
+import { readCrons, startLocalCron } from "./lib/local-cron.ts";
+import { supervise, type Supervisor } from "./lib/supervise.ts";
 
 // A second instance beside this one (the browser tests) sets BOUTS_PORT, RUNNER_PORT,
 // BOUTS_STATE_DIR (the wrangler state), BOUTS_QA_CACHE_DIR and BOUTS_CREDENTIALS; RUNNER_*
@@ -70,9 +77,20 @@ process.on("exit", () => rmSync(SECRETS_DIR, { recursive: true, force: true }));
 
 const children: ChildProcess[] = [];
 let stopping = false;
+/** The runner, restarted whenever it exits until `npm start` stops. */
+let runnerSupervisor: Supervisor | null = null;
+/** Stops the local clock (the scheduled handler's driver). */
+let stopClock: (() => void) | null = null;
+/**
+ * The scheduled handler's local interval in seconds (BOUTS_CRON_INTERVAL_SECONDS); unset: the
+ * crons of wrangler.toml's [triggers], as Cloudflare would fire them.
+ */
+const CRON_INTERVAL_SECONDS = Number(process.env.BOUTS_CRON_INTERVAL_SECONDS) || undefined;
 
 function stopAll(code: number): never {
   stopping = true;
+  stopClock?.();
+  runnerSupervisor?.stop();
   for (const c of children.reverse()) stopChild(c);
   rmSync(SECRETS_DIR, { recursive: true, force: true });
   process.exit(code);
@@ -300,13 +318,16 @@ async function prepareSeed(seed: Seed, operatorKey: string, runnerUp: boolean) {
     ch = created.body;
   }
   if (ch.status !== "draft") {
-    // A published challenge never changes (ingest refuses a new bundle), so an edited folder
-    // is only noticed here.
-    log(
-      ch.bundle?.sha256 === bundleSha
-        ? `${name}: ${ch.status} (unchanged since an earlier start)`
-        : `${name}: ${ch.status} with an older bundle; challenges/${seed.name} now packs to ${bundleSha.slice(0, 12)}; a fresh BOUTS_STATE_DIR seeds it again (unchanged bundles reuse their QA)`,
-    );
+    // A published challenge keeps its bundle (a new one is a new version, docs/design.md §30),
+    // so an edited folder is only noticed here.
+    if (ch.bundle?.sha256 === bundleSha)
+      log(`${name}: ${ch.status} (unchanged since an earlier start)`);
+    else {
+      const list = await api<VersionList>("GET", `/v1/challenges/${ch.id}/versions`, operatorKey);
+      log(
+        `${name}: ${describeBundleDrift(ch.status, seed.name, bundleSha, list.status === 200 ? list.body : null)}`,
+      );
+    }
     return { ch, bundleSha, publish: false };
   }
   const up = await api<ChallengeView>(
@@ -356,25 +377,39 @@ async function main() {
   let runnerHealthy: Promise<boolean> = Promise.resolve(false);
   if (existsSync(RUNNER_ENTRY)) {
     log(`starting the runner on ${RUNNER}`);
-    const runner = startChild(
-      "runner",
-      "npm",
-      ["run", "runner"],
-      {
-        ...process.env,
-        RUNNER_HOST: "127.0.0.1",
-        RUNNER_PORT: String(RUNNER_PORT),
-        RUNNER_QA_CACHE_DIR: QA_CACHE,
-        RUNNER_SHARED_SECRET: RUNNER_SECRET,
+    // Supervised: a runner that exits is started again (same secret, same port) after a
+    // backoff, with a loud line each time; a submission it was running is retried within
+    // seconds of the restart (docs/score.md, "Failure handling").
+    runnerSupervisor = supervise({
+      label: "the runner",
+      log,
+      start: () =>
+        startChild(
+          "runner",
+          "npm",
+          ["run", "runner"],
+          {
+            ...process.env,
+            RUNNER_HOST: "127.0.0.1",
+            RUNNER_PORT: String(RUNNER_PORT),
+            RUNNER_QA_CACHE_DIR: QA_CACHE,
+            RUNNER_SHARED_SECRET: RUNNER_SECRET,
+          },
+          false,
+          (line) => {
+            const hit = QA_CACHE_HIT.exec(line);
+            if (hit) qaCacheHits.add(hit[1]!);
+          },
+        ),
+      onStart: (child, restart) => {
+        if (restart === 0) return;
+        waitForHealth(`${RUNNER}/healthz`, 120_000, child).then(
+          () => log(`the runner is up again (restart ${restart})`),
+          (err: unknown) => log(`!!! the restarted runner is not healthy: ${String(err)}`),
+        );
       },
-      false,
-      (line) => {
-        const hit = QA_CACHE_HIT.exec(line);
-        if (hit) qaCacheHits.add(hit[1]!);
-      },
-    );
-    children.push(runner);
-    runner.on("exit", (code) => !stopping && log(`the runner exited (${code})`));
+    });
+    const runner = runnerSupervisor.current();
     runnerHealthy = waitForHealth(`${RUNNER}/healthz`, 60_000, runner).then(
       () => {
         log("the runner is up");
@@ -420,6 +455,15 @@ async function main() {
   bootstrapped?.catch(() => {});
   await waitForHealth(`${API}/healthz`, 120_000, worker);
   log("the Worker is up");
+  // wrangler dev runs no cron: this clock fires the scheduled handler (deadlines, the scoring
+  // reconciler, the webhook sweep) as Cloudflare would.
+  const crons = readCrons(path.join(ROOT, "wrangler.toml"));
+  stopClock = startLocalCron({ api: API, crons, intervalSeconds: CRON_INTERVAL_SECONDS, log });
+  log(
+    CRON_INTERVAL_SECONDS
+      ? `the scheduled handler runs every ${CRON_INTERVAL_SECONDS} s (BOUTS_CRON_INTERVAL_SECONDS)`
+      : `the scheduled handler runs on ${crons.join(", ")} (UTC; BOUTS_CRON_INTERVAL_SECONDS=<s> for a shorter interval)`,
+  );
   const runnerUp = await runnerHealthy;
 
   const operator = bootstrapped ? await bootstrapped : await ensureOperator(saved);

@@ -2,13 +2,15 @@
  * `npm run bench -- start`: wall time of `npm start` from the command to its `ready:` line (every
  * example challenge published), cold (fresh state and QA cache), warm (restart on that state) and
  * on a fresh state with the QA cache kept. Invariants: private ports, uids, state, QA cache,
- * credentials and runner work dir (a temporary folder, removed after); each start is stopped
+ * credentials and runner work dir (a temporary folder, removed after its scratch mounts are
+ * unmounted); each start is stopped
  * (its process group) before the next begins; a start that does not publish everything fails.
  */
 import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { sweepScratchMounts } from "../../containers/runner/src/sandbox/scratch-mount.ts";
 import { ROOT } from "../lib/local-platform.ts";
 
 const PORT = Number(process.env.BENCH_PORT ?? 8797);
@@ -117,6 +119,9 @@ export default async function main(args: string[]): Promise<void> {
     for (const [slug, ms] of [...cold.qaMs].sort())
       console.log(`start_cold_qa_ms_${slug.replaceAll("-", "_")}: ${ms}`);
   } finally {
+    // A run's `/chan` tmpfs can outlive a stopped runner; removing a mounted folder fails
+    // (EBUSY), so the mounts under the runner's work dir go first.
+    await sweepScratchMounts(dir);
     rmSync(dir, { recursive: true, force: true });
   }
 }

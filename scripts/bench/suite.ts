@@ -9,14 +9,15 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { ROOT } from "../lib/local-platform.ts";
 
-/** The stages of the `test` script, in its order (`bash scripts/setup.sh && npm run a && …`). */
+/** The stages of the `test` script, in its order (`bash scripts/setup.sh --tests && npm run a && …`). */
 function readStages(): { name: string; command: string[] }[] {
   const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as {
     scripts: Record<string, string>;
   };
   return pkg.scripts.test!.split("&&").map((part) => {
     const words = part.trim().split(/\s+/);
-    const name = words[0] === "npm" ? words[2]! : path.basename(words.at(-1)!, ".sh");
+    const script = words.find((w) => w.endsWith(".sh")) ?? words.at(-1)!;
+    const name = words[0] === "npm" ? words[2]! : path.basename(script, ".sh");
     return { name: name.replace(/[^a-z0-9]+/gi, "_"), command: words };
   });
 }

@@ -39,7 +39,7 @@ import {
   type BundleError,
   type PreparedChallenge,
 } from "./challenge/bundle.ts";
-import { runChallengeQa } from "./challenge/qa.ts";
+import { runChallengeQa, type QaError } from "./challenge/qa.ts";
 import { runCachedChallengeQa } from "./challenge/qa-cache.ts";
 import { runGeneratedSuite } from "./generated-run.ts";
 import { resolveUnpackLimits, runJob, type JobError, type RunnerEnvironment } from "./job.ts";
@@ -165,6 +165,13 @@ function answerProblem(e: ServiceError): Response {
   const problem = toProblem(e);
   if (problem.status >= 500) console.error(`runner: ${problem.type}: ${problem.detail}`);
   return problemResponse(problem);
+}
+
+/** A QA that could not judge the bundle: the runner's own failure is a 503, never a verdict. */
+function qaProblem(e: QaError): ServiceError {
+  return e.reason === "runner-infrastructure"
+    ? { reason: "sandbox-unavailable", report: e.report }
+    : { reason: "job", error: e };
 }
 
 /** The multipart parts of a request: each named file, and the `job` part parsed as JSON. */
@@ -352,7 +359,7 @@ export function createRunnerApp(
     const sha = challenge.value.sha256;
     if (!config.QA_CACHE_DIR) {
       const qa = await runChallengeQa(environment, challenge.value, config.QA_REPEATS);
-      if (!qa.ok) return answerProblem({ reason: "job", error: qa.error });
+      if (!qa.ok) return answerProblem(qaProblem(qa.error));
       return c.json(qa.value);
     }
     const t0 = performance.now();
@@ -362,7 +369,7 @@ export function createRunnerApp(
       config.QA_REPEATS,
       config.QA_CACHE_DIR,
     );
-    if (!qa.ok) return answerProblem({ reason: "job", error: qa.error });
+    if (!qa.ok) return answerProblem(qaProblem(qa.error));
     // One line per QA, read by `npm start` to say which challenges reused their report.
     console.log(
       qa.value.cached

@@ -4,7 +4,7 @@ import { RunnerProblemSchema, RunReportSchema, type RunReport } from "@bouts/con
 import type { Hono } from "hono";
 import { createRunnerApp, toProblem } from "../src/app.ts";
 import { packChallengeDir, packDir } from "../src/challenge/bundle.ts";
-import { createTestEnvironment, FIXTURES, form } from "./helpers.ts";
+import { CHALLENGES, createTestEnvironment, FIXTURES, form } from "./helpers.ts";
 
 let app: Hono;
 let bundle: Buffer;
@@ -136,4 +136,21 @@ describe("runner service", () => {
     });
     expect(res.status).toBe(422);
   });
+});
+
+describe("challenge QA when the runner's sandbox fails", () => {
+  it("answers 503 sandbox-unavailable, not a failed QA report", async () => {
+    const environment = await createTestEnvironment({ RUNNER_SELF_TEST: "off" });
+    const broken = createRunnerApp(
+      { ...environment, config: { ...environment.config, BWRAP_BIN: "/nonexistent/bwrap" } },
+      null,
+    );
+    const res = await broken.request("/v1/challenges/qa", {
+      method: "POST",
+      body: form({ bundle: await packChallengeDir(path.join(CHALLENGES, "deep-merge")) }),
+    });
+    expect(res.status).toBe(503);
+    const problem = RunnerProblemSchema.parse(await res.json());
+    expect(problem.type).toBe("urn:bouts:problem:sandbox-unavailable");
+  }, 120_000);
 });

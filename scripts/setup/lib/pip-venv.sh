@@ -1,5 +1,5 @@
 # Sourced by the setup steps: a pinned Python tool in a project-local venv. Not a step itself
-# (scripts/setup.sh runs only scripts/setup/*.sh).
+# (scripts/setup.sh runs only scripts/setup/*.sh and scripts/setup/tests/*.sh).
 
 # installed_version VENV PACKAGE: PACKAGE's version in VENV, or nothing. Read from the package
 # metadata: `semgrep --version` would ask Semgrep's servers for the latest release and, with no

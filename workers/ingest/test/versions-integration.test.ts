@@ -121,4 +121,21 @@ describe("uploading a challenge version", () => {
     const list = await call(`/v1/challenges/${id}/versions`, { token: op.token });
     expect(await list.json()).toMatchObject({ liveVersion: 1, versions: [{ version: 2 }] });
   });
+
+  it("answers 503 with Retry-After and uses no version number when the runner fails during QA", async () => {
+    const op = await seedOperator("qa-infra");
+    const slug = "versions-qa-infra";
+    const id = await publishedWithBaseline(op.token, slug);
+    const crashing = await bundleWith(slug, {
+      "reference/app.js": "export const x = 1;\n",
+      "reference/NOTES.md": "n\n",
+      "tests/static/fizz.test.js": "// RUNNER_CRASH\n",
+    });
+    const res = await upload(id, op.token, crashing);
+    const problem = await expectProblem(res, 503);
+    expect(res.headers.get("Retry-After")).toBe("30");
+    expect(problem.detail).toContain("runner");
+    const list = await call(`/v1/challenges/${id}/versions`, { token: op.token });
+    expect(await list.json()).toMatchObject({ liveVersion: 1, versions: [] });
+  });
 });

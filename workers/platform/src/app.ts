@@ -3,7 +3,8 @@
  * The platform's one Hono app: the roles' routes composed with `app.route()` (ingest and the
  * webhook role under /v1, the leaderboard role and its pages at the root, the two challenge
  * reads that span roles here, the MCP endpoint at /mcp), each route with its own access (@bouts/auth: public, optional
- * key, agent, operator), the one `onError` and 404/405 answer (@bouts/edge), `/healthz`, and
+ * key, agent, operator), the one `onError` and 404/405 answer (@bouts/edge), `/healthz` (the
+ * Worker's own 200 with the runner's probed state beside it, never a 500 for a runner that is down), and
  * the OpenAPI 3.1 document of exactly these routes (`/openapi.json`, `/docs`). The pages'
  * stylesheet and script are static assets (public/, [assets]) served before this app runs.
  */
@@ -17,6 +18,7 @@ import {
   type LeaderboardEnv,
   type LeaderboardRoutesOptions,
 } from "@bouts/leaderboard";
+import { probeRunner, type RunnerEnv } from "@bouts/score";
 import { webhookRoutes } from "@bouts/webhooks-worker";
 import { OPENAPI_INFO } from "./openapi.ts";
 import { createChallengeReadRoutes } from "./routes/challenges.ts";
@@ -36,7 +38,12 @@ export function createPlatformApp(options: PlatformAppOptions = {}) {
     .route("/", createMcpRoutes(cache))
     .route("/", createLeaderboardRoutes(options, access));
 
-  app.get("/healthz", (c) => c.json({ ok: true }));
+  // The Worker answers 200 whenever it runs; the runner's state is reported beside it, so a
+  // runner that is down shows here (docs/runner.md, "Recovering a deployment") without the
+  // Worker's own health failing with it.
+  app.get("/healthz", async (c) =>
+    c.json({ ok: true, runner: await probeRunner(c.env as unknown as RunnerEnv) }),
+  );
   registerSecuritySchemes(app.openAPIRegistry);
   let document: ReturnType<typeof app.getOpenAPI31Document> | null = null;
   app.get("/openapi.json", (c) => {

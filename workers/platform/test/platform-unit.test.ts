@@ -33,6 +33,10 @@ describe("the platform Worker", () => {
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request("http://platform.test/healthz"), env, ctx);
     expect(res.status).toBe(200);
+    // The runner's state is reported beside the Worker's own (here no runner URL is set).
+    const body = await res.json<{ ok: boolean; runner: { state: string } }>();
+    expect(body.ok).toBe(true);
+    expect(typeof body.runner.state).toBe("string");
   });
 
   it("keeps messages of a queue that has no consumer yet (retry, then dead-letter)", async () => {

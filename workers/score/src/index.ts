@@ -47,7 +47,13 @@ export {
   type RescoreMessage,
 } from "./rescore.ts";
 export { createJudgePanel, judgeRun } from "./judging.ts";
-export { requestRun, RUNNER_TIMEOUT_MS_DEFAULT } from "./runner-client.ts";
+export {
+  probeRunner,
+  requestRun,
+  RUNNER_TIMEOUT_MS_DEFAULT,
+  type RunnerEnv,
+  type RunnerHealth,
+} from "./runner-client.ts";
 
 /** How many messages of one batch are processed at once (runs hold a runner each). */
 export const BATCH_CONCURRENCY = 5;

@@ -56,6 +56,23 @@ export function computeRetryDelaySeconds(attempts: number): number {
   return Math.min(MAX_RETRY_DELAY_SECONDS, 30 * 2 ** Math.max(0, attempts - 1));
 }
 
+/** The shortest wait before a retry (the first one after the runner could not be reached). */
+export const MIN_RETRY_DELAY_SECONDS = 5;
+
+/**
+ * The wait before the next attempt when the runner could not be reached at all (down, or
+ * restarted mid-run): half as long as the submission has been waiting, at least 5 s, at most
+ * 30 min (5, 5, 5, 7, 11, 17, 25, 38, 57 s, …). A runner that comes back is used within half its
+ * downtime plus 5 s, so a supervised restart (`npm start`) or an operator's costs seconds, not
+ * the minutes of the doubling schedule; a runner that stays down is asked less and less often.
+ */
+export function computeUnreachableRetryDelaySeconds(waitedMs: number): number {
+  return Math.min(
+    MAX_RETRY_DELAY_SECONDS,
+    Math.max(MIN_RETRY_DELAY_SECONDS, Math.ceil(waitedMs / 2000)),
+  );
+}
+
 /** Bindings and configuration the pipeline uses. */
 export type ScoreEnv = RunnerEnv &
   JudgeEnv &
@@ -137,7 +154,7 @@ export async function processSubmission(
   const signal = AbortSignal.timeout(ATTEMPT_DEADLINE_MS);
   // A failure on our side waits, visibly (`waiting`), and is retried with capped backoff until
   // RETRY_WINDOW_MS has passed; only the submission's own fault (`fail`) fails it early.
-  const retryOrFail = async (detail: string): Promise<MessageOutcome> => {
+  const retryOrFail = async (detail: string, unreachable = false): Promise<MessageOutcome> => {
     const since = ctx.submission.waitingSince ?? now();
     if (now() - since >= RETRY_WINDOW_MS) {
       const hours = Math.round(RETRY_WINDOW_MS / 3_600_000);
@@ -146,7 +163,9 @@ export async function processSubmission(
       await announceFailure(env, db, ctx, reason, now());
       return { action: "ack", note: reason };
     }
-    const delaySeconds = computeRetryDelaySeconds(lease.attempts);
+    const delaySeconds = unreachable
+      ? computeUnreachableRetryDelaySeconds(now() - since)
+      : computeRetryDelaySeconds(lease.attempts);
     await deferScoring(db, submissionId, detail, now(), now() + delaySeconds * 1000);
     return { action: "retry", delaySeconds, note: detail };
   };
@@ -175,7 +194,7 @@ export async function processSubmission(
   );
   if (!run.ok)
     return run.error.kind === "retry"
-      ? retryOrFail(run.error.detail)
+      ? retryOrFail(run.error.detail, run.error.unreachable)
       : fail(run.error.code, run.error.reason);
   const scored = run.value;
   // The full suite of a split challenge is stored first (once), so every scored submission of

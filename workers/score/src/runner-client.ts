@@ -22,7 +22,17 @@ import { buildSignedRequest, describeRunnerAuthError } from "@bouts/runner-auth"
 
 /** Why no report came back. */
 export type RunnerError =
-  | { reason: "runner-unavailable"; retryable: true; detail: string }
+  | {
+      reason: "runner-unavailable";
+      retryable: true;
+      detail: string;
+      /**
+       * True when no connection could be made or it broke before an answer (the runner is down
+       * or was restarted mid-run), not when it answered badly or too late: such a failure is
+       * retried within seconds (pipeline.ts, `computeUnreachableRetryDelaySeconds`).
+       */
+      unreachable?: boolean;
+    }
   | {
       reason: "submission-refused";
       retryable: false;
@@ -179,7 +189,8 @@ async function exchange<T>(
         retryable: true,
         detail: timedOut
           ? `the runner did not answer within ${deadline.ms} ms (or the attempt's deadline)`
-          : String(e),
+          : `the runner could not be reached: ${String(e)}`,
+        ...(timedOut ? {} : { unreachable: true }),
       },
     };
   }
@@ -233,4 +244,50 @@ async function exchange<T>(
       },
     };
   return { ok: true, value: parsed.data };
+}
+
+/** The runner's state as the platform's `/healthz` shows it (docs/runner.md, "Recovering"). */
+export type RunnerHealth =
+  | {
+      state: "ok";
+      via: "RUNNER_URL" | "RUNNER_HTTP";
+      activeRuns?: number;
+      slotsHeld?: number;
+      capacity?: number;
+    }
+  | { state: "unreachable"; via: "RUNNER_URL" | "RUNNER_HTTP"; error: string }
+  /** The Container is started per run; probing it would start one, so it is not probed. */
+  | { state: "not-probed"; via: "container" }
+  | { state: "not-configured" };
+
+/** How long the health probe waits for the runner's `/healthz`. */
+export const RUNNER_PROBE_TIMEOUT_MS = 2_000;
+
+/**
+ * Asks the runner's `/healthz` (unsigned, as the runner allows) through the same transport a
+ * run takes; never throws: a runner that is down is a state, not an error.
+ */
+export async function probeRunner(env: RunnerEnv): Promise<RunnerHealth> {
+  const via = env.RUNNER_HTTP ? "RUNNER_HTTP" : env.RUNNER_URL ? "RUNNER_URL" : null;
+  if (!via)
+    return env.RUNNER ? { state: "not-probed", via: "container" } : { state: "not-configured" };
+  const url = `${env.RUNNER_URL || "http://runner"}/healthz`;
+  try {
+    const request = new Request(url, { signal: AbortSignal.timeout(RUNNER_PROBE_TIMEOUT_MS) });
+    const res = await (env.RUNNER_HTTP ? env.RUNNER_HTTP.fetch(request) : fetch(request));
+    const text = await res.text();
+    if (!res.ok)
+      return { state: "unreachable", via, error: `answered ${res.status}: ${text.slice(0, 200)}` };
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const count = (k: string) => (typeof body[k] === "number" ? { [k]: body[k] } : {});
+    return {
+      state: "ok",
+      via,
+      ...count("activeRuns"),
+      ...count("slotsHeld"),
+      ...count("capacity"),
+    };
+  } catch (e) {
+    return { state: "unreachable", via, error: String(e) };
+  }
 }

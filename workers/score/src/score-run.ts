@@ -43,7 +43,9 @@ export interface BundleTarget {
 
 /** Why a run did not produce a score: our fault (retry later), or the submission's (final). */
 export type RunRefusal =
-  { kind: "retry"; detail: string } | { kind: "fail"; code: SubmissionFailureCode; reason: string };
+  /** `unreachable`: the runner could not be reached at all (retried within seconds). */
+  | { kind: "retry"; detail: string; unreachable?: boolean }
+  | { kind: "fail"; code: SubmissionFailureCode; reason: string };
 
 /** A scored run: what the score stores, and the evidence it came from. */
 export interface ScoredRun {
@@ -143,7 +145,14 @@ export async function scoreOnBundle(
   });
   if (!run.ok)
     return run.error.retryable
-      ? retry(run.error.detail)
+      ? {
+          ok: false,
+          error: {
+            kind: "retry",
+            detail: run.error.detail,
+            ...(run.error.unreachable ? { unreachable: true } : {}),
+          },
+        }
       : refuse(run.error.code, `the runner refused the archive: ${run.error.detail}`);
   await opts.chargeRunner?.("run", opts.runId, run.value.timings.totalMs);
   const brief = {

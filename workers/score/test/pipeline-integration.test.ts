@@ -304,6 +304,32 @@ describe("failures", () => {
     send.mockRestore();
   });
 
+  it("retries a runner that cannot be reached within seconds, then after half its waiting so far", async () => {
+    const agent = await seedAgent(challenge);
+    const id = await seedSubmission(challenge, agent, "complete");
+    const unreachable: ScoreEnv = {
+      ...scoreEnv(),
+      RUNNER_HTTP: {
+        fetch: () => Promise.reject(new Error("Network connection lost.")),
+      } as unknown as Fetcher,
+    };
+    // The runner was killed mid-run (npm start restarts it within seconds): back in 5 s.
+    expect(await processSubmission(unreachable, id, now)).toMatchObject({
+      action: "retry",
+      delaySeconds: 5,
+    });
+    expect((await statusOf(id)).waitingReason).toMatch(/could not be reached/);
+    // Still down after ten minutes: asked every five.
+    await db()
+      .update(submissions)
+      .set({ waitingSince: Date.now() - 10 * 60_000 })
+      .where(eq(submissions.id, id));
+    const later = await processSubmission(unreachable, id, now);
+    expect(later.action).toBe("retry");
+    expect(later.action === "retry" && later.delaySeconds).toBeGreaterThanOrEqual(300);
+    expect(later.action === "retry" && later.delaySeconds).toBeLessThanOrEqual(305);
+  });
+
   it("gives up on a runner that never answers within its deadline, and waits", async () => {
     const agent = await seedAgent(challenge);
     const id = await seedSubmission(challenge, agent, "complete");

@@ -5,7 +5,8 @@
  */
 import { buildProblem } from "@bouts/contracts";
 import { describe, expect, it } from "vitest";
-import { requestRun, type RunnerEnv } from "../src/runner-client.ts";
+import { computeUnreachableRetryDelaySeconds } from "../src/pipeline.ts";
+import { probeRunner, requestRun, type RunnerEnv } from "../src/runner-client.ts";
 
 function answering(response: () => Response): RunnerEnv {
   const fetch = () => Promise.resolve(response());
@@ -50,5 +51,68 @@ describe("the runner's refusals", () => {
       run,
     );
     expect(!r.ok && r.error).toMatchObject({ code: "archive-refused", detail: problem.detail });
+  });
+});
+
+describe("a runner that cannot be reached", () => {
+  it("is marked unreachable when the connection fails, so it is retried within seconds", async () => {
+    const env: RunnerEnv = {
+      RUNNER_URL: "",
+      RUNNER_HTTP: {
+        fetch: () => Promise.reject(new Error("Network connection lost.")),
+      } as unknown as Fetcher,
+    };
+    const r = await requestRun(env, run);
+    expect(r).toMatchObject({
+      ok: false,
+      error: { reason: "runner-unavailable", retryable: true, unreachable: true },
+    });
+  });
+
+  it("is not marked unreachable when it answers badly", async () => {
+    const r = await requestRun(
+      answering(() => new Response("busy", { status: 503 })),
+      run,
+    );
+    expect(r.ok).toBe(false);
+    expect(!r.ok && "unreachable" in r.error).toBe(false);
+  });
+
+  it("is retried after 5 s, then after half of its waiting so far, capped at 30 min", () => {
+    expect(computeUnreachableRetryDelaySeconds(0)).toBe(5);
+    expect(computeUnreachableRetryDelaySeconds(9_000)).toBe(5);
+    expect(computeUnreachableRetryDelaySeconds(60_000)).toBe(30);
+    expect(computeUnreachableRetryDelaySeconds(24 * 3_600_000)).toBe(30 * 60);
+  });
+});
+
+describe("the platform's probe of the runner (/healthz)", () => {
+  it("reports the runner's counts when it answers", async () => {
+    const h = await probeRunner(
+      answering(() =>
+        Response.json({ status: "ok", activeRuns: 1, capacity: 2, slotsHeld: 1, runtimes: {} }),
+      ),
+    );
+    expect(h).toEqual({
+      state: "ok",
+      via: "RUNNER_HTTP",
+      activeRuns: 1,
+      capacity: 2,
+      slotsHeld: 1,
+    });
+  });
+
+  it("reports a runner that is down as unreachable, with the error, without throwing", async () => {
+    const env: RunnerEnv = {
+      RUNNER_URL: "",
+      RUNNER_HTTP: {
+        fetch: () => Promise.reject(new Error("connect ECONNREFUSED")),
+      } as unknown as Fetcher,
+    };
+    expect(await probeRunner(env)).toEqual({
+      state: "unreachable",
+      via: "RUNNER_HTTP",
+      error: "Error: connect ECONNREFUSED",
+    });
   });
 });

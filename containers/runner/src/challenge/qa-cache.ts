@@ -18,9 +18,9 @@ import {
 import path from "node:path";
 import { QaReportSchema, type QaReport } from "@bouts/contracts";
 import { ok, type Result } from "@bouts/result";
-import type { JobError, RunnerEnvironment } from "../job.ts";
+import type { RunnerEnvironment } from "../job.ts";
 import type { PreparedChallenge } from "./bundle.ts";
-import { runChallengeQa } from "./qa.ts";
+import { runChallengeQa, type QaError } from "./qa.ts";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../../..");
 /** Sources whose change may change a verdict: the runner, its harness, every package, the lockfile. */
@@ -162,7 +162,7 @@ export async function runCachedChallengeQa(
   challenge: PreparedChallenge,
   repeats: number,
   dir: string,
-): Promise<Result<CachedQa, JobError>> {
+): Promise<Result<CachedQa, QaError>> {
   const key = buildQaCacheKey(environment, challenge, repeats);
   const hit = readCachedQa(dir, key, challenge.manifest.id);
   if (hit.ok) return ok({ report: hit.report, cached: true });

@@ -6,11 +6,13 @@
  * run too: one that fails on the reference is listed for `generation.exclude` (the declared
  * interface promised something the reference does not do). A challenge is publishable only when
  * every run completed, every test and candidate passed every time, and the reference ran with clean
- * stability. The repeats run concurrently (bounded by the uid pool). The report's shape is the
- * `QaReport` contract (@bouts/contracts).
+ * stability. A run the runner itself could not carry out (sandbox unavailable, internal fault) is
+ * no verdict: QA answers `runner-infrastructure` instead of a report. The repeats run
+ * concurrently (bounded by the uid pool). The report's shape is the `QaReport` contract
+ * (@bouts/contracts).
  */
 import { randomUUID } from "node:crypto";
-import type { ChallengeManifest, QaReport, QaTest } from "@bouts/contracts";
+import type { ChallengeManifest, QaReport, QaTest, RunReport } from "@bouts/contracts";
 import type { JobError, RunnerEnvironment } from "../job.ts";
 import { runJob } from "../job.ts";
 import { err, ok, type Result } from "@bouts/result";
@@ -45,12 +47,22 @@ function qaGate(environment: RunnerEnvironment): Gate {
   return gate;
 }
 
+/**
+ * Why QA could not judge the bundle: a job error, or a run the runner itself could not carry out
+ * (its sandbox unavailable, an internal fault). The latter is no verdict on the bundle: it is
+ * answered 503 (`sandbox-unavailable`), never a report, and nothing is cached.
+ */
+export type QaError = JobError | { reason: "runner-infrastructure"; report: RunReport };
+
+/** Infrastructure reasons that are the runner's, not the bundle's. */
+const RUNNER_FAULTS: ReadonlySet<string> = new Set(["sandbox-unavailable", "internal"]);
+
 /** Runs the reference solution `repeats` times and judges each test. */
 export async function runChallengeQa(
   environment: RunnerEnvironment,
   challenge: PreparedChallenge,
   repeats: number,
-): Promise<Result<QaReport, JobError>> {
+): Promise<Result<QaReport, QaError>> {
   const submission = await packDir(path.join(challenge.root, "reference"));
   const m = challenge.manifest;
   const tally = new Map<string, { passes: number; last: string }>();
@@ -82,6 +94,9 @@ export async function runChallengeQa(
   for (const [i, r] of runs.entries()) {
     if (!r.ok) return err(r.error);
     const report = r.value;
+    // The runner failed, not the reference: every test of that run would read as failing.
+    if (report.infrastructure && RUNNER_FAULTS.has(report.infrastructure.reason))
+      return err({ reason: "runner-infrastructure", report });
     if (report.infrastructure) problems.push(`run ${i + 1}: ${report.infrastructure.message}`);
     if (report.stability.verdict !== "clean") {
       problems.push(

@@ -3,7 +3,7 @@
 # project-local venv (<repo>/.venv-contract, gitignored), apart from Semgrep's so that the two
 # tools' dependency pins never meet. Idempotent: a no-op when that exact version is there.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 source scripts/setup/lib/pip-venv.sh
 
 SCHEMATHESIS_VERSION="4.32.5"
