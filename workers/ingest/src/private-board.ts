@@ -124,7 +124,7 @@ export async function chooseFinalSubmissions(
 export async function publishBoardAtClose(
   db: Db,
   ch: ChallengeRow,
-  actorId: string,
+  actor: { kind: "operator" | "system"; id: string },
   now: number,
 ): Promise<boolean> {
   const split = await findSplit(db, ch.id);
@@ -155,7 +155,7 @@ export async function publishBoardAtClose(
     challengeId: ch.id,
     entries,
     now,
-    actorId,
+    actor,
     split: {
       method: split.method,
       seed: split.seed,
@@ -191,5 +191,5 @@ export async function recordClose(
     after: { status: "closed" },
     at: now,
   });
-  await publishBoardAtClose(db, ch, actor.id, now);
+  await publishBoardAtClose(db, ch, actor, now);
 }

@@ -2,11 +2,11 @@
  * A challenge's deadline through the HTTP API and the sweep: set at create or later (future
  * only), moved or cleared while open; past it, no entry, submission or final choice is taken
  * even before the sweep runs, and the sweep closes it as the operator's close would (status,
- * `closed` event with the system as actor). Hostile: an agent cannot set it, and a deadline in
+ * `closed` and `private-board-published` events with the system as actor). Hostile: an agent cannot set it, and a deadline in
  * the past is refused rather than closing the challenge at once.
  */
 import { env } from "cloudflare:workers";
-import { createDb, findChallenge, listChallengeHistory } from "@bouts/db";
+import { createDb, findChallenge, listChallengeHistory, recordSplit } from "@bouts/db";
 import { describe, expect, it } from "vitest";
 import { sweepIngest } from "../src/sweep.ts";
 import {
@@ -100,6 +100,17 @@ describe("a challenge's deadline", () => {
     expect((await expectProblem(choice, 409)).detail).toContain("past its deadline");
     // Still `published` until the sweep: the sweep closes it, as the operator's close would.
     const db = createDb(env.DB);
+    // With a split, so the close publishes a private board too: one actor rule for both events.
+    await recordSplit(db, {
+      challengeId: id,
+      method: "declared",
+      seed: null,
+      privatePercent: null,
+      privateIds: "[]",
+      finalChoices: 2,
+      bundleSha256: "0".repeat(64),
+      recordedAt: Date.now(),
+    });
     expect((await findChallenge(db, id))!.status).toBe("published");
     const swept = await sweepIngest(env, Date.now());
     expect(swept.closedAtDeadline).toBeGreaterThanOrEqual(1);
@@ -107,6 +118,11 @@ describe("a challenge's deadline", () => {
     const closed = (await listChallengeHistory(db, id)).filter((e) => e.type === "closed");
     expect(closed).toHaveLength(1);
     expect(closed[0]).toMatchObject({ actorKind: "system", actorId: "deadline" });
+    const board = (await listChallengeHistory(db, id)).filter(
+      (e) => e.type === "private-board-published",
+    );
+    expect(board).toHaveLength(1);
+    expect(board[0]).toMatchObject({ actorKind: "system", actorId: "deadline" });
     // A second sweep changes nothing; moving the deadline of a closed challenge is refused.
     await sweepIngest(env, Date.now());
     expect((await listChallengeHistory(db, id)).filter((e) => e.type === "closed")).toHaveLength(1);

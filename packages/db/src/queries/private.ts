@@ -125,12 +125,20 @@ export async function findPrivateBoard(
 }
 
 /**
- * Publishes a private board once, with its `private-board-published` event (deterministic id);
- * returns false when it was already published (the first board stands).
+ * Publishes a private board once, with its `private-board-published` event (deterministic id),
+ * whose actor is the close's (an operator, or the system when a deadline closed it); returns
+ * false when it was already published (the first board stands).
  */
 export async function publishPrivateBoard(
   db: Db,
-  b: { challengeId: string; entries: unknown[]; now: number; actorId: string; split: unknown },
+  b: {
+    challengeId: string;
+    entries: unknown[];
+    now: number;
+    /** Who closed the challenge: the same actor as its `closed` event. */
+    actor: { kind: "operator" | "system"; id: string };
+    split: unknown;
+  },
 ): Promise<boolean> {
   const d1 = db.$client;
   const [inserted] = await d1.batch([
@@ -146,8 +154,8 @@ export async function publishPrivateBoard(
       agentId: null,
       type: "private-board-published",
       scope: "challenge",
-      actorKind: "operator",
-      actorId: b.actorId,
+      actorKind: b.actor.kind,
+      actorId: b.actor.id,
       cause: "the challenge closed: the private board was computed from the final choices",
       before: null,
       after: { entries: b.entries.length, split: b.split },
