@@ -13,7 +13,7 @@ import { BAND_KEYS, Exact, parseFraction } from "@bouts/scoring";
 import { z } from "zod";
 import { err, ok, type Result } from "@bouts/result";
 
-/** Every event type an endpoint can subscribe to. */
+/** Every event type the platform sends. */
 export const EVENT_TYPES = [
   "submission.scored",
   "submission.failed",
@@ -22,6 +22,13 @@ export const EVENT_TYPES = [
   "webhook.test",
 ] as const;
 export const EventTypeSchema = z.enum(EVENT_TYPES);
+/** The event types an endpoint can subscribe to (`webhook.test` is sent only on request). */
+export const SUBSCRIBABLE_EVENT_TYPES = [
+  "submission.scored",
+  "submission.failed",
+  "submission.rescored",
+  "leaderboard.overtaken",
+] as const satisfies readonly EventType[];
 export type EventType = z.infer<typeof EventTypeSchema>;
 
 const Id = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/);

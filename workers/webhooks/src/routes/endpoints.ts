@@ -39,6 +39,7 @@ import {
   SPECIAL_USE_TLDS,
   RETRY_STEPS_SECONDS,
   serializeEvent,
+  SUBSCRIBABLE_EVENT_TYPES,
   validateTargetUrl,
 } from "@bouts/webhooks";
 import { resolveTargetOptions } from "../config.ts";
@@ -62,13 +63,7 @@ export const MAX_TESTS_PER_AGENT = 20;
  * schedule exceeds 12 h), so it may be redelivered: 13 h.
  */
 export const STUCK_PENDING_MS = (MAX_RETRY_DELAY_SECONDS + 3600) * 1000;
-/** The event types an endpoint can subscribe to (`webhook.test` is always sent on request). */
-export const SUBSCRIBABLE_EVENT_TYPES = [
-  "submission.scored",
-  "submission.failed",
-  "submission.rescored",
-  "leaderboard.overtaken",
-] as const;
+export { SUBSCRIBABLE_EVENT_TYPES };
 
 // ─── Schemas ───
 
