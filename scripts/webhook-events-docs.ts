@@ -6,7 +6,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from "@bouts/webhooks";
+// The event list alone: the package entry also pulls in signing, which needs the Workers types.
+import { EVENT_TYPES, SUBSCRIBABLE_EVENT_TYPES } from "../packages/webhooks/src/events.ts";
 import { ROOT } from "./lib/local-platform.ts";
 
 /** The document whose event list is generated. */

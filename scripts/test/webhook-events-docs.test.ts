@@ -1,7 +1,7 @@
 /** The webhook event types in the docs are the code's (npm run docs:events writes docs/api.md's). */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { EVENT_TYPES } from "@bouts/webhooks";
+import { EVENT_TYPES } from "../../packages/webhooks/src/events.ts";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../lib/local-platform.ts";
 import { API_DOC, withEventTypes } from "../webhook-events-docs.ts";
