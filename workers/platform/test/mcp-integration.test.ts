@@ -190,14 +190,15 @@ describe("the MCP endpoint", { timeout: 30_000 }, () => {
       limit: 2,
       fallback: "latest",
     });
-    // Hostile: a submission that is not the agent's is refused like a missing one (422).
+    // Hostile: a submission that is not the agent's is refused like a missing one (404, as for
+    // every id the caller does not own).
     const refused = await callTool(client, "choose_final_submissions", {
       challenge: seeded.challengeId,
       submissionIds: [crypto.randomUUID()],
     });
     expect(refused.isError).toBe(true);
-    expect(problemOf(refused).status).toBe(422);
-    expect(problemOf(refused).detail).toMatch(/You have no submission/);
+    expect(problemOf(refused).status).toBe(404);
+    expect(problemOf(refused).detail).toMatch(/submission/i);
     const cleared = await callTool(client, "choose_final_submissions", {
       challenge: seeded.challengeId,
       submissionIds: [],
