@@ -54,6 +54,8 @@ export const fsWriteSync = fs.writeSync;
 /** fs.read (callback form) as it was before any submission code. */
 export const fsRead = fs.read;
 export const fsReadSync = fs.readSync;
+/** fs.stat (callback form), for starting the thread pool before any submission code. */
+export const fsStat = fs.stat;
 export const MapConstructor = Map;
 export const PromiseConstructor = Promise;
 const AtomicsWait = Atomics.wait;

@@ -23,6 +23,7 @@ import {
   BufferPrototypeSubarray,
   BufferPrototypeToString,
   fsRead,
+  fsStat,
   FunctionPrototypeToString,
   JSONParse,
   MapConstructor,
@@ -476,6 +477,10 @@ async function serve() {
 }
 
 const modulePath = process.argv[2];
+// Requests are read on libuv's thread pool, whose threads start on its first use. Start them now,
+// before any submission code: a module that forks up to its process cap at import would
+// otherwise leave the pool unable to start, and the subject would abort on its first read.
+await new PromiseConstructor((resolve) => fsStat("/", () => resolve(undefined)));
 try {
   if (typeof modulePath !== "string" || !modulePath.startsWith("/"))
     throw new TypeError("bouts: the subject needs an absolute module path");
