@@ -217,16 +217,17 @@ describe("final choices and the close of a split challenge", () => {
       409,
     );
     expect(leaks(early)).toEqual([]);
-    // Another agent's submission, a missing one, too many and duplicates are refused.
+    // Another agent's submission and a missing one are 404, as every id the caller does not own;
+    // too many and duplicates are refused as unprocessable.
     expect(
       await problem(
         await send(choices, s.token, "PUT", { submissionIds: [s.otherSubmission] }),
-        422,
+        404,
       ),
-    ).toMatch(/no submission/);
+    ).toMatch(/submission/i);
     expect(
-      await problem(await send(choices, s.token, "PUT", { submissionIds: ["nope"] }), 422),
-    ).toMatch(/no submission/);
+      await problem(await send(choices, s.token, "PUT", { submissionIds: ["nope"] }), 404),
+    ).toMatch(/submission/i);
     expect(
       await problem(
         await send(choices, s.token, "PUT", { submissionIds: [s.submission, s.submission] }),

@@ -211,7 +211,9 @@ describe("a second version of deep-merge, rescored in the shadows and promoted",
     expect(partial.changedTests).toContainEqual(
       expect.objectContaining({ id: "array-over-object", before: null, after: "failed" }),
     );
-    expect(partial.after!.score).toBeLessThan(partial.before!.score);
+    // A new version is a new bundle, so its generated tests are drawn again (design.md §31): the
+    // total can move either way; the added static test's verdict is what must show.
+    expect(partial.after!.score).toEqual(expect.any(Number));
     const complete = of("complete").submissions[0]!;
     expect(complete.changedTests).toContainEqual(
       expect.objectContaining({ id: "array-over-object", before: null, after: "passed" }),
