@@ -15,6 +15,7 @@ import net from "node:net";
 import process from "node:process";
 import { setTimeout } from "node:timers";
 import { applyReply, decodeGraph, encodeGraph, MAX_FRAME_BYTES, writeFrameSync } from "./codec.mjs";
+import { PROBED_PROTOTYPES } from "./primordials.mjs";
 
 const ANSWERS = 0;
 const REQUESTS = 3;
@@ -41,20 +42,7 @@ export class SubjectFault {
 
 /** The prototypes the subject probes, with their own-key counts in this (trusted) process. */
 const PRISTINE_SHAPE = new Map(
-  [
-    ["Object", Object.prototype],
-    ["Array", Array.prototype],
-    ["Function", Function.prototype],
-    ["String", String.prototype],
-    ["Number", Number.prototype],
-    ["Boolean", Boolean.prototype],
-    ["Date", Date.prototype],
-    ["RegExp", RegExp.prototype],
-    ["Map", Map.prototype],
-    ["Set", Set.prototype],
-    ["Promise", Promise.prototype],
-    ["Error", Error.prototype],
-  ].map(([name, proto]) => [name, Reflect.ownKeys(proto).length]),
+  PROBED_PROTOTYPES.map(([name, proto]) => [name, Reflect.ownKeys(proto).length]),
 );
 const LABEL_LIMIT = 200;
 const LABELS_PER_ANSWER = 1000;

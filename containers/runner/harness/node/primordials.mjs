@@ -188,3 +188,23 @@ export function writeLineSync(fd, bytes) {
     }
   }
 }
+
+/**
+ * The built-in prototypes the pollution probe watches, by name, as they were when the harness
+ * loaded: the subject snapshots them, and the trusted bridge compares their key counts with its
+ * own pristine copies of the same list.
+ */
+export const PROBED_PROTOTYPES = [
+  ["Object", Object.prototype],
+  ["Array", Array.prototype],
+  ["Function", Function.prototype],
+  ["String", String.prototype],
+  ["Number", Number.prototype],
+  ["Boolean", Boolean.prototype],
+  ["Date", Date.prototype],
+  ["RegExp", RegExp.prototype],
+  ["Map", Map.prototype],
+  ["Set", Set.prototype],
+  ["Promise", Promise.prototype],
+  ["Error", Error.prototype],
+];

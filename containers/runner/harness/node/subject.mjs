@@ -24,6 +24,7 @@ import {
   BufferPrototypeToString,
   fsRead,
   fsStat,
+  PROBED_PROTOTYPES,
   FunctionPrototypeToString,
   JSONParse,
   MapConstructor,
@@ -52,20 +53,7 @@ const REQUESTS = 0;
 const apply = ReflectApply;
 const hasOwn = ObjectHasOwn;
 const keys = ObjectKeys;
-const PROTOTYPES = [
-  ["Object", Object.prototype],
-  ["Array", Array.prototype],
-  ["Function", Function.prototype],
-  ["String", String.prototype],
-  ["Number", Number.prototype],
-  ["Boolean", Boolean.prototype],
-  ["Date", Date.prototype],
-  ["RegExp", RegExp.prototype],
-  ["Map", Map.prototype],
-  ["Set", Set.prototype],
-  ["Promise", Promise.prototype],
-  ["Error", Error.prototype],
-];
+const PROTOTYPES = PROBED_PROTOTYPES;
 /** Prototypes a fresh `{}` and `[]` inherit from: their enumerable keys are the fresh-object probe. */
 const FRESH = [
   ["Object", Object.prototype],
