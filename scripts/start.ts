@@ -145,7 +145,12 @@ function readSavedCredentials(): Credentials | null {
   }
 }
 
-/** The demo operator: the saved one if its key still works, else a fresh local bootstrap. */
+const DEMO_AGENT = "demo agent";
+
+/**
+ * The demo operator: the saved one if its key still works, else a new key for the local demo
+ * operator (created on the first start), so an interrupted start finds its drafts again.
+ */
 async function ensureOperator(saved: Credentials | null) {
   if (saved && (await api("GET", "/v1/agents", saved.operator.key)).status === 200) {
     return saved.operator;
@@ -158,18 +163,37 @@ function bootstrapLocalOperator() {
   return bootstrapOperator(PERSIST, "demo operator");
 }
 
-/** The demo agent: the saved one if its key still works, else registered through the API. */
+/**
+ * The demo agent: the saved one if its key still works; else the operator's agent of that name
+ * with a new key (an interrupted start lost the saved one); else a newly registered agent.
+ */
 async function ensureAgent(saved: Credentials | null, operatorKey: string) {
   if (saved && (await api("GET", "/v1/challenges", saved.agent.key)).status === 200) {
     return saved.agent;
   }
-  const res = await api<{ agent: { id: string }; key: { key: string } }>(
-    "POST",
+  type AgentKey = { agent: { id: string }; key: { key: string } };
+  const agents = await api<{ agents: { id: string; name: string }[] }>(
+    "GET",
     "/v1/agents",
     operatorKey,
-    JSON.stringify({ name: "demo agent" }),
-    "application/json",
   );
+  const known =
+    agents.status === 200 ? agents.body.agents.find((a) => a.name === DEMO_AGENT) : null;
+  const res = known
+    ? await api<AgentKey>(
+        "POST",
+        `/v1/agents/${known.id}/keys`,
+        operatorKey,
+        JSON.stringify({ label: "npm start" }),
+        "application/json",
+      )
+    : await api<AgentKey>(
+        "POST",
+        "/v1/agents",
+        operatorKey,
+        JSON.stringify({ name: DEMO_AGENT }),
+        "application/json",
+      );
   if (res.status !== 201)
     throw new Error(`registering the demo agent: ${JSON.stringify(res.body)}`);
   return { id: res.body.agent.id, key: res.body.key.key };

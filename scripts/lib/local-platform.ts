@@ -102,21 +102,57 @@ export function sqlText(v: string): string {
   return `'${v.replaceAll("'", "''")}'`;
 }
 
-/** Creates an operator and its key in the local database; returns the key (shown once). */
+/** Runs SQL in the local database and answers the rows of its last statement. */
+export function queryRowsAsync(persistTo: string, sql: string): Promise<Record<string, unknown>[]> {
+  const args = ["d1", "execute", DB_NAME, "--local", "--persist-to", persistTo, "--json"];
+  return new Promise((resolve, reject) => {
+    const child = spawn("npx", ["wrangler", ...args, "--command", sql], {
+      cwd: ROOT,
+      env: wranglerEnv(),
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code !== 0) return reject(new Error(`wrangler d1 execute failed:\n${out}\n${err}`));
+      try {
+        const results = JSON.parse(out) as { results?: Record<string, unknown>[] }[];
+        resolve(results.at(-1)?.results ?? []);
+      } catch {
+        reject(new Error(`wrangler d1 execute --json did not answer JSON:\n${out}`));
+      }
+    });
+  });
+}
+
+/**
+ * Gives the local operator called `name` a new key, creating the operator only when the local
+ * database has none of that name: a start that lost its saved key (an interrupted first start)
+ * gets the same operator back, and with it the drafts that operator created. Returns the key
+ * (shown once).
+ */
 export async function bootstrapOperator(
   persistTo: string,
   name: string,
 ): Promise<{ id: string; key: string }> {
-  const id = crypto.randomUUID();
+  const fresh = crypto.randomUUID();
   const key = await mintApiKey();
   const now = Date.now();
-  await executeSqlAsync(
+  const owner = `(SELECT id FROM operators WHERE name = ${sqlText(name)} ORDER BY created_at, id LIMIT 1)`;
+  const rows = await queryRowsAsync(
     persistTo,
-    `INSERT INTO operators (id, name, created_at) VALUES (${sqlText(id)}, ${sqlText(name)}, ${now});
+    `INSERT INTO operators (id, name, created_at)
+       SELECT ${sqlText(fresh)}, ${sqlText(name)}, ${now}
+       WHERE NOT EXISTS (SELECT 1 FROM operators WHERE name = ${sqlText(name)});
      INSERT INTO api_keys (id, role, agent_id, operator_id, secret_hash, label, created_at, revoked_at)
-     VALUES (${sqlText(key.id)}, 'operator', NULL, ${sqlText(id)}, ${sqlText(key.secretHash)},
-             'local bootstrap', ${now}, NULL);`,
+       VALUES (${sqlText(key.id)}, 'operator', NULL, ${owner}, ${sqlText(key.secretHash)},
+               'local bootstrap', ${now}, NULL);
+     SELECT operator_id AS id FROM api_keys WHERE id = ${sqlText(key.id)};`,
   );
+  const id = rows[0]?.id;
+  if (typeof id !== "string") throw new Error(`bootstrapping ${name}: no operator id came back`);
   return { id, key: key.token };
 }
 

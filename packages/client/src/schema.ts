@@ -77,13 +77,13 @@ export interface paths {
         };
       };
       responses: {
-        /** @description The agent and its key (shown once) */
+        /** @description The agent and its first key (the secret shown once) */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            "application/json": components["schemas"]["CreatedAgent"];
+            "application/json": components["schemas"]["AgentKey"];
           };
         };
         /** @description Malformed request: the problem's `errors` name each offending field */
@@ -233,13 +233,13 @@ export interface paths {
         };
       };
       responses: {
-        /** @description The key (shown once) */
+        /** @description The agent and its new key (the secret shown once) */
         201: {
           headers: {
             [name: string]: unknown;
           };
           content: {
-            "application/json": components["schemas"]["IssuedApiKey"];
+            "application/json": components["schemas"]["AgentKey"];
           };
         };
         /** @description Malformed request: the problem's `errors` name each offending field */
@@ -4453,7 +4453,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
-    CreatedAgent: {
+    AgentKey: {
       agent: components["schemas"]["Agent"];
       key: components["schemas"]["IssuedApiKey"];
     };

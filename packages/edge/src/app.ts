@@ -2,7 +2,8 @@
  * @module edge/app
  * The app shell every role's routes are mounted in: the validation hook that turns zod issues
  * into the one 400 problem, the one `onError`, and the answer to a request no route takes
- * (404, or 405 with `Allow` when the path exists under other methods). Invariants: every
+ * (404, or 405 with `Allow` when the path exists under other methods), and the deadline on
+ * every request body (edge/body-deadline). Invariants: every
  * failure is problem+json; an unexpected error is a logged, generic 500 that never echoes
  * internals; Hono's own aborts (malformed JSON, an unsupported media type) keep their status.
  */
@@ -10,6 +11,13 @@ import { OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { buildProblem, problemFromZodError } from "@bouts/contracts";
+import {
+  bodyDeadline,
+  BodyTimeoutError,
+  bodyTimeoutResponse,
+  DEFAULT_BODY_DEADLINE,
+  type BodyDeadline,
+} from "./body-deadline.ts";
 import { HttpError, problemResponse } from "./http-error.ts";
 
 /** A validation result as the zod-openapi hook receives it. */
@@ -29,6 +37,7 @@ export function createRouter<E extends Env>() {
 /** Renders any error thrown while handling a request: the app's one `onError`. */
 export function handleError(err: Error): Response {
   if (err instanceof HttpError) return problemResponse(err.problem, { ...err.headers });
+  if (err instanceof BodyTimeoutError) return bodyTimeoutResponse(err);
   if (err instanceof HTTPException) {
     const detail = err.message || "The request could not be processed.";
     return problemResponse(buildProblem(err.status, "http", "Request refused", detail));
@@ -107,13 +116,20 @@ export function answerUnmatched(
   );
 }
 
+/** Options of the app shell (tests shorten the body deadline). */
+export interface AppOptions {
+  bodyDeadline?: BodyDeadline;
+}
+
 /**
- * The app shell: routes are mounted on it with `app.route()`; it owns the one `onError` and
- * the 404/405 answer, computed from every route mounted by the time a request arrives.
+ * The app shell: routes are mounted on it with `app.route()`; it owns the one `onError`, the
+ * 404/405 answer, computed from every route mounted by the time a request arrives, and the
+ * deadline on request bodies (408 for a body that stops arriving).
  * @example const app = createApp<AppEnv>().route("/v1", ingestRoutes)
  */
-export function createApp<E extends Env>() {
+export function createApp<E extends Env>(options: AppOptions = {}) {
   const app = createRouter<E>();
+  app.use("*", bodyDeadline(options.bodyDeadline ?? DEFAULT_BODY_DEADLINE));
   app.notFound((c) => answerUnmatched(app.routes, c.req.method, c.req.path));
   app.onError((err) => handleError(err));
   return app;

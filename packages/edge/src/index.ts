@@ -3,7 +3,7 @@
  * The HTTP edge every role of the platform Worker shares: `HttpError` and problem+json
  * responses (RFC 9457), the OpenAPI helpers (the `Problem` component, problem responses,
  * JSON bodies, the API-key security schemes and requirements), the validation hook, the one
- * `onError` and the 404/405 answer. Roles keep only their own domain-error → problem mapping.
+ * `onError`, the 404/405 answer and the request-body deadline. Roles keep only their own domain-error → problem mapping.
  */
 export {
   answerInvalid,
@@ -12,7 +12,16 @@ export {
   createRouter,
   handleError,
   resolveAllowedMethods,
+  type AppOptions,
 } from "./app.ts";
+export {
+  bodyDeadline,
+  BodyTimeoutError,
+  DEFAULT_BODY_DEADLINE,
+  declareBodyTimeout,
+  withBodyDeadline,
+  type BodyDeadline,
+} from "./body-deadline.ts";
 export {
   answerProblem,
   answerRetryLater,

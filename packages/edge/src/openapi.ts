@@ -22,6 +22,7 @@ export const PROBLEM_STATUS_TEXT = {
   403: "The key's role may not use this route",
   404: "No such resource (or not the caller's)",
   406: "The Accept header does not take the answer's media types",
+  408: "The request body stopped arriving (shorter than its Content-Length) or took too long",
   409: "Conflicts with the resource's current state",
   411: "Content-Length required",
   413: "Upload too large",

@@ -62,9 +62,13 @@ export const IssuedKeySchema = KeyInfoSchema.extend({
   }),
 }).openapi("IssuedApiKey");
 
-export const CreatedAgentSchema = z
+/**
+ * The one answer of both key-creating routes (registering an agent, issuing it another key):
+ * the agent and the new key, whose secret this answer alone ever shows.
+ */
+export const AgentKeySchema = z
   .object({ agent: AgentSchema, key: IssuedKeySchema })
-  .openapi("CreatedAgent");
+  .openapi("AgentKey");
 
 // ─── Challenges ───
 

@@ -68,7 +68,7 @@ describe("authentication", () => {
     const op = await seedOperator();
     const agent = await createAgent(op.token);
     const issued = await callJson(`/v1/agents/${agent.id}/keys`, "POST", {}, op.token);
-    const second = (await issued.json<{ key: string }>()).key;
+    const second = (await issued.json<{ key: { key: string } }>()).key.key;
     // A limiter that allows one request per rate-limit key.
     const seen = new Map<string, number>();
     const limit = vi.spyOn(env.API_RATE_LIMIT, "limit").mockImplementation(({ key }) => {
@@ -129,12 +129,39 @@ describe("authorization", () => {
 });
 
 describe("keys", () => {
+  it("answers both key-creating routes with one shape, documented by one schema", async () => {
+    const op = await seedOperator();
+    const registered = await callJson("/v1/agents", "POST", { name: "shape" }, op.token);
+    const first = await registered.json<Record<string, Record<string, unknown>>>();
+    const agentId = String(first.agent?.id);
+    const issued = await callJson(`/v1/agents/${agentId}/keys`, "POST", {}, op.token);
+    const second = await issued.json<Record<string, Record<string, unknown>>>();
+    const shape = (v: Record<string, Record<string, unknown>>) =>
+      Object.fromEntries(Object.entries(v).map(([k, o]) => [k, Object.keys(o).sort()]));
+    expect(shape(second)).toEqual(shape(first));
+    expect(second.agent).toEqual(first.agent);
+    expect(second.key?.key).not.toBe(first.key?.key);
+    const doc = await (
+      await call("/openapi.json")
+    ).json<{
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    }>();
+    const schemaOf = (route: string) => JSON.stringify(doc.paths[route]?.post?.responses["201"]);
+    expect(schemaOf("/v1/agents/{id}/keys")).toContain("#/components/schemas/AgentKey");
+    expect(schemaOf("/v1/agents")).toContain("#/components/schemas/AgentKey");
+  });
+
   it("shows a new key once and lists keys without secrets or hashes", async () => {
     const op = await seedOperator();
     const agent = await createAgent(op.token);
     const issued = await callJson(`/v1/agents/${agent.id}/keys`, "POST", { label: "ci" }, op.token);
     expect(issued.status).toBe(201);
-    const key = await issued.json<{ id: string; key: string; label: string }>();
+    const body = await issued.json<{
+      agent: { id: string };
+      key: { id: string; key: string; label: string };
+    }>();
+    const key = body.key;
+    expect(body.agent.id).toBe(agent.id);
     expect(key.label).toBe("ci");
     expect((await call("/v1/challenges", { token: key.key })).status).toBe(200);
     const list = await call(`/v1/agents/${agent.id}/keys`, { token: op.token });

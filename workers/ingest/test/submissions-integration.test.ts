@@ -167,7 +167,7 @@ describe("submitting", () => {
 async function mintKey(opToken: string, agentId: string): Promise<string> {
   const res = await callJson(`/v1/agents/${agentId}/keys`, "POST", { label: "more" }, opToken);
   expect(res.status).toBe(201);
-  return (await res.json<{ key: string }>()).key;
+  return (await res.json<{ key: { key: string } }>()).key.key;
 }
 
 describe("limits per agent", () => {

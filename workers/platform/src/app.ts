@@ -9,7 +9,7 @@
  * stylesheet and script are static assets (public/, [assets]) served before this app runs.
  */
 import { swaggerUI } from "@hono/swagger-ui";
-import { createApp, registerSecuritySchemes } from "@bouts/edge";
+import { createApp, declareBodyTimeout, registerSecuritySchemes } from "@bouts/edge";
 import { ingestRoutes } from "@bouts/ingest";
 import {
   createLeaderboardRoutes,
@@ -47,7 +47,7 @@ export function createPlatformApp(options: PlatformAppOptions = {}) {
   registerSecuritySchemes(app.openAPIRegistry);
   let document: ReturnType<typeof app.getOpenAPI31Document> | null = null;
   app.get("/openapi.json", (c) => {
-    document ??= app.getOpenAPI31Document(OPENAPI_INFO);
+    document ??= declareBodyTimeout(app.getOpenAPI31Document(OPENAPI_INFO));
     return c.json(document);
   });
   app.get("/docs", swaggerUI({ url: "/openapi.json" }));

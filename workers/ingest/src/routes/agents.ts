@@ -24,12 +24,11 @@ import { readConfig } from "../config.ts";
 import { fail } from "../errors.ts";
 import type { IngestEnv } from "../types.ts";
 import {
+  AgentKeySchema,
   AgentSchema,
   CreateAgentBodySchema,
-  CreatedAgentSchema,
   IdParamSchema,
   IssueKeyBodySchema,
-  IssuedKeySchema,
   KeyInfoSchema,
   RunnerUsageSchema,
 } from "../schemas.ts";
@@ -66,7 +65,7 @@ agentRoutes.openapi(
     middleware: [operatorOnly] as const,
     request: { body: { ...json(CreateAgentBodySchema), required: true } },
     responses: {
-      201: json(CreatedAgentSchema, "The agent and its key (shown once)"),
+      201: json(AgentKeySchema, "The agent and its first key (the secret shown once)"),
       ...problems(...OPERATOR, 400, 415),
     },
   }),
@@ -189,7 +188,7 @@ agentRoutes.openapi(
     middleware: [operatorOnly] as const,
     request: { params: IdParamSchema, body: { ...json(IssueKeyBodySchema), required: false } },
     responses: {
-      201: json(IssuedKeySchema, "The key (shown once)"),
+      201: json(AgentKeySchema, "The agent and its new key (the secret shown once)"),
       ...problems(...OPERATOR, 400, 404, 415),
     },
   }),
@@ -198,7 +197,10 @@ agentRoutes.openapi(
     const agent = await ownAgent(db, operatorIdOf(c.var.principal), c.req.valid("param").id);
     const key = await mintAgentKey(agent.id, c.req.valid("json").label ?? null, Date.now());
     await insertApiKey(db, key.row);
-    return c.json({ ...keyToWire(key.row), key: key.token }, 201);
+    return c.json(
+      { agent: agentToWire(agent), key: { ...keyToWire(key.row), key: key.token } },
+      201,
+    );
   },
 );
 
