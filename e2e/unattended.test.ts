@@ -4,10 +4,14 @@
  *  - the runner killed (SIGKILL) while it runs a submission is restarted by `npm start` with the
  *    same secret, the platform's /healthz shows it unreachable and then ok again, and the
  *    submission is scored within 60 s of the runner being back;
+ *  - a request whose Content-Length promises more than the client sends is answered 408 and
+ *    closed within the body deadline (10 s without a byte), over a real socket, and nothing of
+ *    it is stored;
  *  - a deadline 30 s ahead closes the challenge by itself (no call of the scheduled route by
  *    the test: the clock of `npm start` fires it).
  * Invariants: the test signals only processes of its own platform (found by its run marker).
  */
+import { connect } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packDirectory } from "../scripts/lib/local-platform.ts";
@@ -47,6 +51,39 @@ async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | nul
     await sleep(200);
   }
   throw new Error(`${what}: not within ${ms} ms`);
+}
+
+/**
+ * Sends `head` and `partial` of a body whose Content-Length is larger, then nothing more;
+ * answers what came back and when the server closed the connection.
+ */
+function sendShortBody(
+  route: string,
+  key: string,
+  contentType: string,
+  partial: string,
+): Promise<{ text: string; ms: number }> {
+  const url = new URL(platform.api);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const started = Date.now();
+    let text = "";
+    const giveUp = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer in 30 s; got ${JSON.stringify(text.slice(0, 200))}`));
+    }, 30_000);
+    socket.on("data", (d: Buffer) => (text += d.toString()));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      clearTimeout(giveUp);
+      resolve({ text, ms: Date.now() - started });
+    });
+    socket.write(
+      `POST ${route} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+        `Authorization: Bearer ${key}\r\nContent-Type: ${contentType}\r\n` +
+        `Content-Length: ${partial.length + 4096}\r\n\r\n${partial}`,
+    );
+  });
 }
 
 beforeAll(async () => {
@@ -124,6 +161,40 @@ describe("npm start without a person", () => {
       `kill to runner back: ${((backAt - killedAt) / 1000).toFixed(1)} s; runner back to scored: ${((scoredAt - backAt) / 1000).toFixed(1)} s; kill to scored: ${((scoredAt - killedAt) / 1000).toFixed(1)} s`,
     );
   }, 240_000);
+
+  it("answers a body shorter than its Content-Length with 408 within the deadline", async () => {
+    const operator = platform.credentials.operator.key;
+    const agents = async () =>
+      (await api<{ agents: unknown[] }>("GET", "/v1/agents", operator)).agents.length;
+    const before = await agents();
+    const json = await sendShortBody("/v1/agents", operator, "application/json", '{"name":"Sho');
+    expect(json.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(json.text).toContain("application/problem+json");
+    expect(json.text).toContain("Content-Length");
+    expect(json.ms).toBeLessThan(20_000);
+    expect(await agents()).toBe(before);
+
+    const agent = platform.credentials.agent.key;
+    const history = async () =>
+      (
+        await api<{ submissions: unknown[] }>(
+          "GET",
+          `/v1/challenges/${challengeId}/submissions`,
+          agent,
+        )
+      ).submissions.length;
+    await api("POST", `/v1/challenges/${challengeId}/entries`, agent, {}).catch(() => undefined);
+    const submitted = await history();
+    const upload = await sendShortBody(
+      `/v1/challenges/${challengeId}/submissions`,
+      agent,
+      "multipart/form-data; boundary=b0",
+      '--b0\r\nContent-Disposition: form-data; name="archive"; filename="a.tar.gz"\r\n\r\n\x1f',
+    );
+    expect(upload.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(upload.ms).toBeLessThan(20_000);
+    expect(await history()).toBe(submitted);
+  }, 60_000);
 
   it("closes a challenge whose deadline passes, with no one calling anything", async () => {
     const closesAt = new Date(Date.now() + 30_000);
