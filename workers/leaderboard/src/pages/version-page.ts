@@ -82,6 +82,53 @@ function renderSubmissions(subs: DiffReport["agents"][number]["submissions"]): H
   )}`;
 }
 
+/**
+ * What the version's state leaves to do: only a pending version (rescoring, ready) is offered a
+ * decision, and only the one the API would accept; a promoted, discarded or refused version says
+ * what it is and offers none.
+ */
+function renderNextStep(r: DiffReport): Html {
+  const route = `/v1/challenges/${r.challengeId}/versions/${r.version}`;
+  const discard = html`<code>POST ${route}/discard</code>`;
+  switch (r.state) {
+    case "rescoring":
+      return html`<p class="version-next">
+        Still rescoring: it can be promoted once every rescore has settled, or discarded now with
+        ${discard} and a reason.
+      </p>`;
+    case "ready":
+      return r.rescores.failed > 0
+        ? html`<p class="version-next">
+            ${r.rescores.failed} rescore(s) failed, so this version cannot be promoted: discard it
+            with ${discard} and a reason, or fix the bundle and upload another version.
+          </p>`
+        : html`<p class="version-next">
+            Ready: promote or discard with <code>POST ${route}/promote</code> (or
+            <code>/discard</code>) and a reason.
+          </p>`;
+    case "promoted":
+      return html`<p class="version-state">
+        Promoted:
+        ${
+          r.liveVersion === r.version
+            ? "this version is live; its scores are the board's."
+            : `it was live until version ${r.liveVersion} replaced it.`
+        }
+        Nothing is left to decide.
+      </p>`;
+    case "discarded":
+      return html`<p class="version-state">
+        Discarded: this version never went live and its rescores changed nothing; version
+        ${r.liveVersion} is live. Nothing is left to decide.
+      </p>`;
+    case "qa-failed":
+      return html`<p class="version-state">
+        Refused by QA: this bundle cannot be promoted and was never rescored. Upload a fixed bundle
+        as a new version.
+      </p>`;
+  }
+}
+
 /** The whole page. */
 export function renderVersionPage(v: { title: string; slug: string; report: DiffReport }): Html {
   const r = v.report;
@@ -151,10 +198,6 @@ export function renderVersionPage(v: { title: string; slug: string; report: Diff
               </ul>`
           : null
       }
-      <p>
-        Promote or discard with
-        <code>POST /v1/challenges/${r.challengeId}/versions/${r.version}/promote</code> (or
-        <code>/discard</code>) and a reason.
-      </p>`,
+      ${renderNextStep(r)}`,
   });
 }
