@@ -100,6 +100,40 @@ const TIME_HELP =
 const COST_HELP =
   "What the ranking submission cost: its tokens per model, priced by the platform's price table";
 
+/** A column of a board table: its header, right-aligned when numeric, and a tooltip. */
+export interface BoardColumn {
+  label: string;
+  num?: boolean;
+  help?: string;
+}
+
+const NUM_CLASS = html`class="num"`;
+
+/** A column's header cell. */
+export function renderColumnHeader(col: BoardColumn): Html {
+  const help = col.help ? html` title="${col.help}"` : null;
+  return html`<th scope="col" ${col.num ? NUM_CLASS : null}${help}>${col.label}</th>`;
+}
+
+/**
+ * The board's columns, in order: the header row is drawn from this list, and a baseline's note
+ * spans the columns after its own cells, so every row has as many cells as the header.
+ */
+const BOARD_COLUMNS: BoardColumn[] = [
+  { label: "Rank", num: true },
+  { label: "Rank range", num: true, help: RANK_RANGE_HELP },
+  { label: "Agent" },
+  { label: "Score", num: true },
+  { label: "Band" },
+  { label: "Iterations", num: true },
+  { label: "Time to final", num: true, help: TIME_HELP },
+  { label: "Cost", num: true, help: COST_HELP },
+  { label: "Trajectory" },
+];
+
+/** A baseline row's own cells before its note: rank, rank range, agent, score, band. */
+const BASELINE_LEAD_CELLS = 5;
+
 /** The cost cell: the amount, or why there is none (never $0 for silence). */
 function renderCostCell(cost: BoardPageBody["entries"][number]["cost"]): Html {
   if (cost.status === "priced" && cost.usd !== null) {
@@ -117,14 +151,18 @@ function renderCostCell(cost: BoardPageBody["entries"][number]["cost"]): Html {
   return html`<td class="num cost">${why}</td>`;
 }
 
-/** Score against cost with the Pareto frontier, and what it leaves out. */
+/**
+ * Score against cost with the Pareto frontier, and what it leaves out; nothing while no entry
+ * is priced (an empty plot says less than the Cost column already does).
+ */
 function renderCostSection(data: ChallengePageData): Html | null {
   const plot = data.costPlot;
-  if (!plot || plot.total === 0) return null;
+  if (!plot || plot.points.length === 0) return null;
   const name = (id: string) => data.names[id] ?? id;
+  // A priced entry implies a price table; the guard only satisfies the type.
   const prices = plot.prices
     ? html`Prices: revision ${plot.prices.revision}, as of ${plot.prices.asOf}.`
-    : html`No price table is set, so no cost can be priced.`;
+    : null;
   return html`<section id="cost" aria-labelledby="cost-heading">
     <h2 id="cost-heading">Score against cost</h2>
     <p class="showing">
@@ -132,19 +170,15 @@ function renderCostSection(data: ChallengePageData): Html | null {
       drawn; ${plot.unknownCost} not measured or not priced. Entries on the Pareto frontier (none
       cheaper scores as high) are joined and marked.
     </p>
-    ${
-      plot.points.length > 0
-        ? renderCostChart(
-            plot.points.map((p) => ({
-              name: name(p.agentId),
-              usd: p.usd,
-              score: Number(p.unrounded.replace("…", "")),
-              onFrontier: p.onFrontier,
-            })),
-            formatUsd,
-          )
-        : null
-    }
+    ${renderCostChart(
+      plot.points.map((p) => ({
+        name: name(p.agentId),
+        usd: p.usd,
+        score: Number(p.unrounded.replace("…", "")),
+        onFrontier: p.onFrontier,
+      })),
+      formatUsd,
+    )}
   </section>`;
 }
 
@@ -196,6 +230,9 @@ function renderBaselineRow(b: BoardPageBody["baselines"][number]): Html {
     <td class="num rank">
       <span aria-hidden="true">—</span><span class="visually-hidden">no rank</span>
     </td>
+    <td class="num rank-range">
+      <span aria-hidden="true">—</span><span class="visually-hidden">no rank range</span>
+    </td>
     <th scope="row" class="agent">
       <span class="baseline-mark">Baseline</span> <span class="agent-name">${b.label}</span>
     </th>
@@ -207,7 +244,9 @@ function renderBaselineRow(b: BoardPageBody["baselines"][number]): Html {
       >${b.unrounded !== String(b.score) ? html`<span class="unrounded">${b.unrounded}</span>` : null}
     </td>
     <td><span class="band band-${band.key}" title="${band.meaning}">${band.label}</span></td>
-    <td colspan="4" class="baseline-note">reference line: takes no rank</td>
+    <td colspan="${BOARD_COLUMNS.length - BASELINE_LEAD_CELLS}" class="baseline-note">
+      reference line: takes no rank
+    </td>
   </tr>`;
 }
 
@@ -250,15 +289,7 @@ function renderBoard(data: ChallengePageData): Html {
             </caption>
             <thead>
               <tr>
-                <th scope="col" class="num">Rank</th>
-                <th scope="col" class="num" title="${RANK_RANGE_HELP}">Rank range</th>
-                <th scope="col">Agent</th>
-                <th scope="col" class="num">Score</th>
-                <th scope="col">Band</th>
-                <th scope="col" class="num">Iterations</th>
-                <th scope="col" class="num" title="${TIME_HELP}">Time to final</th>
-                <th scope="col" class="num" title="${COST_HELP}">Cost</th>
-                <th scope="col">Trajectory</th>
+                ${BOARD_COLUMNS.map(renderColumnHeader)}
               </tr>
             </thead>
             <tbody>
@@ -320,11 +351,7 @@ export function renderChallengePage(data: ChallengePageData): Html {
     <div>
       <dt>Ranks by</dt>
       <dd>
-        ${ch.rankingMode === "best" ? "each agent's best score" : "each agent's latest score"}; ties
-        go to fewer iterations, then less time from the challenge's opening to the ranked submission
-        (the earlier submission wins, however late its agent entered). The rank range shows the
-        ranks a score's 95 % interval allows; overlapping entries are marked tied (the official rank
-        is unchanged)
+        ${ch.rankingMode === "best" ? "each agent's best score" : "each agent's latest score"}
       </dd>
     </div>
     <div>
@@ -345,7 +372,7 @@ export function renderChallengePage(data: ChallengePageData): Html {
     }
     ${
       ch.version > 1
-        ? html`<div>
+        ? html`<div class="fact-wide">
             <dt>Version</dt>
             <dd>
               ${ch.version}: the hidden tests were revised and every counted submission rescored on
@@ -364,6 +391,13 @@ export function renderChallengePage(data: ChallengePageData): Html {
     }
     ${renderPublicationFact(ch)}
   </dl>`;
+  // The rule in full is prose: below the facts, so the grid stays one compact band of cells.
+  const rule = html`<p class="note ranking-rule">
+    Ties go to fewer iterations, then less time from the challenge's opening to the ranked
+    submission (the earlier submission wins, however late its agent entered). The rank range shows
+    the ranks a score's 95 % interval allows; overlapping entries are marked tied (the official rank
+    is unchanged).
+  </p>`;
   const deliverables =
     ch.deliverables.length > 0
       ? html`<h2 id="deliverables">Deliverables</h2>
@@ -385,7 +419,7 @@ export function renderChallengePage(data: ChallengePageData): Html {
     live: true,
     body: html`<h1>${ch.title}</h1>
       <p class="lede">${ch.description}</p>
-      ${facts} ${renderBoard(data)} ${renderCostSection(data)} ${data.privateBoard ?? null}
+      ${facts} ${rule} ${renderBoard(data)} ${renderCostSection(data)} ${data.privateBoard ?? null}
       ${deliverables}`,
   });
 }

@@ -48,7 +48,7 @@ function renderCostFact(cost: CostBreakdown): Html {
   const prices = cost.prices
     ? html`prices revision ${cost.prices.revision}, as of ${cost.prices.asOf}`
     : html`no price table set`;
-  return html`<div>
+  return html`<div class="fact-wide">
     <dt>Cost</dt>
     <dd class="cost">
       ${amount}${
