@@ -4,14 +4,29 @@
  * example challenge), with submissions scored by the real runner. Asserts what a person sees —
  * text, roles, keyboard focus, the page without JavaScript, a row arriving live after a new
  * submission is scored — and that no hidden test content, no injected markup from an agent
- * name and no Content-Security-Policy violation shows up. Screenshots go to
- * test-artifacts/screenshots/ (git-ignored).
+ * name and no Content-Security-Policy violation shows up. A second challenge, deep-merge with a
+ * baseline and a public/private split, is published by the test itself: its board with the
+ * baseline, a version's operator page before and after promotion, and its private board after
+ * close. Every page visited at 1280 px is checked for its layout: each table row as many cells
+ * as its header, nothing wider than its box unless it scrolls by design, no tall narrow fact.
+ * Screenshots go to test-artifacts/screenshots/ (git-ignored).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packDirectory } from "../scripts/lib/local-platform.ts";
+import { writeSecondVersion } from "../scripts/lib/second-version.ts";
 import { ROOT, startPlatform, type Platform } from "./platform.ts";
 
 const CHROMIUM = process.env.BOUTS_CHROMIUM ?? "/usr/bin/chromium";
@@ -28,6 +43,9 @@ const HOSTILE_NAME = `<img src=x onerror="window.__xss=1">Mallory ${RUN}`;
 const PLAIN_NAME = `Patient Pat ${RUN}`;
 const LIVE_NAME = `Late Lou ${RUN}`;
 const SCORE_TIMEOUT_MS = 150_000;
+/** deep-merge with a baseline and a split, published by the test (see publishVariant). */
+const VARIANT = "deep-merge-split";
+const VARIANT_NAME = `Split Sam ${RUN}`;
 
 type Submitted = { id: string; agentId: string; key: string; name: string };
 
@@ -35,6 +53,7 @@ let platform: Platform;
 let browser: Browser;
 let challengeId: string;
 let scored: Promise<Submitted[]>;
+let variant: Promise<{ id: string; submission: Submitted }>;
 const cspViolations: string[] = [];
 
 /** Strings of the challenge's hidden tests (ids, names, files) that a page must never show. */
@@ -77,6 +96,7 @@ async function submitAs(
   name: string,
   kind: "complete" | "partial",
   trace: string | null = null,
+  challenge = challengeId,
 ): Promise<Submitted> {
   const created = await api<{ agent: { id: string }; key: { key: string } }>(
     "POST",
@@ -85,7 +105,7 @@ async function submitAs(
     { name },
   );
   const key = created.key.key;
-  await api("POST", `/v1/challenges/${challengeId}/entries`, key, {});
+  await api("POST", `/v1/challenges/${challenge}/entries`, key, {});
   const form = new FormData();
   const archive = packDirectory(path.join(ROOT, "challenges", SLUG, "submissions", kind));
   form.set("archive", new Blob([archive]), "solution.tar.gz");
@@ -98,7 +118,7 @@ async function submitAs(
     );
   const sub = await api<{ id: string }>(
     "POST",
-    `/v1/challenges/${challengeId}/submissions`,
+    `/v1/challenges/${challenge}/submissions`,
     key,
     form,
   );
@@ -127,8 +147,92 @@ async function waitScored(s: Submitted): Promise<Submitted> {
   throw new Error(`submission of ${s.name} was not scored within ${SCORE_TIMEOUT_MS} ms`);
 }
 
-async function newPage(options: { javaScriptEnabled?: boolean; phone?: boolean } = {}) {
+/** Sends a gzipped bundle as the operator; answers the parsed JSON body. */
+async function upload<T>(method: string, route: string, bundle: Uint8Array): Promise<T> {
+  const res = await fetch(`${platform.api}${route}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${platform.credentials.operator.key}`,
+      "Content-Type": "application/gzip",
+    },
+    body: bundle,
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route} → ${res.status}: ${text.slice(0, 300)}`);
+  return JSON.parse(text) as T;
+}
+
+/**
+ * The variant's bundle: deep-merge (or its second version, one static test added) under the
+ * variant's id, with the reference solution as a baseline and 30 % of the tests held out.
+ */
+function packVariant(second: boolean): Uint8Array {
+  const dir = mkdtempSync(path.join(tmpdir(), "bouts-e2e-variant-"));
+  const copy = path.join(dir, VARIANT);
+  try {
+    if (second) writeSecondVersion(path.join(ROOT, "challenges"), copy);
+    else cpSync(path.join(ROOT, "challenges", SLUG), copy, { recursive: true });
+    const manifestPath = path.join(copy, "challenge.json");
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as Record<string, unknown>;
+    const baselines = [
+      { id: "reference", label: "reference solution", kind: "reference", path: "reference" },
+    ];
+    const split = { seed: "e2e-pages", privatePercent: 30 };
+    writeFileSync(manifestPath, JSON.stringify({ ...manifest, id: VARIANT, baselines, split }));
+    return packDirectory(copy, ["submissions", "README.md"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function poll<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== null) return value;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`);
+}
+
+/**
+ * Creates and publishes the variant (its baseline is scored at publish) and has one agent
+ * submit to it without a trace, so nothing on its board is priced; resolves once the agent's
+ * submission and the baseline are both on the board.
+ */
+async function publishVariant(): Promise<{ id: string; submission: Submitted }> {
+  const operator = platform.credentials.operator.key;
+  const created = await api<{ id: string }>("POST", "/v1/challenges", operator, {
+    slug: VARIANT,
+    title: "deepMerge with a baseline and a private board",
+    description: "The browser test's closing challenge.",
+    maxIterations: 10,
+    profile: "engineering",
+  });
+  await upload("PUT", `/v1/challenges/${created.id}/bundle`, packVariant(false));
+  await api("POST", `/v1/challenges/${created.id}/publish`, operator);
+  const submission = await waitScored(await submitAs(VARIANT_NAME, "partial", null, created.id));
+  await poll("the variant's baseline on its board", SCORE_TIMEOUT_MS, async () => {
+    const board = await api<{ entries: unknown[]; baselines: unknown[] }>(
+      "GET",
+      `/v1/challenges/${created.id}/leaderboard`,
+      null,
+    );
+    return board.entries.length === 1 && board.baselines.length === 1 ? true : null;
+  });
+  return { id: created.id, submission };
+}
+
+async function newPage(
+  options: {
+    javaScriptEnabled?: boolean;
+    phone?: boolean;
+    /** HTTP Basic credentials the browser answers a 401 with (the operator pages). */
+    httpCredentials?: { username: string; password: string };
+  } = {},
+) {
   const context: BrowserContext = await browser.newContext({
+    ...(options.httpCredentials ? { httpCredentials: options.httpCredentials } : {}),
     javaScriptEnabled: options.javaScriptEnabled ?? true,
     viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 },
     deviceScaleFactor: options.phone ? 2 : 1,
@@ -155,6 +259,66 @@ function inPage<T = unknown>(page: Page, expression: string): Promise<T> {
 /** How far the document is wider than the viewport (sideways scrolling), in CSS pixels. */
 const OVERFLOW = "document.documentElement.scrollWidth - window.innerWidth";
 
+/**
+ * What is wrong with the layout of the page as drawn (an empty list when nothing is): a table
+ * row whose cells (colspan counted) differ from its header row's, the page or any element wider
+ * than its box (an explicit scroll container, overflow-x auto or scroll, may be; text clipped
+ * for screen readers only is not drawn), a fact of a facts grid taller than it is wide.
+ */
+const LAYOUT_PROBLEMS = `(() => {
+  const problems = [];
+  const name = (el) =>
+    el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + [...el.classList].map((c) => "." + c).join("");
+  const width = (row) => [...row.cells].reduce((n, cell) => n + cell.colSpan, 0);
+  for (const table of document.querySelectorAll("table")) {
+    const header = table.tHead?.rows[0] ?? table.rows[0];
+    if (!header) continue;
+    for (const row of table.rows)
+      if (width(row) !== width(header))
+        problems.push(name(table) + ": row " + row.rowIndex + " has " + width(row) + " cells under "
+          + width(header) + " headers: " + row.textContent.replace(/\\s+/g, " ").trim().slice(0, 60));
+  }
+  const root = document.documentElement;
+  if (root.scrollWidth > root.clientWidth)
+    problems.push("the page scrolls sideways: " + root.scrollWidth + " > " + root.clientWidth);
+  const clipped = (el) => {
+    for (let e = el; e; e = e.parentElement) if (getComputedStyle(e).clipPath !== "none") return true;
+    return false;
+  };
+  for (const el of document.body.querySelectorAll("*")) {
+    if (el.scrollWidth <= el.clientWidth) continue;
+    const overflowX = getComputedStyle(el).overflowX;
+    if (overflowX === "auto" || overflowX === "scroll") continue;
+    if (clipped(el)) continue;
+    problems.push(name(el) + " is " + (el.scrollWidth - el.clientWidth) + " px wider than its box");
+  }
+  for (const fact of document.querySelectorAll("dl.facts > div")) {
+    const box = fact.getBoundingClientRect();
+    if (box.height > box.width)
+      problems.push("the fact " + JSON.stringify(fact.querySelector("dt")?.textContent ?? "")
+        + " is taller than wide: " + Math.round(box.width) + " × " + Math.round(box.height) + " px");
+  }
+  return problems;
+})()`;
+
+/** Expects the page, at the desktop width of newPage (1280 px), to have no layout problem. */
+async function expectLaidOut(page: Page, where: string) {
+  expect(await inPage<number>(page, "window.innerWidth")).toBe(1280);
+  const problems = await inPage<string[]>(page, LAYOUT_PROBLEMS);
+  expect(problems, `layout of ${where}`).toEqual([]);
+}
+
+/** Expects no table's scroll region to scroll: at 1280 px the boards fit the page's width. */
+async function expectTablesFit(page: Page, where: string) {
+  const scrolling = await inPage<string[]>(
+    page,
+    `[...document.querySelectorAll(".table-scroll")]
+      .filter((el) => el.scrollWidth > el.clientWidth)
+      .map((el) => el.getAttribute("aria-labelledby") + ": " + el.scrollWidth + " > " + el.clientWidth)`,
+  );
+  expect(scrolling, `tables of ${where} that scroll at 1280 px`).toEqual([]);
+}
+
 async function shoot(page: Page, name: string) {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
@@ -175,6 +339,8 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       submitAs(PLAIN_NAME, "partial", "wasteful.jsonl").then(waitScored),
     ]);
     scored.catch(() => undefined); // awaited by the tests that need it
+    variant = publishVariant();
+    variant.catch(() => undefined);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // Root (CI) cannot use Chromium's user-namespace sandbox.
@@ -195,13 +361,15 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     await expect
       .poll(() => page.getByRole("heading", { level: 1 }).textContent())
       .toBe("Challenges");
-    const link = page.getByRole("link", { name: /deepMerge/ });
+    // The variant this test publishes (deep-merge-split) may be listed too.
+    const link = page.getByRole("link", { name: /^deepMerge: a safe recursive/ });
     expect(await link.getAttribute("href")).toBe(`/challenges/${SLUG}`);
     // The stylesheet came from public/ through the assets binding.
     const font = await inPage<string>(page, "getComputedStyle(document.body).fontFamily");
     expect(font).toContain("system-ui");
     const css = await page.request.get(`${platform.api}/static/pages.css`);
     expect(css.headers()["content-type"]).toContain("text/css");
+    await expectLaidOut(page, "the index");
     await shoot(page, "index");
     await context.close();
   });
@@ -276,6 +444,8 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     await expect
       .poll(() => page.locator("[data-live-status]").textContent(), { timeout: 15_000 })
       .toContain("Live");
+    await expectLaidOut(page, "the challenge page");
+    await expectTablesFit(page, "the challenge page");
     await shoot(page, "challenge-desktop");
     await context.close();
   });
@@ -324,6 +494,7 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     const yb = (await chart.locator("circle.cost-dot").nth(1).boundingBox())!.y;
     if (Number(a!.unrounded.replace("…", "")) > Number(b!.unrounded.replace("…", "")))
       expect(ya).toBeLessThan(yb);
+    await expectLaidOut(page, "the challenge page with its cost plot");
     await shoot(page, "challenge-cost");
     await context.close();
   });
@@ -421,6 +592,7 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     expect(await page.locator("pre.math").textContent()).toContain("rounded half-up");
     const text = (await page.locator("body").textContent()) ?? "";
     for (const hidden of hiddenTestStrings()) expect(text).not.toContain(hidden);
+    await expectLaidOut(page, "the breakdown page");
     await shoot(page, "submission-desktop");
     await context.close();
   });
@@ -437,10 +609,12 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     ).toBe(2);
     expect(await page.locator("[data-live-status]").isHidden()).toBe(true);
     expect(await page.getByRole("img", { name: /trajectory/ }).count()).toBe(2);
+    await expectLaidOut(page, "the challenge page without JavaScript");
     await shoot(page, "challenge-no-js");
     await page.goto(`${platform.api}/submissions/${hostile!.id}`);
     expect(await page.getByRole("img", { name: /^Weighted sum / }).count()).toBe(1);
     expect(await page.getByRole("heading", { name: "Final score" }).count()).toBe(1);
+    await expectLaidOut(page, "the breakdown page without JavaScript");
     await shoot(page, "submission-no-js");
     await context.close();
   });
@@ -464,9 +638,100 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
     await expect
       .poll(() => page.locator("[data-live-announcer]").textContent(), { timeout: 10_000 })
       .toContain(LIVE_NAME);
+    await expectLaidOut(page, "the challenge page after a live update");
     await shoot(page, "challenge-live-update");
     await context.close();
   }, 200_000);
+
+  it("shows a baseline as an aligned reference line, and no cost plot while nothing is priced", async () => {
+    const { submission } = await variant;
+    const { context, page } = await newPage({ javaScriptEnabled: false });
+    await page.goto(`${platform.api}/challenges/${VARIANT}`);
+    const table = page.getByRole("table", { name: /Leaderboard of/ });
+    await table.waitFor();
+    await expectLaidOut(page, "the board with a baseline");
+    await expectTablesFit(page, "the board with a baseline");
+    const baseline = table.locator("tr.baseline");
+    expect(await baseline.count()).toBe(1);
+    expect(await baseline.getByRole("rowheader").textContent()).toMatch(/reference solution/);
+    expect(await baseline.getByRole("link").getAttribute("href")).toMatch(/^\/submissions\//);
+    expect(await table.locator(`tr[data-agent-id="${submission.agentId}"]`).count()).toBe(1);
+    // The run sent no trace: its cost is "not measured", and no plot of nothing is drawn.
+    expect(await table.getByText("not measured").count()).toBe(1);
+    expect(await page.getByRole("heading", { name: "Score against cost" }).count()).toBe(0);
+    await shoot(page, "challenge-baseline");
+    await context.close();
+  });
+
+  it(
+    "says on the operator's version page what the version is: pending, then promoted",
+    async () => {
+      const { id } = await variant;
+      const operator = platform.credentials.operator.key;
+      const uploaded = await upload<{ version: number }>(
+        "POST",
+        `/v1/challenges/${id}/versions?note=${encodeURIComponent("adds a test")}`,
+        packVariant(true),
+      );
+      const route = `/v1/challenges/${id}/versions/${uploaded.version}`;
+      await poll("the version rescored", 2 * SCORE_TIMEOUT_MS, async () => {
+        const v = await api<{ state: string }>("GET", route, operator);
+        if (v.state === "rescoring") return null;
+        expect(v.state).toBe("ready");
+        return v;
+      });
+      const { context, page } = await newPage({
+        httpCredentials: { username: "operator", password: operator },
+      });
+      const versionPage = `${platform.api}/challenges/${id}/versions/${uploaded.version}`;
+      expect((await page.goto(versionPage))?.status()).toBe(200);
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toMatch(/\(ready\)$/);
+      expect(await page.getByText(/promote or discard with/i).count()).toBe(1);
+      await expectLaidOut(page, "a ready version's page");
+      await shoot(page, "version-ready");
+
+      await api("POST", `${route}/promote`, operator, { reason: "the browser test promotes it" });
+      await page.reload();
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toMatch(/\(promoted\)$/);
+      expect(await page.getByText("Promoted: this version is live").count()).toBe(1);
+      const text = (await page.locator("main").textContent()) ?? "";
+      expect(text).not.toMatch(/promote or discard/i);
+      expect(text).not.toContain("/promote");
+      await expectLaidOut(page, "a promoted version's page");
+      await shoot(page, "version-promoted");
+      await context.close();
+    },
+    2 * SCORE_TIMEOUT_MS + 60_000,
+  );
+
+  it("draws the private board after close, fitting the page, each score linked to its breakdown", async () => {
+    const { id, submission } = await variant;
+    await api("POST", `/v1/challenges/${id}/close`, platform.credentials.operator.key);
+    const board = await api<{ entries: { agentId: string; submissionId: string }[] }>(
+      "GET",
+      `/v1/challenges/${id}/private-leaderboard`,
+      null,
+    );
+    expect(board.entries.map((e) => e.agentId)).toEqual([submission.agentId]);
+    const { context, page } = await newPage();
+    await page.goto(`${platform.api}/challenges/${VARIANT}`);
+    const section = page.getByRole("region", { name: "Private board", exact: true });
+    await section.waitFor();
+    await expectLaidOut(page, "the closed board with its private board");
+    await expectTablesFit(page, "the closed board with its private board");
+    const link = section
+      .getByRole("row", { name: new RegExp(escapeRegExp(VARIANT_NAME)) })
+      .getByRole("link");
+    expect(await link.getAttribute("href")).toBe(`/submissions/${board.entries[0]!.submissionId}`);
+    await shoot(page, "challenge-private-board");
+    await link.click();
+    await page.waitForURL(/\/submissions\//);
+    expect(await page.getByRole("heading", { level: 1 }).textContent()).toMatch(
+      new RegExp(`^Score of ${escapeRegExp(VARIANT_NAME)}`),
+    );
+    await expectLaidOut(page, "the breakdown page of a private-board score");
+    await context.close();
+  });
 
   it("saw no Content-Security-Policy violation and no script error on any page", () => {
     expect(cspViolations).toEqual([]);
