@@ -6,7 +6,7 @@
  * same checks (placeholders then fail) and deploys with the domain and link origin derived here.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -250,7 +250,6 @@ export function bundleGzipBytes(outdir: string, modules: string[]): number {
 
 interface Metafile {
   inputs: Record<string, unknown>;
-  outputs: Record<string, unknown>;
 }
 
 function parseArgs(argv: string[]) {
@@ -319,10 +318,13 @@ export function main(argv: string[]): number {
     .map((p) => path.resolve(ROOT, p))
     .map((p) => ({ path: path.relative(ROOT, p), text: readFileSync(p, "utf8") }));
   const result = checkConfig(collectUsedNames(sources), prod, top);
-  const outputs = Object.keys(meta.outputs).map((p) =>
-    path.relative(outdir, path.resolve(ROOT, p)),
-  );
-  const gzip = bundleGzipBytes(outdir, outputs);
+  // Every module wrangler wrote: esbuild's outputs and the additional modules that
+  // `[[rules]]` add (Swagger UI's files, design.md §37), which the metafile does not list.
+  const modules = readdirSync(outdir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(outdir, path.join(d.parentPath, d.name)))
+    .filter((m) => m !== "meta.json");
+  const gzip = bundleGzipBytes(outdir, modules);
   const limit = PLAN_LIMITS[opts.plan];
   const reported = /Total Upload: .*/.exec(build.stdout)?.[0];
   for (const n of result.notes) console.log(`note: ${n}`);

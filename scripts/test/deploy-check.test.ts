@@ -35,6 +35,11 @@ describe("deploy:check", () => {
   it("builds the production bundle offline and prints its gzipped size against the plan", () => {
     const r = check();
     expect(r.out).toMatch(/^bundle_gzip_bytes: \d+$/m);
+    // Every uploaded module counts, the Text modules of [[rules]] too (Swagger UI's files,
+    // design.md §37): the figure is wrangler's own gzipped upload size, within rounding.
+    const bytes = Number(/^bundle_gzip_bytes: (\d+)$/m.exec(r.out)?.[1]);
+    const kib = Number(/^wrangler: Total Upload: .* gzip: ([\d.]+) KiB$/m.exec(r.out)?.[1]);
+    expect(Math.abs(bytes - kib * 1024)).toBeLessThan(kib * 1024 * 0.02);
     expect(r.out).toMatch(/^plan_limit_bytes: 10485760 \(Workers Paid/m);
     expect(r.out).toMatch(/warning: D1 DB: database_id is a placeholder/);
     expect(r.status).toBe(0);

@@ -5,10 +5,10 @@
  * reads that span roles here, the MCP endpoint at /mcp), each route with its own access (@bouts/auth: public, optional
  * key, agent, operator), the one `onError` and 404/405 answer (@bouts/edge), `/healthz` (the
  * Worker's own 200 with the runner's probed state beside it, never a 500 for a runner that is down), and
- * the OpenAPI 3.1 document of exactly these routes (`/openapi.json`, `/docs`). The pages'
- * stylesheet and script are static assets (public/, [assets]) served before this app runs.
+ * the OpenAPI 3.1 document of exactly these routes (`/openapi.json`) with its interactive docs
+ * (`/docs`, Swagger UI served by this Worker, `routes/docs.ts`). The pages' stylesheet and
+ * script are static assets (public/, [assets]) served before this app runs.
  */
-import { swaggerUI } from "@hono/swagger-ui";
 import { createApp, declareBodyTimeout, registerSecuritySchemes } from "@bouts/edge";
 import { ingestRoutes } from "@bouts/ingest";
 import {
@@ -22,6 +22,7 @@ import { probeRunner, type RunnerEnv } from "@bouts/score";
 import { webhookRoutes } from "@bouts/webhooks-worker";
 import { OPENAPI_INFO } from "./openapi.ts";
 import { createChallengeReadRoutes } from "./routes/challenges.ts";
+import { createDocsRoutes } from "./routes/docs.ts";
 import { createMcpRoutes } from "./routes/mcp.ts";
 
 /** Options of the app (tests turn the leaderboard's version cache off). */
@@ -50,6 +51,6 @@ export function createPlatformApp(options: PlatformAppOptions = {}) {
     document ??= declareBodyTimeout(app.getOpenAPI31Document(OPENAPI_INFO));
     return c.json(document);
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json" }));
+  app.route("/", createDocsRoutes());
   return app;
 }
