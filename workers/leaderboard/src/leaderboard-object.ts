@@ -1,10 +1,11 @@
 /**
  * @module leaderboard/leaderboard-object
- * `ChallengeLeaderboard`: one Durable Object per challenge, the ranking authority. Invariants:
- * SQLite is the truth, the `@bouts/ranking` index a lazy cache of `standings` updated in the same
- * synchronous step; no mutating RPC awaits between its reads and writes (the input gate serializes
- * them; a standing depends only on its agent's history, so every order gives the same board);
- * recording is idempotent by submission id; `version` grows by one on every change.
+ * `ChallengeLeaderboard`: one Durable Object per challenge, the ranking authority; every SQL
+ * statement it runs is in `board/sql.ts`. Invariants: SQLite is the truth, the `@bouts/ranking`
+ * index a lazy cache of `standings` updated in the same synchronous step; no mutating RPC awaits
+ * between its reads and writes (the input gate serializes them; a standing depends only on its
+ * agent's history, so every order gives the same board); recording is idempotent by submission
+ * id; `version` grows by one on every change.
  */
 import { DurableObject } from "cloudflare:workers";
 import {
@@ -18,20 +19,16 @@ import {
   type CompiledPrices,
   type CostBreakdown,
   type CostEntry,
-  type UsageLike,
   countPaired,
   PAIRED_WINDOW,
   RankRanges,
   type PairedEntry,
-  type IntervalEnds,
   sameRankingKey,
   type AgentStanding,
   type RankedStanding,
   type RankingIndex,
   type RankingMode,
-  type ResultRecord,
   type Standing,
-  type TrajectoryPoint,
 } from "@bouts/ranking";
 import {
   compilePairing,
@@ -48,7 +45,6 @@ import {
   type CostPlot,
   type PricesInput,
   type RebuildRow,
-  type BaselineInput,
   type BaselineLine,
   type BandCountsView,
   type BoardEntry,
@@ -63,6 +59,7 @@ import {
   type StandingView,
   type TrajectoryView,
 } from "./rpc.ts";
+import * as boardSql from "./board/sql.ts";
 
 /** Most agents reported as overtaken by one update (the nearest ones passed over). */
 export const MAX_OVERTAKEN = 100;
@@ -80,96 +77,6 @@ const MAX_COST_CHANGES = 2_000;
 export const MAX_PLOT_POINTS = 500;
 /** Largest neighbourhood `getAround` serves on each side. */
 export const MAX_AROUND = 50;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS results (
-  submission_id TEXT PRIMARY KEY,
-  agent_id      TEXT NOT NULL,
-  score         INTEGER NOT NULL,
-  unrounded     TEXT NOT NULL,
-  iteration     INTEGER NOT NULL,
-  entered_at    INTEGER NOT NULL,
-  submitted_at  INTEGER NOT NULL,
-  scored_at     INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS results_agent ON results (agent_id, iteration);
-CREATE TABLE IF NOT EXISTS standings (
-  agent_id          TEXT PRIMARY KEY,
-  score             INTEGER NOT NULL,
-  iterations        INTEGER NOT NULL,
-  time_to_final_ms  INTEGER NOT NULL,
-  submitted_at      INTEGER NOT NULL,
-  submission_id     TEXT NOT NULL,
-  unrounded         TEXT NOT NULL,
-  trajectory        TEXT NOT NULL,
-  trajectory_class  TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS standings_board
-  ON standings (score DESC, iterations, time_to_final_ms, submitted_at, agent_id);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS overtaken (
-  submission_id TEXT PRIMARY KEY,
-  agents        TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS score_intervals (
-  submission_id TEXT PRIMARY KEY,
-  low           REAL NOT NULL,
-  high          REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS pairing_profiles (
-  submission_id TEXT PRIMARY KEY,
-  profile       TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS run_usage (
-  submission_id TEXT PRIMARY KEY,
-  usage         TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS baselines (
-  agent_id      TEXT PRIMARY KEY,
-  submission_id TEXT NOT NULL,
-  label         TEXT NOT NULL,
-  kind          TEXT NOT NULL,
-  score         INTEGER NOT NULL,
-  unrounded     TEXT NOT NULL,
-  scored_at     INTEGER NOT NULL
-);
-`;
-
-type ResultRow = {
-  submission_id: string;
-  agent_id: string;
-  score: number;
-  unrounded: string;
-  iteration: number;
-  entered_at: number;
-  submitted_at: number;
-  scored_at: number;
-};
-
-type StandingRow = {
-  agent_id: string;
-  score: number;
-  iterations: number;
-  time_to_final_ms: number;
-  submitted_at: number;
-  submission_id: string;
-  unrounded: string;
-  trajectory: string;
-  trajectory_class: string;
-};
-
-function toRecord(row: ResultRow): ResultRecord {
-  return {
-    submissionId: row.submission_id,
-    agentId: row.agent_id,
-    score: row.score,
-    unrounded: row.unrounded,
-    iteration: row.iteration,
-    enteredAt: row.entered_at,
-    submittedAt: row.submitted_at,
-    scoredAt: row.scored_at,
-  };
-}
 
 /** The per-challenge leaderboard Durable Object (binding `LEADERBOARD`, named by challenge id). */
 export class ChallengeLeaderboard extends DurableObject<Env> {
@@ -207,7 +114,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     // Schema and the three meta values only: cheap at any board size. The index is built on
     // the first call that needs it (#board), so a wake for getVersion costs nothing more.
     void ctx.blockConcurrencyWhile(() => {
-      this.#sql.exec(SCHEMA);
+      boardSql.createSchema(this.#sql);
       this.#version = Number(this.#meta("version") ?? "0");
       this.#challengeId = this.#meta("challenge_id");
       const mode = this.#meta("ranking_mode");
@@ -241,24 +148,15 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     const previous = board.rankOf(r.agentId);
     const ranges = this.#rankRanges();
     const standing = this.ctx.storage.transactionSync(() => {
-      if (this.#insertResult(r, { ifNew: true }) === 0) return null;
-      if (r.interval) this.#insertInterval(r.submissionId, r.interval);
-      if (r.pairing) this.#insertPairing(r.submissionId, r.pairing);
-      if (r.usage) this.#insertUsage(r.submissionId, r.usage);
+      if (!boardSql.insertResult(this.#sql, r, { ifNew: true })) return null;
       const recomputed = this.#recomputeAgent(r.agentId);
       this.#bumpVersion();
       return recomputed;
     });
     if (standing === null) {
-      const owner = this.#sql
-        .exec<{ agent_id: string }>(
-          "SELECT agent_id FROM results WHERE submission_id = ?",
-          r.submissionId,
-        )
-        .one().agent_id;
-      const rank = board.rankOf(owner);
+      const rank = board.rankOf(boardSql.findResultOwner(this.#sql, r.submissionId));
       const outcome = { applied: false, stale: false, rank, previousRank: rank };
-      const overtaken = this.#storedOvertaken(r.submissionId);
+      const overtaken = boardSql.readOvertaken(this.#sql, r.submissionId);
       return { ok: true, value: { ...outcome, overtaken, version: this.#version } };
     }
     this.#standingChanged(r.agentId);
@@ -275,19 +173,14 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       this.#ranges = null;
       throw err;
     }
-    ranges.set(r.agentId, this.#intervalOf(standing.submissionId, standing.unrounded));
+    ranges.set(
+      r.agentId,
+      boardSql.findInterval(this.#sql, standing.submissionId, standing.unrounded),
+    );
     const { rank, previousRank } = moved;
     const overtaken = this.#passedOver(r.agentId, rank, previousRank ?? board.size);
-    // No await since the insert, so this commits with it (write coalescing). Replaced, not
-    // kept: after a rebuild dropped the result, this application is the one to repeat.
-    if (overtaken.length > 0)
-      this.#sql.exec(
-        `INSERT INTO overtaken (submission_id, agents) VALUES (?, ?)
-         ON CONFLICT (submission_id) DO UPDATE SET agents = excluded.agents`,
-        r.submissionId,
-        JSON.stringify(overtaken),
-      );
-    else this.#sql.exec("DELETE FROM overtaken WHERE submission_id = ?", r.submissionId);
+    // No await since the insert, so this commits with it (write coalescing).
+    boardSql.writeOvertaken(this.#sql, r.submissionId, overtaken);
     this.#broadcast([
       { agentId: r.agentId, rank, previousRank, score: standing.score },
       ...overtaken.map((o) => ({
@@ -319,17 +212,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       return { ok: false, error: { reason: "wrong-challenge", expected: known, got: challengeId } };
     }
     const applied = this.ctx.storage.transactionSync(() => {
-      const same = this.#sql
-        .exec(
-          "SELECT 1 FROM baselines WHERE agent_id = ? AND submission_id = ? AND score = ? AND unrounded = ?",
-          b.agentId,
-          b.submissionId,
-          b.score,
-          b.unrounded,
-        )
-        .toArray();
-      if (same.length > 0) return false;
-      this.#writeBaseline(b);
+      if (boardSql.hasBaseline(this.#sql, b)) return false;
+      boardSql.writeBaseline(this.#sql, b);
       this.#bumpVersion();
       return true;
     });
@@ -361,19 +245,11 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       standings.push(computeAgentStanding(list, rankingMode, openedAt)!);
     const index = buildRankingIndex(standings);
     this.ctx.storage.transactionSync(() => {
-      this.#sql.exec(
-        `DELETE FROM results; DELETE FROM standings; DELETE FROM score_intervals;
-         DELETE FROM pairing_profiles; DELETE FROM baselines; DELETE FROM run_usage;`,
-      );
-      for (const b of parsed.data.baselines) this.#writeBaseline(b);
+      boardSql.clearBoard(this.#sql);
+      for (const b of parsed.data.baselines) boardSql.writeBaseline(this.#sql, b);
       for (const list of byAgent.values())
-        for (const r of list) {
-          this.#insertResult(r);
-          if (r.interval) this.#insertInterval(r.submissionId, r.interval);
-          if (r.pairing) this.#insertPairing(r.submissionId, r.pairing);
-          if (r.usage) this.#insertUsage(r.submissionId, r.usage);
-        }
-      for (const s of standings) this.#writeStanding(s);
+        for (const r of list) boardSql.insertResult(this.#sql, r);
+      for (const s of standings) boardSql.writeStanding(this.#sql, s);
       this.#setMeta("challenge_id", challengeId);
       this.#setMeta("ranking_mode", rankingMode);
       this.#setMeta("opened_at", String(openedAt));
@@ -467,7 +343,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       if (standing && !chosen.has(id)) chosen.set(id, { standing, picoUsd: null });
     }
     const ids = [...chosen.keys()];
-    const rows = this.#usageOf(ids);
+    const rows = boardSql.listUsage(this.#sql, ids);
     const points = ids.flatMap((agentId) => {
       const row = rows.get(agentId);
       const standing = chosen.get(agentId)!.standing;
@@ -505,28 +381,24 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     const board = this.#board();
     const rank = board.rankOf(agentId);
     if (rank === null) return null;
-    const row = this.#sql
-      .exec<StandingRow>("SELECT * FROM standings WHERE agent_id = ?", agentId)
-      .toArray()[0];
-    if (!row) return null;
+    const standing = boardSql.findStanding(this.#sql, agentId);
+    if (!standing) return null;
+    const { iterations, score } = standing;
     return {
       agentId,
       rank,
       total: board.size,
-      score: row.score,
-      unrounded: row.unrounded,
-      iterations: row.iterations,
-      timeToFinalMs: row.time_to_final_ms,
-      submittedAt: row.submitted_at,
-      submissionId: row.submission_id,
-      band: resolveBand(row.score).key,
-      trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
-      trajectoryClass: row.trajectory_class as TrajectoryClass,
+      score,
+      unrounded: standing.unrounded,
+      iterations,
+      timeToFinalMs: standing.timeToFinalMs,
+      submittedAt: standing.submittedAt,
+      submissionId: standing.submissionId,
+      band: resolveBand(score).key,
+      trajectory: standing.trajectory,
+      trajectoryClass: standing.trajectoryClass,
       ...this.#certainties([{ agentId, rank }])[0]!,
-      cost: this.#costsOf(
-        [{ agentId, iterations: row.iterations }],
-        this.#compiledOrNull(prices),
-      )[0]!,
+      cost: this.#costsOf([{ agentId, iterations }], this.#compiledOrNull(prices))[0]!,
       version: this.#version,
     };
   }
@@ -584,31 +456,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     entries: readonly { agentId: string; iterations: number }[],
     prices: CompiledPrices | null,
   ): CostBreakdown[] {
-    const rows = this.#usageOf(entries.map((e) => e.agentId));
+    const rows = boardSql.listUsage(
+      this.#sql,
+      entries.map((e) => e.agentId),
+    );
     return entries.map((e) =>
       computeCost(rows.get(e.agentId)?.usage ?? null, e.iterations, prices),
-    );
-  }
-
-  /** The stored usage and unrounded score of each agent's ranking submission (one query). */
-  #usageOf(
-    agentIds: readonly string[],
-  ): Map<string, { usage: UsageLike | null; unrounded: string }> {
-    if (agentIds.length === 0) return new Map();
-    const rows = this.#sql
-      .exec<{ agent_id: string; unrounded: string; usage: string | null }>(
-        `SELECT s.agent_id, s.unrounded, u.usage FROM standings s
-         LEFT JOIN run_usage u ON u.submission_id = s.submission_id
-         WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(agentIds),
-      )
-      .toArray();
-    return new Map(
-      rows.map((r) => [
-        r.agent_id,
-        // Checked against RunUsageSchema when recorded.
-        { usage: r.usage ? (JSON.parse(r.usage) as UsageLike) : null, unrounded: r.unrounded },
-      ]),
     );
   }
 
@@ -656,38 +509,11 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
 
   /** The cost entries of the given agents' standings (null: every standing), priced. */
   #costEntries(prices: CompiledPrices | null, agentIds: readonly string[] | null): CostEntry[] {
-    if (agentIds?.length === 0) return [];
-    const rows = this.#sql
-      .exec<{
-        agent_id: string;
-        score: number;
-        iterations: number;
-        time_to_final_ms: number;
-        submitted_at: number;
-        unrounded: string;
-        usage: string | null;
-      }>(
-        `SELECT s.agent_id, s.score, s.iterations, s.time_to_final_ms, s.submitted_at, s.unrounded,
-           u.usage FROM standings s LEFT JOIN run_usage u ON u.submission_id = s.submission_id` +
-          (agentIds ? " WHERE s.agent_id IN (SELECT value FROM json_each(?))" : ""),
-        ...(agentIds ? [JSON.stringify(agentIds)] : []),
-      )
-      .toArray();
-    return rows.map((r) => {
-      // Checked against RunUsageSchema when recorded.
-      const usage = r.usage ? (JSON.parse(r.usage) as UsageLike) : null;
-      return {
-        standing: {
-          agentId: r.agent_id,
-          score: r.score,
-          iterations: r.iterations,
-          timeToFinalMs: r.time_to_final_ms,
-          submittedAt: r.submitted_at,
-        },
-        picoUsd: priceTokens(usage?.tokens?.models ?? null, prices).picoUsd,
-        unrounded: pointOf(r.unrounded).low,
-      };
-    });
+    return boardSql.listStandingUsage(this.#sql, agentIds).map((r) => ({
+      standing: r.standing,
+      picoUsd: priceTokens(r.usage?.tokens?.models ?? null, prices).picoUsd,
+      unrounded: boardSql.pointOf(r.unrounded).low,
+    }));
   }
 
   /** Compiles a price table (memoized by revision); a price that does not parse is refused. */
@@ -765,26 +591,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     // Only agents not held (new to the window, or changed since) are read: a first read of a
     // version after one result reads one row, not the window's ~140.
     const missing = around.filter((e) => !held.has(e.agentId)).map((e) => e.agentId);
-    if (missing.length > 0) {
-      const rows = this.#sql
-        .exec<{
-          agent_id: string;
-          submission_id: string;
-          unrounded: string;
-          profile: string | null;
-        }>(
-          `SELECT s.agent_id, s.submission_id, s.unrounded, p.profile FROM standings s
-           LEFT JOIN pairing_profiles p ON p.submission_id = s.submission_id
-           WHERE s.agent_id IN (SELECT value FROM json_each(?))`,
-          JSON.stringify(missing),
-        )
-        .toArray();
-      for (const row of rows)
-        held.set(row.agent_id, {
-          point: pointOf(row.unrounded).low,
-          profile: row.profile ? this.#compiledPairing(row.submission_id, row.profile) : null,
+    if (missing.length > 0)
+      for (const row of boardSql.listWindowRows(this.#sql, missing))
+        held.set(row.agentId, {
+          point: boardSql.pointOf(row.unrounded).low,
+          profile: row.profile ? this.#compiledPairing(row.submissionId, row.profile) : null,
         });
-    }
     return around.map((e) => {
       const row = held.get(e.agentId);
       return {
@@ -802,20 +614,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
    */
   getTrajectories(agentIds: string[]): TrajectoryView[] {
     const ids = Array.isArray(agentIds) ? agentIds.slice(0, MAX_PAGE_LIMIT) : [];
-    if (ids.length === 0) return [];
-    return this.#sql
-      .exec<Pick<StandingRow, "agent_id" | "submission_id" | "unrounded" | "trajectory">>(
-        `SELECT agent_id, submission_id, unrounded, trajectory FROM standings
-         WHERE agent_id IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(ids.map(String)),
-      )
-      .toArray()
-      .map((row) => ({
-        agentId: row.agent_id,
-        submissionId: row.submission_id,
-        unrounded: row.unrounded,
-        trajectory: JSON.parse(row.trajectory) as TrajectoryPoint[],
-      }));
+    return ids.length === 0 ? [] : boardSql.listTrajectories(this.#sql, ids);
   }
 
   /** Number of agents per interpretation band. */
@@ -829,30 +628,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
    * its own: a tie goes to the agent, so a baseline never overtakes anyone.
    */
   getBaselines(): BaselineLine[] {
-    const rows = this.#sql
-      .exec<{
-        agent_id: string;
-        submission_id: string;
-        label: string;
-        kind: string;
-        score: number;
-        unrounded: string;
-        after_rank: number;
-      }>(
-        `SELECT b.agent_id, b.submission_id, b.label, b.kind, b.score, b.unrounded,
-           (SELECT COUNT(*) FROM standings s WHERE s.score >= b.score) AS after_rank
-         FROM baselines b ORDER BY b.score DESC, b.label`,
-      )
-      .toArray();
-    return rows.map((r) => ({
-      agentId: r.agent_id,
-      submissionId: r.submission_id,
-      label: r.label,
-      kind: r.kind === "reference" || r.kind === "stub" ? r.kind : "other",
-      score: r.score,
-      unrounded: r.unrounded,
-      afterRank: r.after_rank,
-    }));
+    return boardSql.listBaselines(this.#sql);
   }
 
   /** The board version: +1 on every change; cheap (no index build). */
@@ -889,18 +665,11 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   // ─── private: everything but the RPC methods and the runtime's handlers ───
 
   #meta(key: string): string | null {
-    const row = this.#sql
-      .exec<{ value: string }>("SELECT value FROM meta WHERE key = ?", key)
-      .toArray()[0];
-    return row ? row.value : null;
+    return boardSql.readMeta(this.#sql, key);
   }
 
   #setMeta(key: string, value: string): void {
-    this.#sql.exec(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      key,
-      value,
-    );
+    boardSql.writeMeta(this.#sql, key, value);
   }
 
   // The first result names the challenge, its mode and its opening; a contradiction is a caller
@@ -936,26 +705,7 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     // Built lazily after a wake (never at module load or in the constructor).
     if (this.#index === null) {
       // Rows come in board order through standings_board, so the build skips its sort.
-      const rows = this.#sql
-        .exec<{
-          agent_id: string;
-          score: number;
-          iterations: number;
-          time_to_final_ms: number;
-          submitted_at: number;
-        }>(
-          `SELECT agent_id, score, iterations, time_to_final_ms, submitted_at FROM standings
-           ORDER BY score DESC, iterations, time_to_final_ms, submitted_at, agent_id`,
-        )
-        .toArray();
-      const standings: Standing[] = rows.map((row) => ({
-        agentId: row.agent_id,
-        score: row.score,
-        iterations: row.iterations,
-        timeToFinalMs: row.time_to_final_ms,
-        submittedAt: row.submitted_at,
-      }));
-      this.#index = buildRankingIndex(standings);
+      this.#index = buildRankingIndex(boardSql.listStandingsInBoardOrder(this.#sql));
     }
     return this.#index;
   }
@@ -963,33 +713,9 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   #rankRanges(): RankRanges {
     // Built lazily like #board, from each standing's ranking submission and its interval.
     if (this.#ranges === null) {
-      const rows = this.#sql
-        .exec<{ agent_id: string; unrounded: string; low: number | null; high: number | null }>(
-          `SELECT s.agent_id, s.unrounded, i.low, i.high FROM standings s
-           LEFT JOIN score_intervals i ON i.submission_id = s.submission_id`,
-        )
-        .toArray();
-      this.#ranges = RankRanges.build(
-        rows.map((row) => [
-          row.agent_id,
-          row.low !== null && row.high !== null
-            ? { low: row.low, high: row.high }
-            : pointOf(row.unrounded),
-        ]),
-      );
+      this.#ranges = RankRanges.build(boardSql.listStandingIntervals(this.#sql));
     }
     return this.#ranges;
-  }
-
-  /** The stored interval of a submission, or its score as a point when it has none. */
-  #intervalOf(submissionId: string, unrounded: string): IntervalEnds {
-    const row = this.#sql
-      .exec<{ low: number; high: number }>(
-        "SELECT low, high FROM score_intervals WHERE submission_id = ?",
-        submissionId,
-      )
-      .toArray()[0];
-    return row ? { low: row.low, high: row.high } : pointOf(unrounded);
   }
 
   #compiledPairing(submissionId: string, text: string): CompiledPairing | null {
@@ -1003,42 +729,12 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
     return compiled;
   }
 
-  #insertPairing(submissionId: string, profile: PairingProfile): void {
-    this.#sql.exec(
-      `INSERT INTO pairing_profiles (submission_id, profile) VALUES (?, ?)
-       ON CONFLICT (submission_id) DO NOTHING`,
-      submissionId,
-      JSON.stringify(profile),
-    );
-  }
-
-  #insertUsage(submissionId: string, usage: UsageLike): void {
-    this.#sql.exec(
-      `INSERT INTO run_usage (submission_id, usage) VALUES (?, ?)
-       ON CONFLICT (submission_id) DO NOTHING`,
-      submissionId,
-      JSON.stringify(usage),
-    );
-  }
-
-  #insertInterval(submissionId: string, interval: IntervalEnds): void {
-    this.#sql.exec(
-      `INSERT INTO score_intervals (submission_id, low, high) VALUES (?, ?, ?)
-       ON CONFLICT (submission_id) DO NOTHING`,
-      submissionId,
-      interval.low,
-      interval.high,
-    );
-  }
-
   // Every standing afresh from the results (once, when the board learns its opening).
   #recomputeAll(): void {
-    const agents = this.#sql
-      .exec<{ agent_id: string }>("SELECT DISTINCT agent_id FROM results")
-      .toArray();
+    const agents = boardSql.listResultAgents(this.#sql);
     if (agents.length === 0) return;
     this.ctx.storage.transactionSync(() => {
-      for (const { agent_id } of agents) this.#recomputeAgent(agent_id);
+      for (const agentId of agents) this.#recomputeAgent(agentId);
       this.#bumpVersion();
     });
     this.#index = null;
@@ -1049,50 +745,11 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
   }
 
   #recomputeAgent(agentId: string): AgentStanding {
-    const history = this.#sql
-      .exec<ResultRow>("SELECT * FROM results WHERE agent_id = ?", agentId)
-      .toArray()
-      .map(toRecord);
+    const history = boardSql.listResults(this.#sql, agentId);
     const standing = computeAgentStanding(history, this.#mode ?? "latest", this.#openedAt ?? 0);
     if (!standing) throw new Error(`no results for agent ${agentId} after recording one`);
-    this.#writeStanding(standing);
+    boardSql.writeStanding(this.#sql, standing);
     return standing;
-  }
-
-  /** Inserts one result (with `ifNew`, not over a recorded one); answers the rows written. */
-  #insertResult(r: ResultRecord, { ifNew = false } = {}): number {
-    return this.#sql.exec(
-      `INSERT INTO results (submission_id, agent_id, score, unrounded, iteration, entered_at, submitted_at, scored_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)${ifNew ? " ON CONFLICT (submission_id) DO NOTHING" : ""}`,
-      r.submissionId,
-      r.agentId,
-      r.score,
-      r.unrounded,
-      r.iteration,
-      r.enteredAt,
-      r.submittedAt,
-      r.scoredAt,
-    ).rowsWritten;
-  }
-
-  #writeStanding(s: AgentStanding): void {
-    this.#sql.exec(
-      `INSERT INTO standings (agent_id, score, iterations, time_to_final_ms, submitted_at, submission_id, unrounded, trajectory, trajectory_class)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (agent_id) DO UPDATE SET score = excluded.score, iterations = excluded.iterations,
-         time_to_final_ms = excluded.time_to_final_ms, submitted_at = excluded.submitted_at,
-         submission_id = excluded.submission_id, unrounded = excluded.unrounded,
-         trajectory = excluded.trajectory, trajectory_class = excluded.trajectory_class`,
-      s.agentId,
-      s.score,
-      s.iterations,
-      s.timeToFinalMs,
-      s.submittedAt,
-      s.submissionId,
-      s.unrounded,
-      JSON.stringify(s.trajectory),
-      s.trajectoryClass,
-    );
   }
 
   // The agents now directly below `agentId` that it jumped over: their old ranks lay in
@@ -1106,45 +763,8 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       .map((e) => ({ agentId: e.agentId, previousRank: e.rank - 1, rank: e.rank }));
   }
 
-  // What an applied result reported; [] when it passed nobody (or predates this table). A repeated
-  // call answers it, so a caller retrying after a partial failure re-sends what the first reported.
-  #storedOvertaken(submissionId: string): Overtaken[] {
-    const row = this.#sql
-      .exec<{ agents: string }>(
-        "SELECT agents FROM overtaken WHERE submission_id = ?",
-        submissionId,
-      )
-      .toArray()[0];
-    return row ? (JSON.parse(row.agents) as Overtaken[]) : [];
-  }
-
   #trajectoryClasses(agentIds: string[]): Map<string, TrajectoryClass> {
-    if (agentIds.length === 0) return new Map();
-    const rows = this.#sql
-      .exec<{ agent_id: string; trajectory_class: string }>(
-        `SELECT agent_id, trajectory_class FROM standings
-         WHERE agent_id IN (SELECT value FROM json_each(?))`,
-        JSON.stringify(agentIds),
-      )
-      .toArray();
-    return new Map(rows.map((r) => [r.agent_id, r.trajectory_class as TrajectoryClass]));
-  }
-
-  #writeBaseline(b: BaselineInput): void {
-    this.#sql.exec(
-      `INSERT INTO baselines (agent_id, submission_id, label, kind, score, unrounded, scored_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (agent_id) DO UPDATE SET submission_id = excluded.submission_id,
-         label = excluded.label, kind = excluded.kind, score = excluded.score,
-         unrounded = excluded.unrounded, scored_at = excluded.scored_at`,
-      b.agentId,
-      b.submissionId,
-      b.label,
-      b.kind,
-      b.score,
-      b.unrounded,
-      b.scoredAt,
-    );
+    return boardSql.listTrajectoryClasses(this.#sql, agentIds);
   }
 
   #bumpVersion(): void {
@@ -1165,12 +785,6 @@ export class ChallengeLeaderboard extends DurableObject<Env> {
       }
     }
   }
-}
-
-/** A score without a stored interval counts as a point ("82.075…" → 82.075). */
-function pointOf(unrounded: string): IntervalEnds {
-  const v = Number(unrounded.replace("…", ""));
-  return { low: v, high: v };
 }
 
 function clampInt(value: number, min: number, max: number): number {
