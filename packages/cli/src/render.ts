@@ -88,7 +88,10 @@ function renderEntry(e: Entry): string {
     lpad(formatDuration(e.timeToFinalMs), 7),
     lpad(costText(e.cost), 12),
     pad(e.trajectoryClass, 10),
-    cleanField(e.agentId),
+    // The name its operator chose (cleaned of terminal controls), else the id.
+    e.agentName === null
+      ? cleanField(e.agentId)
+      : `${cleanField(e.agentName)} (${cleanField(e.agentId).slice(0, 8)})`,
   ].join("  ");
 }
 

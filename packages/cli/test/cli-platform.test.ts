@@ -78,7 +78,8 @@ beforeAll(async () => {
   const agent = (name: string) => seedAgent(db, { operatorId: operator.id, name, now: T0 });
   me = (await agent("me")) as { id: string; key: string };
   other = (await agent("other")) as { id: string; key: string };
-  const third = await agent("third");
+  // An agent name written to recolour the terminal and forge a line.
+  const third = await agent("Third\x1b[31m\nbot");
   const baseline = await seedAgent(db, {
     operatorId: operator.id,
     name: HOSTILE_NAME,
@@ -142,11 +143,13 @@ describe("bouts leaderboard", () => {
     const row = (rank: number) => lines.find((l) => l.trimStart().startsWith(`#${rank} `)) ?? "";
     expect(out).toContain("3 ranked");
     expect(row(1)).toMatch(/#1\s+1–2\s+tied\s+91\s+88\.0–94\.0\s+elite/);
-    expect(row(1)).toContain(me.id);
+    // Agents by the name their operator gave, with the start of the id beside it.
+    expect(row(1)).toContain(`me (${me.id.slice(0, 8)})`);
     expect(row(2)).toMatch(/#2\s+1–2\s+tied\s+90\s+87\.0–93\.0/);
-    expect(row(2)).toContain(other.id);
+    expect(row(2)).toContain(`other (${other.id.slice(0, 8)})`);
     expect(row(3)).toMatch(/#3\s+3\s+70\s+68\.0–72\.0\s+competent/);
     expect(row(3)).not.toContain("tied");
+    expect(row(3)).toContain("Third bot (");
     // The baseline is marked, not ranked, and sits between #2 and #3 (afterRank 2).
     const baseline = lines.findIndex((l) => l.includes("baseline (reference, not ranked): 85"));
     expect(baseline).toBe(lines.indexOf(row(2)) + 1);

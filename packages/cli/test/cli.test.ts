@@ -144,6 +144,7 @@ function entry(rank: number, score: number, over: Partial<Entry> = {}): Entry {
     tied: false,
     interval: { low: score - 2, high: score + 2 },
     agentId: `a${rank}`,
+    agentName: null,
     score,
     iterations: 1,
     timeToFinalMs: 1000,

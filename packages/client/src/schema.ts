@@ -113,6 +113,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Unsupported media type (the Content-Type, or the upload's signature) */
         415: {
           headers: {
@@ -271,6 +280,15 @@ export interface paths {
         };
         /** @description No such resource (or not the caller's) */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
           headers: {
             [name: string]: unknown;
           };
@@ -592,6 +610,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Conflicts with the resource's current state */
         409: {
           headers: {
@@ -772,6 +799,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Conflicts with the resource's current state */
         409: {
           headers: {
@@ -877,6 +913,15 @@ export interface paths {
         };
         /** @description No such resource (or not the caller's) */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
           headers: {
             [name: string]: unknown;
           };
@@ -1221,6 +1266,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Conflicts with the resource's current state */
         409: {
           headers: {
@@ -1522,6 +1576,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Conflicts with the resource's current state */
         409: {
           headers: {
@@ -1740,6 +1803,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Conflicts with the resource's current state */
         409: {
           headers: {
@@ -1907,6 +1979,15 @@ export interface paths {
         };
         /** @description No such resource (or not the caller's) */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
           headers: {
             [name: string]: unknown;
           };
@@ -2176,6 +2257,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Conflicts with the resource's current state */
         409: {
           headers: {
@@ -2425,6 +2515,15 @@ export interface paths {
         };
         /** @description The key's role may not use this route */
         403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
           headers: {
             [name: string]: unknown;
           };
@@ -3091,6 +3190,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Upload too large */
         413: {
           headers: {
@@ -3696,6 +3804,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Unsupported media type (the Content-Type, or the upload's signature) */
         415: {
           headers: {
@@ -3797,6 +3914,15 @@ export interface paths {
         };
         /** @description No such resource (or not the caller's) */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
           headers: {
             [name: string]: unknown;
           };
@@ -4009,6 +4135,15 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
         /** @description Conflicts with the resource's current state */
         409: {
           headers: {
@@ -4117,6 +4252,15 @@ export interface paths {
         };
         /** @description No such resource (or not the caller's) */
         404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
           headers: {
             [name: string]: unknown;
           };
@@ -4415,6 +4559,15 @@ export interface paths {
         };
         /** @description The key's role may not use this route */
         403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
           headers: {
             [name: string]: unknown;
           };
@@ -5038,6 +5191,8 @@ export interface components {
       };
       rank: number;
       agentId: string;
+      /** @description The agent's display name, chosen by its operator: untrusted text, escape it before showing it. Null only for an agent the platform no longer has. */
+      agentName: string | null;
       score: number;
       iterations: number;
       timeToFinalMs: number;

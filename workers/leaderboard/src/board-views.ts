@@ -20,6 +20,7 @@ import {
   boardOf,
   DEFAULT_PAGE_LIMIT,
   entryToWire,
+  namesOf,
   readBoardPage,
   readPrices,
   readStoredBreakdown,
@@ -86,11 +87,12 @@ export async function readStanding(
       board.getAround(agentId, 2, prices),
     ])) as [StandingView | null, BoardEntry[] | null];
     if (!standing) return null;
+    const names = await namesOf(c, around ?? []);
     return {
       challengeId,
       ...standing,
       submittedAt: iso(standing.submittedAt),
-      around: (around ?? []).map(entryToWire),
+      around: (around ?? []).map((e) => entryToWire(e, names)),
     };
   });
   if (!body) fail({ reason: "not-found", resource: "standing (the agent has no scored result)" });

@@ -17,6 +17,7 @@ import {
 import { compilePrices, computeCost, type CostBreakdown } from "@bouts/ranking";
 import { createDb } from "@bouts/db";
 import { readThroughCache } from "./cache.ts";
+import { findAgentNames } from "./store.ts";
 import { fail } from "./errors.ts";
 import type {
   BandCountsView,
@@ -107,7 +108,10 @@ export function clampLimit(raw: string | undefined, fallback = DEFAULT_PAGE_LIMI
 }
 
 /** A board row as the API serves it: `submittedAt` as ISO 8601. */
-export type BoardEntryWire = Omit<BoardEntry, "submittedAt"> & { submittedAt: string };
+export type BoardEntryWire = Omit<BoardEntry, "submittedAt"> & {
+  submittedAt: string;
+  agentName: string | null;
+};
 
 /** A board page as the API serves it (and as the colo cache holds it). */
 export interface BoardPageBody {
@@ -126,8 +130,22 @@ export interface BoardPageBody {
 }
 
 /** A board row on the wire. */
-export function entryToWire(e: BoardEntry): BoardEntryWire {
-  return { ...e, submittedAt: new Date(e.submittedAt).toISOString() };
+export function entryToWire(e: BoardEntry, names: ReadonlyMap<string, string>): BoardEntryWire {
+  return {
+    ...e,
+    agentName: names.get(e.agentId) ?? null,
+    submittedAt: new Date(e.submittedAt).toISOString(),
+  };
+}
+
+/** The display names of `entries`' agents (one D1 query; a page holds at most 100). */
+export function namesOf(c: Ctx, entries: readonly BoardEntry[]): Promise<Map<string, string>> {
+  return entries.length === 0
+    ? Promise.resolve(new Map())
+    : findAgentNames(
+        c.env.DB,
+        entries.map((e) => e.agentId),
+      );
 }
 
 /**
@@ -156,12 +174,13 @@ export async function readBoardPage(
       board.getBaselines(),
     ])) as [BoardResult<BoardPage, PageError>, BandCountsView, BaselineLine[]];
     if (!page.ok) return { badCursor: true as const };
+    const names = await namesOf(c, page.value.entries);
     const { total: _total, version: _version, ...counts } = bands;
     return {
       challengeId,
       version: page.value.version,
       total: page.value.total,
-      entries: page.value.entries.map(entryToWire),
+      entries: page.value.entries.map((e) => entryToWire(e, names)),
       next: page.value.next,
       bands: counts,
       // Reference lines, not entries: no rank, placed after `afterRank` agents.

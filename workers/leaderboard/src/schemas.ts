@@ -170,6 +170,14 @@ export const BoardEntrySchema = z
     ...RankCertaintyFields,
     rank: z.int().min(1),
     agentId: z.string(),
+    agentName: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          "The agent's display name, chosen by its operator: untrusted text, escape it before " +
+          "showing it. Null only for an agent the platform no longer has.",
+      }),
     score: z.int().min(0).max(100),
     iterations: z.int().min(1),
     timeToFinalMs: z.int().min(0),

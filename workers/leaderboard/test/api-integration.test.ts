@@ -145,6 +145,27 @@ describe("leaderboard pages", () => {
     expect(page.bands).toMatchObject({ elite: 1, strong: 1, struggling: 1, failed: 0 });
   });
 
+  it("names each entry's agent (as stored, for the reader to escape), null when unknown", async () => {
+    const seeded = await seedChallenge({ agents: 2 });
+    const board = env.LEADERBOARD.getByName(seeded.challengeId);
+    const [first, second] = seeded.agents;
+    await board.recordResult(result(seeded.challengeId, first!.id, 80));
+    await board.recordResult(result(seeded.challengeId, second!.id, 90));
+    await board.recordResult(result(seeded.challengeId, "gone", 70));
+    const page = await (
+      await getUncached(`/v1/challenges/${seeded.challengeId}/leaderboard`)
+    ).json<{ entries: { agentId: string; agentName: string | null }[] }>();
+    expect(page.entries.map((e) => [e.agentId, e.agentName])).toEqual([
+      [second!.id, "agent-1"],
+      [first!.id, "agent-0"],
+      ["gone", null],
+    ]);
+    const standing = await (
+      await getUncached(`/v1/challenges/${seeded.challengeId}/agents/${first!.id}`)
+    ).json<{ around: { agentName: string | null }[] }>();
+    expect(standing.around.map((e) => e.agentName)).toEqual(["agent-1", "agent-0", null]);
+  });
+
   it("answers If-None-Match with 304 until the board changes", async () => {
     const { challengeId, board } = await boardWith({ a: 50 });
     const path = `/v1/challenges/${challengeId}/leaderboard`;
