@@ -141,7 +141,7 @@ export function entryToWire(e: BoardEntry, names: ReadonlyMap<string, string>): 
 /** The display names of `entries`' agents (one D1 query; a page holds at most 100). */
 export function namesOf(c: Ctx, entries: readonly BoardEntry[]): Promise<Map<string, string>> {
   return entries.length === 0
-    ? Promise.resolve(new Map())
+    ? Promise.resolve(new Map<string, string>())
     : findAgentNames(
         c.env.DB,
         entries.map((e) => e.agentId),
