@@ -1,7 +1,8 @@
 /**
  * @module contracts
  * Zod schemas for everything that crosses a boundary, and the one lenient JSON-text parse that
- * feeds them. Depends on zod and the pure engine (`@bouts/scoring`, for its vocabularies) only.
+ * feeds them: among them every shape that crosses between the roles (queue messages, webhook
+ * events). Depends on zod and the pure engine (`@bouts/scoring`, for its vocabularies) only.
  */
 export * from "./findings.ts";
 export * from "./evidence.ts";
@@ -15,3 +16,5 @@ export * from "./qa-report.ts";
 export * from "./problem.ts";
 export * from "./json.ts";
 export * from "./cost.ts";
+export * from "./webhook-events.ts";
+export * from "./queues.ts";

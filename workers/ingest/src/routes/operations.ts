@@ -8,12 +8,12 @@
  * why, and the failure it replaced) in the same batch that re-queues the row.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { submissionMessage } from "@bouts/contracts";
 import { createDb, findChallenge, findSubmission, rejudgeSubmission } from "@bouts/db";
 import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { ownsChallenge } from "../access.ts";
 import { fail } from "../errors.ts";
-import type { SubmissionMessage } from "../messages.ts";
 import type { IngestEnv } from "../types.ts";
 import { IdParamSchema, SubmissionSchema } from "../schemas.ts";
 import { submissionToWire } from "../views.ts";
@@ -90,12 +90,11 @@ operationRoutes.openapi(
           });
       }
     }
-    const message: SubmissionMessage = {
-      v: 1,
+    const message = submissionMessage({
       submissionId: submission.id,
       challengeId: submission.challengeId,
       agentId: submission.agentId,
-    };
+    });
     try {
       await c.env.SUBMISSIONS.send(message, { contentType: "json" });
     } catch (err) {
