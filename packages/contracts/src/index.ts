@@ -2,7 +2,8 @@
  * @module contracts
  * Zod schemas for everything that crosses a boundary, and the one lenient JSON-text parse that
  * feeds them: among them every shape that crosses between the roles (queue messages, webhook
- * events). Depends on zod and the pure engine (`@bouts/scoring`, for its vocabularies) only.
+ * events, the board's RPC interface). Depends on zod and the pure engines (`@bouts/scoring`,
+ * `@bouts/ranking`, for their vocabularies; `@bouts/result`'s type) only.
  */
 export * from "./findings.ts";
 export * from "./evidence.ts";
@@ -18,3 +19,4 @@ export * from "./json.ts";
 export * from "./cost.ts";
 export * from "./webhook-events.ts";
 export * from "./queues.ts";
+export * from "./board.ts";

@@ -53,6 +53,7 @@ import {
   type BandCountsView,
   type BoardEntry,
   type BoardResult,
+  type BoardRpc,
   type BoardWriteError,
   type BoardPage,
   type Overtaken,
@@ -172,7 +173,7 @@ function toRecord(row: ResultRow): ResultRecord {
 }
 
 /** The per-challenge leaderboard Durable Object (binding `LEADERBOARD`, named by challenge id). */
-export class ChallengeLeaderboard extends DurableObject<Env> {
+export class ChallengeLeaderboard extends DurableObject<Env> implements BoardRpc {
   #sql: SqlStorage;
   #version = 0;
   #challengeId: string | null = null;

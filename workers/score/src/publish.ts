@@ -11,7 +11,6 @@ import {
   findRemoval,
   findScore,
   type Db,
-  type ResultHistoryRow,
   type ScoringContext,
 } from "@bouts/db";
 import {
@@ -23,44 +22,19 @@ import {
   ScoreIntervalSchema,
   toBatches,
   WebhookJudgingSchema,
+  type BoardStub,
+  type BoardWriteError,
   type EventMessage,
   type PairingProfileWire,
   type WebhookJudging,
 } from "@bouts/contracts";
-import { openingOf, type RankingMode } from "@bouts/ranking";
-import type { Result } from "@bouts/result";
+import { openingOf } from "@bouts/ranking";
 import type { ScoreEnv } from "./pipeline.ts";
 
 export { MAX_BATCH_MESSAGES } from "@bouts/contracts";
 
-/** The leaderboard's answer to a recorded result (ChallengeLeaderboard.recordResult). */
-export type RecordedResult = Result<
-  {
-    applied: boolean;
-    rank: number | null;
-    previousRank: number | null;
-    overtaken: { agentId: string; previousRank: number; rank: number }[];
-  },
-  { reason: string; detail?: string }
->;
-
-/** What the pipeline needs of the leaderboard Durable Object (see docs/leaderboard.md). */
-export interface LeaderboardRecorder {
-  recordResult(
-    r: ResultHistoryRow & { challengeId: string; rankingMode: RankingMode; openedAt: number },
-  ): Promise<RecordedResult>;
-  /** A baseline's score: a reference line with no rank (ChallengeLeaderboard.recordBaseline). */
-  recordBaseline(b: {
-    challengeId: string;
-    submissionId: string;
-    agentId: string;
-    label: string;
-    kind: "reference" | "stub" | "other";
-    score: number;
-    unrounded: string;
-    scoredAt: number;
-  }): Promise<Result<{ applied: boolean }, { reason: string; detail?: string }>>;
-}
+/** What the pipeline needs of the leaderboard Durable Object (its stub; docs/leaderboard.md). */
+export type LeaderboardRecorder = Pick<BoardStub, "recordResult" | "recordBaseline">;
 
 /** A webhook event as the score role enqueues it; the webhook sender fans it out. */
 export type ScoreEventMessage = EventMessage;
@@ -79,6 +53,9 @@ export function readStoredJudging(breakdown: string): WebhookJudging | null {
   });
   return parsed.success ? parsed.data : null;
 }
+
+/** The detail of the board's refusal, when it has one. */
+const detailOf = (e: BoardWriteError) => ("detail" in e ? e.detail : "");
 
 /** Records a stored score on the leaderboard and enqueues its events; safe to repeat. */
 export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
@@ -100,7 +77,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     });
     if (!line.ok)
       throw new Error(
-        `the leaderboard refused the baseline: ${line.error.reason} ${line.error.detail ?? ""}`,
+        `the leaderboard refused the baseline: ${line.error.reason} ${detailOf(line.error)}`,
       );
     return;
   }
@@ -122,7 +99,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
   // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
   if (!answer.ok)
     throw new Error(
-      `the leaderboard refused the result: ${answer.error.reason} ${answer.error.detail ?? ""}`,
+      `the leaderboard refused the result: ${answer.error.reason} ${detailOf(answer.error)}`,
     );
   // A repeated result gets the overtaken list stored when it was first applied, so a repeat
   // re-sends every event; the webhook sender dedupes them by event id.
