@@ -2,8 +2,9 @@
  * @module contracts
  * Zod schemas for everything that crosses a boundary, and the one lenient JSON-text parse that
  * feeds them: among them every shape that crosses between the roles (queue messages, webhook
- * events, the board's RPC interface). Depends on zod and the pure engines (`@bouts/scoring`,
- * `@bouts/ranking`, for their vocabularies; `@bouts/result`'s type) only.
+ * events, the board's RPC interface, operator request bodies). Depends on zod and the pure
+ * engines (`@bouts/scoring`, `@bouts/ranking`, for their vocabularies; `@bouts/result`'s type)
+ * only.
  */
 export * from "./findings.ts";
 export * from "./evidence.ts";
@@ -20,3 +21,4 @@ export * from "./cost.ts";
 export * from "./webhook-events.ts";
 export * from "./queues.ts";
 export * from "./board.ts";
+export * from "./operator.ts";

@@ -8,7 +8,7 @@
  * why, and the failure it replaced) in the same batch that re-queues the row.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { submissionMessage } from "@bouts/contracts";
+import { reasonBodySchema, submissionMessage } from "@bouts/contracts";
 import { createDb, findChallenge, findSubmission, rejudgeSubmission } from "@bouts/db";
 import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
@@ -20,16 +20,9 @@ import { submissionToWire } from "../views.ts";
 
 export const operationRoutes = createRouter<IngestEnv>();
 
-const RejudgeBodySchema = z
-  .object({
-    reason: z
-      .string()
-      .trim()
-      .min(1)
-      .max(500)
-      .describe("why the submission is re-judged (kept in the audit log)"),
-  })
-  .openapi("RejudgeRequest");
+const RejudgeBodySchema = reasonBodySchema(
+  "why the submission is re-judged (kept in the audit log)",
+).openapi("RejudgeRequest");
 
 const RejudgeSchema = z
   .object({
