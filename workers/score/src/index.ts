@@ -40,7 +40,7 @@ export {
   UNPUBLISHED_GRACE_MS,
   type ReconcileResult,
 } from "./reconcile.ts";
-export { type ScoreEventMessage, type LeaderboardRecorder } from "./publish.ts";
+export { type LeaderboardRecorder } from "./publish.ts";
 export { buildEngineeringInput } from "./build-input.ts";
 export {
   diffVerdicts,

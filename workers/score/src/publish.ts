@@ -31,13 +31,8 @@ import {
 import { openingOf } from "@bouts/ranking";
 import type { ScoreEnv } from "./pipeline.ts";
 
-export { MAX_BATCH_MESSAGES } from "@bouts/contracts";
-
 /** What the pipeline needs of the leaderboard Durable Object (its stub; docs/leaderboard.md). */
 export type LeaderboardRecorder = Pick<BoardStub, "recordResult" | "recordBaseline">;
-
-/** A webhook event as the score role enqueues it; the webhook sender fans it out. */
-export type ScoreEventMessage = EventMessage;
 
 /**
  * Who judged a stored score (the breakdown's `judging.panel` and `summary`), for its webhook;
