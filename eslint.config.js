@@ -1,6 +1,9 @@
 // ESLint flat config: typescript-eslint type-aware rules everywhere; no import cycles anywhere
-// (import-x/no-cycle); and the purity rules that keep the pure packages free of platform
-// imports, I/O, the clock, timers and randomness (adapter files named in PURE_EXCEPTIONS).
+// (import-x/no-cycle); the purity rules that keep the pure packages free of platform imports,
+// I/O, the clock, timers and randomness (adapter files named in PURE_EXCEPTIONS); and the role
+// boundaries: no role Worker imports another (ROLE_BOUNDARIES), the platform Worker excepted.
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import js from "@eslint/js";
 import { createNodeResolver, importX } from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
@@ -85,6 +88,53 @@ const PURITY_RULES = {
   ],
 };
 
+// ─── Imports ───
+
+// The import-x plugin as both import rules use it. Relative imports carry their .ts extension;
+// @bouts/* resolve through their `exports`, to the workspace's own files.
+const IMPORT_X = {
+  plugins: { "import-x": importX },
+  settings: {
+    "import-x/extensions": [".ts", ".js", ".mjs"],
+    "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+    "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".mjs"] })],
+  },
+};
+
+// ─── Role boundaries ───
+
+// The Worker that composes the roles (docs/design.md, "One deployable Worker"): it alone may
+// import them. Every other folder of workers/ is a role, which shares code with the others only
+// through packages/ (the shapes that cross between roles are `@bouts/contracts`').
+export const COMPOSING_WORKER = "platform";
+const ROLES = readdirSync(path.join(import.meta.dirname, "workers"), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && d.name !== COMPOSING_WORKER)
+  .map((d) => d.name);
+
+/**
+ * One zone per role: nothing under workers/<role> (sources, tests, configs) imports from another
+ * folder of workers/, by relative path or by its workspace name (the resolver follows
+ * `@bouts/score` to workers/score). The platform Worker has no zone: composing roles is its job.
+ */
+export const ROLE_BOUNDARIES = {
+  files: ["workers/**/*.ts", "workers/**/*.js", "workers/**/*.mjs"],
+  ...IMPORT_X,
+  rules: {
+    "import-x/no-restricted-paths": [
+      "error",
+      {
+        basePath: import.meta.dirname,
+        zones: ROLES.map((role) => ({
+          target: `./workers/${role}`,
+          from: "./workers",
+          except: [`./${role}`],
+          message: `A role does not import another role (only workers/${COMPOSING_WORKER} composes them): move what both need to a package, the shapes between roles to @bouts/contracts.`,
+        })),
+      },
+    ],
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -129,16 +179,11 @@ export default tseslint.config(
   // ─── No import cycles, anywhere ───
   {
     files: ["**/*.ts", "**/*.js", "**/*.mjs"],
-    plugins: { "import-x": importX },
-    settings: {
-      "import-x/extensions": [".ts", ".js", ".mjs"],
-      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
-      // Relative imports carry their .ts extension; @bouts/* resolve through their `exports`.
-      "import-x/resolver-next": [createNodeResolver({ extensions: [".ts", ".js", ".mjs"] })],
-    },
+    ...IMPORT_X,
     // Type-only imports do not count (they vanish at runtime); node_modules is not walked.
     rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
+  ROLE_BOUNDARIES,
   {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     extends: [tseslint.configs.disableTypeChecked],

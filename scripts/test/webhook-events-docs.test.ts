@@ -4,7 +4,7 @@ import path from "node:path";
 import { EVENT_TYPES } from "../../packages/webhooks/src/events.ts";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../lib/local-platform.ts";
-import { API_DOC, withEventTypes } from "../webhook-events-docs.ts";
+import { API_DOC, WEBHOOKS_DOC, withEventTable, withEventTypes } from "../webhook-events-docs.ts";
 
 describe("the webhook event types in the docs", () => {
   it("are generated into docs/api.md from the code (run npm run docs:events after a change)", () => {
@@ -25,5 +25,10 @@ describe("the webhook event types in the docs", () => {
       )
       .map((l) => /^\| `([a-z.]+)` +\|/.exec(l)?.[1]);
     expect(new Set(rows)).toEqual(new Set(EVENT_TYPES));
+  });
+
+  it("have docs/webhooks.md's table generated from the code (run npm run docs:events after a change)", () => {
+    const doc = readFileSync(WEBHOOKS_DOC, "utf8");
+    expect(doc).toBe(withEventTable(doc));
   });
 });

@@ -1,7 +1,10 @@
 /**
  * @module contracts
  * Zod schemas for everything that crosses a boundary, and the one lenient JSON-text parse that
- * feeds them. Depends on zod and the pure engine (`@bouts/scoring`, for its vocabularies) only.
+ * feeds them: among them every shape that crosses between the roles (queue messages, webhook
+ * events, the board's RPC interface, operator request bodies). Depends on zod and the pure
+ * engines (`@bouts/scoring`, `@bouts/ranking`, for their vocabularies; `@bouts/result`'s type)
+ * only.
  */
 export * from "./findings.ts";
 export * from "./evidence.ts";
@@ -15,3 +18,7 @@ export * from "./qa-report.ts";
 export * from "./problem.ts";
 export * from "./json.ts";
 export * from "./cost.ts";
+export * from "./webhook-events.ts";
+export * from "./queues.ts";
+export * from "./board.ts";
+export * from "./operator.ts";

@@ -15,7 +15,7 @@ import {
   detectArchiveFormat,
   readArchive,
 } from "@bouts/archive";
-import { problemFromZodError } from "@bouts/contracts";
+import { problemFromZodError, submissionMessage } from "@bouts/contracts";
 import {
   countSubmissionsInFlight,
   deleteReceivedSubmission,
@@ -36,7 +36,6 @@ import {
 import { parseStoredLimits } from "./challenge-config.ts";
 import type { IngestConfig } from "./config.ts";
 import { isStoredUnderIdempotencyKey, toProblem, type IngestError } from "./errors.ts";
-import type { SubmissionMessage } from "./messages.ts";
 import { ok, refuse, type Result } from "./result.ts";
 import { ClaimsSchema, type ChallengeLimitsBody, type SubmissionSchema } from "./schemas.ts";
 import { putObject, releaseObjectQuietly, type StoredObject } from "./storage.ts";
@@ -283,12 +282,7 @@ async function storeSubmission(
 
   // ─── 3. Queue: ids only, once the objects are there ───
   try {
-    const message: SubmissionMessage = {
-      v: 1,
-      submissionId: row.id,
-      challengeId: ch.id,
-      agentId,
-    };
+    const message = submissionMessage({ submissionId: row.id, challengeId: ch.id, agentId });
     await env.SUBMISSIONS.send(message, { contentType: "json" });
   } catch (err) {
     console.error("enqueue failed", err);

@@ -8,10 +8,9 @@
  * twice; a queued row whose message is lost is re-sent by the scoring reconciler.
  */
 import { DEFAULT_ARCHIVE_LIMITS, packTar, readArchive, type PackedFile } from "@bouts/archive";
-import type { BaselineSpec, ChallengeManifest } from "@bouts/contracts";
+import { submissionMessage, type BaselineSpec, type ChallengeManifest } from "@bouts/contracts";
 import { insertBaselineSubmission, sha256Hex, type ChallengeRow, type Db } from "@bouts/db";
 import type { Result } from "@bouts/result";
-import type { SubmissionMessage } from "./messages.ts";
 import { ensureObject } from "./storage.ts";
 
 /** The files of the bundle under `folder/`, relative to it. */
@@ -102,12 +101,11 @@ export async function queueBaselines(
       now,
     });
     if (!row.created) continue;
-    const message: SubmissionMessage = {
-      v: 1,
+    const message = submissionMessage({
       submissionId: row.submissionId,
       challengeId: ch.id,
       agentId: row.agentId,
-    };
+    });
     await env.SUBMISSIONS.send(message, { contentType: "json" });
     queued.push(row.submissionId);
   }

@@ -16,8 +16,6 @@ import { submissionRoutes } from "./routes/submissions.ts";
 import { versionRoutes } from "./routes/versions.ts";
 import type { IngestEnv } from "./types.ts";
 
-export type { SubmissionMessage } from "./messages.ts";
-export { SubmissionMessageSchema } from "./messages.ts";
 export { sweepIngest, type SweepResult } from "./sweep.ts";
 export { listVisibleChallenges, readVisibleChallenge } from "./challenge-reads.ts";
 export { IngestHttpError, type IngestError } from "./errors.ts";

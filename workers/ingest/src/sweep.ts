@@ -8,6 +8,7 @@
  * request may still be using it); re-sending a message is safe because consumers are
  * idempotent by submission id.
  */
+import { submissionMessage } from "@bouts/contracts";
 import {
   createDb,
   findStaleReceivedSubmissions,
@@ -16,7 +17,6 @@ import {
   transitionSubmission,
 } from "@bouts/db";
 import { closeDueChallenges } from "./deadline.ts";
-import type { SubmissionMessage } from "./messages.ts";
 
 /** How old a leftover must be before the sweep touches it, and how much one run does. */
 export type SweepOptions = { graceMs: number; maxRows: number; maxObjects: number };
@@ -61,12 +61,11 @@ export async function sweepIngest(
       if (await transitionSubmission(db, s.id, "failed", now, reason)) result.failed++;
       continue;
     }
-    const message: SubmissionMessage = {
-      v: 1,
+    const message = submissionMessage({
       submissionId: s.id,
       challengeId: s.challengeId,
       agentId: s.agentId,
-    };
+    });
     await env.SUBMISSIONS.send(message, { contentType: "json" });
     if (await transitionSubmission(db, s.id, "queued", now)) result.requeued++;
   }

@@ -9,7 +9,13 @@
  * and rescores nothing; the row is written before its messages are sent, and the reconciler
  * re-sends what a failed send leaves queued.
  */
-import { ChallengeManifestSchema, parseJson, type ChallengeManifest } from "@bouts/contracts";
+import {
+  ChallengeManifestSchema,
+  parseJson,
+  rescoreMessage,
+  toBatches,
+  type ChallengeManifest,
+} from "@bouts/contracts";
 import {
   baselineIds,
   countRescores,
@@ -35,9 +41,6 @@ import type { IngestConfig } from "./config.ts";
 import { fail } from "./errors.ts";
 import { runChallengeQa } from "./runner-client.ts";
 import { ensureObject } from "./storage.ts";
-
-/** Most messages one `sendBatch` may carry (Cloudflare Queues limit). */
-const MAX_BATCH_MESSAGES = 100;
 
 /** A version as the API shows it, with its rescores counted by state. */
 export async function versionToWire(db: Db, v: ChallengeVersionRow) {
@@ -215,18 +218,10 @@ export async function uploadVersion(
       errors: qa.value.problems.map((message) => ({ path: "bundle", message })),
     });
   try {
-    for (let i = 0; i < targets.length; i += MAX_BATCH_MESSAGES)
-      await env.SUBMISSIONS.sendBatch(
-        targets.slice(i, i + MAX_BATCH_MESSAGES).map((t) => ({
-          body: {
-            v: 1,
-            kind: "rescore",
-            challengeId: ch.id,
-            version,
-            submissionId: t.submissionId,
-          },
-        })),
-      );
+    const messages = targets.map((t) =>
+      rescoreMessage({ challengeId: ch.id, version, submissionId: t.submissionId }),
+    );
+    for (const batch of toBatches(messages)) await env.SUBMISSIONS.sendBatch(batch);
   } catch (e) {
     // The rows are queued: the scoring reconciler sends what did not go out.
     console.error(`version ${version} of ${ch.id}: rescore messages not all sent`, e);

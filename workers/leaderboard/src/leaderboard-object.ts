@@ -32,6 +32,7 @@ import {
   type BandCountsView,
   type BoardEntry,
   type BoardResult,
+  type BoardRpc,
   type BoardWriteError,
   type BoardPage,
   type Overtaken,
@@ -63,7 +64,7 @@ export const MAX_AROUND = 50;
 export const BOARD_VIEWS = Symbol.for("bouts.leaderboard.board-views");
 
 /** The per-challenge leaderboard Durable Object (binding `LEADERBOARD`, named by challenge id). */
-export class ChallengeLeaderboard extends DurableObject<Env> {
+export class ChallengeLeaderboard extends DurableObject<Env> implements BoardRpc {
   #sql: SqlStorage;
   #version = 0;
   #challengeId: string | null = null;

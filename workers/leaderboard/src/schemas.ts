@@ -8,10 +8,13 @@ import { z } from "@hono/zod-openapi";
 import {
   BreakdownViewSchema,
   CostViewSchema,
+  OptionalReasonBodySchema,
   PriceTableBodySchema,
   PriceTableSchema,
+  reasonBodySchema,
   UsdAmountSchema,
 } from "@bouts/contracts";
+import { AUDIT_ACTOR_KINDS, AUDIT_EVENT_TYPES } from "@bouts/db";
 import { RANKING_MODES } from "@bouts/ranking";
 import { BAND_KEYS, TRAJECTORY_CLASSES } from "@bouts/scoring";
 
@@ -277,32 +280,16 @@ export const PublicBreakdownSchema = z
   })
   .openapi("ScoreBreakdown");
 
-/** The audit trail's event types, as the wire names them. */
-const AUDIT_TYPES = [
-  "scored",
-  "failed",
-  "rejudged",
-  "rescored",
-  "promoted",
-  "discarded",
-  "rebuilt",
-  "removed",
-  "closed",
-  "final-chosen",
-  "private-board-published",
-  "version-uploaded",
-] as const;
-
 /** One audit event: what changed, who changed it, why, when, and the state before and after. */
 export const AuditEventSchema = z
   .object({
     seq: z.int().describe("position in the trail; pass the last one seen as `after`"),
     id: z.string(),
-    type: z.enum(AUDIT_TYPES),
+    type: z.enum(AUDIT_EVENT_TYPES),
     challengeId: z.string(),
     submissionId: z.string().nullable(),
     actor: z.object({
-      kind: z.enum(["system", "operator"]),
+      kind: z.enum(AUDIT_ACTOR_KINDS),
       id: z.string().describe("the operator's id, or the platform role that acted"),
     }),
     cause: z.string(),
@@ -342,16 +329,9 @@ export const HistoryQuerySchema = z.object({
 });
 
 /** Why an operator removes a submission from the board. */
-export const RemovalRequestSchema = z
-  .object({
-    reason: z
-      .string()
-      .trim()
-      .min(1)
-      .max(500)
-      .describe("why the submission is removed (kept in the audit trail and shown to its owner)"),
-  })
-  .openapi("RemovalRequest");
+export const RemovalRequestSchema = reasonBodySchema(
+  "why the submission is removed (kept in the audit trail and shown to its owner)",
+).openapi("RemovalRequest");
 
 /** An operator's removal, and the rebuilt board. */
 export const RemovalSchema = z
@@ -365,9 +345,7 @@ export const RemovalSchema = z
   .openapi("Removal");
 
 /** Optional body of a rebuild: why (kept in the audit trail). */
-export const RebuildRequestSchema = z
-  .object({ reason: z.string().trim().min(1).max(500).optional() })
-  .openapi("LeaderboardRebuildRequest");
+export const RebuildRequestSchema = OptionalReasonBodySchema.openapi("LeaderboardRebuildRequest");
 
 /** The score-against-cost plot of a board. */
 export const CostPlotSchema = z

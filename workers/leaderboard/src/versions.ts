@@ -10,7 +10,13 @@
  * promotion is idempotent — repeating it finishes the rebuild and the events a first call did
  * not (event ids are deterministic); a refused promotion or discard changes nothing.
  */
-import { resolveManifestSplit, ChallengeManifestSchema, parseJson } from "@bouts/contracts";
+import {
+  eventMessage,
+  resolveManifestSplit,
+  ChallengeManifestSchema,
+  parseJson,
+  toBatches,
+} from "@bouts/contracts";
 import {
   countRescores,
   createDb,
@@ -32,8 +38,6 @@ import { rebuildAudited } from "./audit.ts";
 import { fail } from "./errors.ts";
 import type { LeaderboardBindings } from "./types.ts";
 
-/** Most messages one `sendBatch` may carry (Cloudflare Queues limit). */
-const MAX_BATCH_MESSAGES = 100;
 /** Most ids one name lookup binds (D1's bound-parameter limit is 100; one JSON parameter). */
 const NAME_CHUNK = 500;
 /** How many final choices a split allows when its manifest does not say. */
@@ -230,28 +234,29 @@ async function announceRescores(
   ]);
   const oldRanks = rankBoard(before, ch.rankingMode);
   const newRanks = rankBoard(after, ch.rankingMode);
-  const events = rows.map((r) => ({
-    v: 1 as const,
-    kind: "event" as const,
-    eventId: `evt_${r.submissionId}_rescored_v${v.version}`,
-    type: "submission.rescored" as const,
-    agentId: r.agentId,
-    challengeId: ch.id,
-    submissionId: r.submissionId,
-    data: {
-      version: v.version,
-      previousVersion: v.baseVersion,
-      score: r.score,
-      fraction: r.fraction,
-      previousScore: r.previousScore,
-      previousFraction: r.previousFraction,
-      band: r.band,
-      previousRank: oldRanks.get(r.agentId)?.rank ?? null,
-      rank: newRanks.get(r.agentId)?.rank ?? null,
-    },
-  }));
-  for (let i = 0; i < events.length; i += MAX_BATCH_MESSAGES)
-    await env.WEBHOOKS.sendBatch(events.slice(i, i + MAX_BATCH_MESSAGES).map((body) => ({ body })));
+  const events = rows.map((r) =>
+    eventMessage(
+      "submission.rescored",
+      {
+        eventId: `evt_${r.submissionId}_rescored_v${v.version}`,
+        agentId: r.agentId,
+        challengeId: ch.id,
+        submissionId: r.submissionId,
+      },
+      {
+        version: v.version,
+        previousVersion: v.baseVersion,
+        score: r.score,
+        fraction: r.fraction,
+        previousScore: r.previousScore,
+        previousFraction: r.previousFraction,
+        band: r.band,
+        previousRank: oldRanks.get(r.agentId)?.rank ?? null,
+        rank: newRanks.get(r.agentId)?.rank ?? null,
+      },
+    ),
+  );
+  for (const batch of toBatches(events)) await env.WEBHOOKS.sendBatch(batch);
 }
 
 /** Discards an open or refused version; 409 once promoted or discarded. */

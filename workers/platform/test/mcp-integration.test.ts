@@ -8,7 +8,13 @@
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { seedChallenge } from "../../leaderboard/test/helpers.ts";
-import { callTool, connectMcp, MCP_URL, problemOf, workerFetch } from "./mcp-client.ts";
+import {
+  callTool,
+  connectMcp,
+  MCP_URL,
+  problemOf,
+  workerFetch,
+} from "../../score/test/mcp-client.ts";
 
 const ORIGIN = "http://platform.test";
 

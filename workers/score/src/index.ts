@@ -7,8 +7,13 @@
  * Invariants: a message that cannot be read goes to the dead-letter queue with its reason,
  * never silently dropped; the dead-letter consumer never throws on a bad letter.
  */
+import {
+  DeadLetterSchema,
+  SubmissionsQueueMessageSchema,
+  type DeadLetter,
+  type RescoreMessage,
+} from "@bouts/contracts";
 import { createDb, failSubmission, findScoringContext } from "@bouts/db";
-import { z } from "zod";
 import {
   announceFailure,
   computeRetryDelaySeconds,
@@ -16,7 +21,7 @@ import {
   RETRY_WINDOW_MS,
   type ScoreEnv,
 } from "./pipeline.ts";
-import { processRescore, RescoreMessageSchema, type RescoreMessage } from "./rescore.ts";
+import { processRescore } from "./rescore.ts";
 
 export {
   processSubmission,
@@ -35,16 +40,14 @@ export {
   UNPUBLISHED_GRACE_MS,
   type ReconcileResult,
 } from "./reconcile.ts";
-export { type ScoreEventMessage, type LeaderboardRecorder } from "./publish.ts";
+export { type LeaderboardRecorder } from "./publish.ts";
 export { buildEngineeringInput } from "./build-input.ts";
 export {
   diffVerdicts,
   processRescore,
-  rescoreMessage,
   RESCORE_CONCURRENCY,
   RESCORE_YIELD_SECONDS,
   type ChangedTest,
-  type RescoreMessage,
 } from "./rescore.ts";
 export { createJudgePanel, judgeRun } from "./judging.ts";
 export {
@@ -58,21 +61,8 @@ export {
 /** How many messages of one batch are processed at once (runs hold a runner each). */
 export const BATCH_CONCURRENCY = 5;
 
-const SubmissionMessageSchema = z.object({ submissionId: z.string().min(1).max(100) });
-
-/** What the score role puts on the dead-letter queue itself: the letter and why. */
-export const DeadLetterSchema = z.object({
-  v: z.literal(1),
-  kind: z.literal("dead-letter"),
-  reason: z.enum(["malformed-message"]),
-  detail: z.string(),
-  messageId: z.string(),
-  body: z.unknown(),
-});
-export type DeadLetter = z.infer<typeof DeadLetterSchema>;
-
 /** Bindings of the consumer: the pipeline's, and the dead-letter queue's producer. */
-export type ConsumerEnv = ScoreEnv & { SUBMISSIONS_DLQ: Queue };
+export type ConsumerEnv = ScoreEnv & { SUBMISSIONS_DLQ: Queue<DeadLetter> };
 
 /** Runs `work` over `items`, at most `limit` at a time. */
 async function forEachConcurrently<T>(
@@ -107,9 +97,9 @@ async function consumeRescore(
 
 /** Handles one message of the submissions queue; never throws. */
 async function consumeSubmission(message: Message, env: ConsumerEnv, now: () => number) {
-  const rescore = RescoreMessageSchema.safeParse(message.body);
-  if (rescore.success) return consumeRescore(message, rescore.data, env, now);
-  const body = SubmissionMessageSchema.safeParse(message.body);
+  const body = SubmissionsQueueMessageSchema.safeParse(message.body);
+  if (body.success && body.data.kind === "rescore")
+    return consumeRescore(message, body.data, env, now);
   if (!body.success) {
     // Retrying cannot repair it: it goes to the dead-letter queue now, with the reason.
     const detail = body.error.issues
@@ -183,15 +173,15 @@ export async function consumeDeadSubmissions(
         message.ack();
         continue;
       }
-      // A rescore whose retries ran out: its row stays queued, and the reconciler re-sends it.
-      if (RescoreMessageSchema.safeParse(message.body).success) {
-        console.warn(`score dlq: rescore letter ${message.id} left to the reconciler`);
+      const body = SubmissionsQueueMessageSchema.safeParse(message.body);
+      if (!body.success) {
+        console.error(`score dlq: unreadable letter ${message.id}; dropped`);
         message.ack();
         continue;
       }
-      const body = SubmissionMessageSchema.safeParse(message.body);
-      if (!body.success) {
-        console.error(`score dlq: unreadable letter ${message.id}; dropped`);
+      // A rescore whose retries ran out: its row stays queued, and the reconciler re-sends it.
+      if (body.data.kind === "rescore") {
+        console.warn(`score dlq: rescore letter ${message.id} left to the reconciler`);
         message.ack();
         continue;
       }

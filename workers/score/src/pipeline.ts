@@ -6,7 +6,12 @@
  * score is written once, publishing is idempotent by submission id); a failure on our side never
  * fails the submission inside RETRY_WINDOW_MS; no outbound call outlives the lease.
  */
-import type { RunReport } from "@bouts/contracts";
+import type {
+  BoardNamespace,
+  EventMessage,
+  RunReport,
+  SubmissionsQueueMessage,
+} from "@bouts/contracts";
 import {
   claimScoringLease,
   createDb,
@@ -79,11 +84,11 @@ export type ScoreEnv = RunnerEnv &
   GeneratorEnv & {
     DB: D1Database;
     ARTIFACTS: R2Bucket;
-    WEBHOOKS: Queue;
+    WEBHOOKS: Queue<EventMessage>;
     /** The submissions queue: rescore messages are sent on it too (docs/design.md §30). */
-    SUBMISSIONS: Queue;
+    SUBMISSIONS: Queue<SubmissionsQueueMessage>;
     /** One ChallengeLeaderboard Durable Object per challenge, named by challenge id. */
-    LEADERBOARD: { getByName(name: string): LeaderboardRecorder };
+    LEADERBOARD: BoardNamespace<LeaderboardRecorder>;
   };
 
 /** What to do with the queue message. */

@@ -11,81 +11,46 @@ import {
   findRemoval,
   findScore,
   type Db,
-  type ResultHistoryRow,
   type ScoringContext,
 } from "@bouts/db";
 import {
+  eventMessage,
   PairingProfileSchema,
   RunUsageSchema,
   type RunUsage,
   parseJson,
   ScoreIntervalSchema,
+  toBatches,
+  WebhookJudgingSchema,
+  type BoardStub,
+  type BoardWriteError,
+  type EventMessage,
   type PairingProfileWire,
+  type WebhookJudging,
 } from "@bouts/contracts";
-import { openingOf, type RankingMode } from "@bouts/ranking";
-import type { Result } from "@bouts/result";
+import { openingOf } from "@bouts/ranking";
 import type { ScoreEnv } from "./pipeline.ts";
 
-/** Most messages one `sendBatch` may carry (Cloudflare Queues limit). */
-export const MAX_BATCH_MESSAGES = 100;
-
-/** The leaderboard's answer to a recorded result (ChallengeLeaderboard.recordResult). */
-export type RecordedResult = Result<
-  {
-    applied: boolean;
-    rank: number | null;
-    previousRank: number | null;
-    overtaken: { agentId: string; previousRank: number; rank: number }[];
-  },
-  { reason: string; detail?: string }
->;
-
-/** What the pipeline needs of the leaderboard Durable Object (see docs/leaderboard.md). */
-export interface LeaderboardRecorder {
-  recordResult(
-    r: ResultHistoryRow & { challengeId: string; rankingMode: RankingMode; openedAt: number },
-  ): Promise<RecordedResult>;
-  /** A baseline's score: a reference line with no rank (ChallengeLeaderboard.recordBaseline). */
-  recordBaseline(b: {
-    challengeId: string;
-    submissionId: string;
-    agentId: string;
-    label: string;
-    kind: "reference" | "stub" | "other";
-    score: number;
-    unrounded: string;
-    scoredAt: number;
-  }): Promise<Result<{ applied: boolean }, { reason: string; detail?: string }>>;
-}
-
-/** A webhook event as the score role enqueues it; the webhook sender fans it out. */
-export interface ScoreEventMessage {
-  v: 1;
-  kind: "event";
-  /** Deterministic: the same submission never produces two different events of a type. */
-  eventId: string;
-  type: "submission.scored" | "submission.failed" | "leaderboard.overtaken";
-  agentId: string;
-  challengeId: string;
-  submissionId: string;
-  data: Record<string, unknown>;
-}
+/** What the pipeline needs of the leaderboard Durable Object (its stub; docs/leaderboard.md). */
+export type LeaderboardRecorder = Pick<BoardStub, "recordResult" | "recordBaseline">;
 
 /**
  * Who judged a stored score (the breakdown's `judging.panel` and `summary`), for its webhook;
- * null when the stored breakdown predates provenance (the sender then says "unspecified").
+ * null when the stored breakdown predates provenance or its record is unreadable (the sender
+ * then says "unspecified").
  */
-export function readStoredJudging(breakdown: string): { panel: string; summary: string } | null {
-  try {
-    const j = (JSON.parse(breakdown) as { judging?: { panel?: unknown; summary?: unknown } })
-      .judging;
-    return typeof j?.panel === "string" && typeof j.summary === "string"
-      ? { panel: j.panel, summary: j.summary }
-      : null;
-  } catch {
-    return null;
-  }
+export function readStoredJudging(breakdown: string): WebhookJudging | null {
+  const judging = (parseJson(breakdown) as { judging?: Record<string, unknown> } | null)?.judging;
+  // The breakdown also lists the judges; the webhook says who judged in two fields only.
+  const parsed = WebhookJudgingSchema.safeParse({
+    panel: judging?.panel,
+    summary: judging?.summary,
+  });
+  return parsed.success ? parsed.data : null;
 }
+
+/** The detail of the board's refusal, when it has one. */
+const detailOf = (e: BoardWriteError) => ("detail" in e ? e.detail : "");
 
 /** Records a stored score on the leaderboard and enqueues its events; safe to repeat. */
 export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext): Promise<void> {
@@ -107,7 +72,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     });
     if (!line.ok)
       throw new Error(
-        `the leaderboard refused the baseline: ${line.error.reason} ${line.error.detail ?? ""}`,
+        `the leaderboard refused the baseline: ${line.error.reason} ${detailOf(line.error)}`,
       );
     return;
   }
@@ -129,24 +94,17 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
   // A refusal means the board and D1 disagree about the challenge: a fault to retry, not to hide.
   if (!answer.ok)
     throw new Error(
-      `the leaderboard refused the result: ${answer.error.reason} ${answer.error.detail ?? ""}`,
+      `the leaderboard refused the result: ${answer.error.reason} ${detailOf(answer.error)}`,
     );
   // A repeated result gets the overtaken list stored when it was first applied, so a repeat
   // re-sends every event; the webhook sender dedupes them by event id.
   const recorded = answer.value;
-  const base = {
-    v: 1 as const,
-    kind: "event" as const,
-    challengeId: ctx.challenge.id,
-    submissionId: ctx.submission.id,
-  };
-  const events: ScoreEventMessage[] = [
-    {
-      ...base,
-      eventId: `evt_${ctx.submission.id}_scored`,
-      type: "submission.scored",
-      agentId: ctx.submission.agentId,
-      data: {
+  const about = { challengeId: ctx.challenge.id, submissionId: ctx.submission.id };
+  const events: EventMessage[] = [
+    eventMessage(
+      "submission.scored",
+      { ...about, eventId: `evt_${ctx.submission.id}_scored`, agentId: ctx.submission.agentId },
+      {
         score: score.finalRounded,
         unrounded: score.finalUnrounded,
         // The exact value ("p/q"): the decimal text ends in "…" when it does not terminate.
@@ -156,18 +114,17 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
         rank: recorded.rank,
         iteration: score.iteration,
       },
-    },
-    ...recorded.overtaken.map((o) => ({
-      ...base,
-      eventId: `evt_${ctx.submission.id}_overtook_${o.agentId}`,
-      type: "leaderboard.overtaken" as const,
-      agentId: o.agentId,
-      data: { previousRank: o.previousRank, rank: o.rank, byScore: score.finalRounded },
-    })),
+    ),
+    ...recorded.overtaken.map((o) =>
+      eventMessage(
+        "leaderboard.overtaken",
+        { ...about, eventId: `evt_${ctx.submission.id}_overtook_${o.agentId}`, agentId: o.agentId },
+        { previousRank: o.previousRank, rank: o.rank, byScore: score.finalRounded },
+      ),
+    ),
   ];
   // One score can overtake up to 100 agents, i.e. 101 events: more than one sendBatch carries.
-  for (let i = 0; i < events.length; i += MAX_BATCH_MESSAGES)
-    await env.WEBHOOKS.sendBatch(events.slice(i, i + MAX_BATCH_MESSAGES).map((body) => ({ body })));
+  for (const batch of toBatches(events)) await env.WEBHOOKS.sendBatch(batch);
 }
 
 /**
@@ -206,14 +163,16 @@ export async function publishFailed(
   // A failure after an operator's rejudge is a new event, not a repeat of the first failure:
   // its id names the rejudge, so receivers (and the sender's dedupe) do not drop it.
   const rejudges = await countRejudges(createDb(env.DB), ctx.submission.id);
-  await env.WEBHOOKS.send({
-    v: 1,
-    kind: "event",
-    eventId: `evt_${ctx.submission.id}_failed${rejudges > 0 ? `_r${rejudges}` : ""}`,
-    type: "submission.failed",
-    agentId: ctx.submission.agentId,
-    challengeId: ctx.challenge.id,
-    submissionId: ctx.submission.id,
-    data: { reason },
-  } satisfies ScoreEventMessage);
+  await env.WEBHOOKS.send(
+    eventMessage(
+      "submission.failed",
+      {
+        eventId: `evt_${ctx.submission.id}_failed${rejudges > 0 ? `_r${rejudges}` : ""}`,
+        agentId: ctx.submission.agentId,
+        challengeId: ctx.challenge.id,
+        submissionId: ctx.submission.id,
+      },
+      { reason },
+    ),
+  );
 }

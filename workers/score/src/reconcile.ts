@@ -7,6 +7,7 @@
  * failure on our side is failed only once its retry window (RETRY_WINDOW_MS) has passed, and
  * with `infrastructure`, which costs no iteration; one state's fault never stops the others.
  */
+import { rescoreMessage, submissionMessage, type SubmissionsQueueMessage } from "@bouts/contracts";
 import {
   createDb,
   failSubmission,
@@ -18,7 +19,6 @@ import {
   noteSubmissionRequeued,
   type Db,
 } from "@bouts/db";
-import { rescoreMessage } from "./rescore-message.ts";
 import { announceFailure, announceScore, RETRY_WINDOW_MS, type ScoreEnv } from "./pipeline.ts";
 
 /** How long a running submission may sit without a lease holder before the sweeper acts. */
@@ -53,13 +53,13 @@ export interface ReconcileResult {
 type Requeue = { submissionId: string; challengeId: string; agentId: string };
 
 /** Sends a submission's message again and notes when, so the next run waits again. */
-async function requeue(env: { SUBMISSIONS: Queue }, db: Db, s: Requeue, now: number) {
-  await env.SUBMISSIONS.send({
-    v: 1,
-    submissionId: s.submissionId,
-    challengeId: s.challengeId,
-    agentId: s.agentId,
-  });
+async function requeue(
+  env: { SUBMISSIONS: Queue<SubmissionsQueueMessage> },
+  db: Db,
+  s: Requeue,
+  now: number,
+) {
+  await env.SUBMISSIONS.send(submissionMessage(s));
   await noteSubmissionRequeued(db, s.submissionId, now);
 }
 
@@ -79,10 +79,7 @@ async function giveUp(env: ScoreEnv, db: Db, submissionId: string, now: number) 
  * abandoned `running` (re-queued, or failed past the retry window), `scored` never ranked or
  * announced (published), `failed` never announced (its event sent).
  */
-export async function reconcileScoring(
-  env: ScoreEnv & { SUBMISSIONS: Queue },
-  now: number,
-): Promise<ReconcileResult> {
+export async function reconcileScoring(env: ScoreEnv, now: number): Promise<ReconcileResult> {
   const db = createDb(env.DB);
   const result: ReconcileResult = {
     requeuedQueued: 0,

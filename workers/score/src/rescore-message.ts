@@ -1,36 +1,20 @@
 /**
  * @module score/rescore-message
- * The rescore message on the submissions queue (docs/design.md §30) and its sending after a
- * live score, apart from rescore.ts so the live pipeline can send one without importing the
- * rescore path. Invariant: a message is only a nudge; the `rescores` row, written with the live
- * score, is the work, and the reconciler re-sends what a lost message leaves queued.
+ * Sending the rescore message (docs/design.md §30; its shape is `@bouts/contracts`'
+ * `RescoreMessage`) after a live score, apart from rescore.ts so the live pipeline can send one
+ * without importing the rescore path. Invariant: a message is only a nudge; the `rescores` row,
+ * written with the live score, is the work, and the reconciler re-sends what a lost message
+ * leaves queued.
  */
-import { findOpenVersion, findRescore, type Db, type RescoreKey } from "@bouts/db";
-import { z } from "zod";
-
-/** A rescore's message on the submissions queue. */
-export const RescoreMessageSchema = z.object({
-  v: z.literal(1),
-  kind: z.literal("rescore"),
-  challengeId: z.string().min(1).max(100),
-  version: z.int().min(2),
-  submissionId: z.string().min(1).max(100),
-});
-export type RescoreMessage = z.infer<typeof RescoreMessageSchema>;
-
-/** The message that runs one rescore. */
-export const rescoreMessage = (key: RescoreKey): RescoreMessage => ({
-  v: 1,
-  kind: "rescore",
-  ...key,
-});
+import { rescoreMessage, type SubmissionsQueueMessage } from "@bouts/contracts";
+import { findOpenVersion, findRescore, type Db } from "@bouts/db";
 
 /**
  * Sends the rescore message for `submissionId` when its challenge has an open candidate (its
  * row was written with the live score). A failed send is logged: the reconciler re-sends.
  */
 export async function sendRescoreIfOpen(
-  env: { SUBMISSIONS: Queue },
+  env: { SUBMISSIONS: Queue<SubmissionsQueueMessage> },
   db: Db,
   challengeId: string,
   submissionId: string,

@@ -13,6 +13,7 @@ import {
   ChallengeManifestSchema,
   RunReportSchema,
   parseJson,
+  type RescoreMessage,
   type RunReport,
 } from "@bouts/contracts";
 import {
@@ -40,14 +41,8 @@ import {
   type ScoreEnv,
 } from "./pipeline.ts";
 import { scoreOnBundle, storeReport } from "./score-run.ts";
-import { type RescoreMessage } from "./rescore-message.ts";
 
-export {
-  RescoreMessageSchema,
-  rescoreMessage,
-  sendRescoreIfOpen,
-  type RescoreMessage,
-} from "./rescore-message.ts";
+export { sendRescoreIfOpen } from "./rescore-message.ts";
 
 /** How many rescores may hold a runner at once, across challenges. */
 export const RESCORE_CONCURRENCY = 1;

@@ -11,7 +11,7 @@ import { agents, apiKeys } from "@bouts/db";
 import { mintApiKey } from "@bouts/db/keys";
 import { DEFAULT_ARCHIVE_LIMITS, readArchive } from "@bouts/archive";
 import { describe, expect, it } from "vitest";
-import { callTool, connectMcp, problemOf } from "../../platform/test/mcp-client.ts";
+import { callTool, connectMcp, problemOf } from "./mcp-client.ts";
 import { db, seedChallenge } from "./helpers.ts";
 
 /** A registered agent (not entered anywhere) and its key. */

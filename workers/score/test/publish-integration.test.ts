@@ -1,19 +1,22 @@
 /**
  * Publishing a score (publish.ts) against the real ChallengeLeaderboard and D1, without the
  * runner: the score row is stored as the pipeline stores it, from the engine's breakdown.
- * Covers a score whose decimal does not terminate, carried exactly through the real webhook
- * sender (fan-out, signing, delivery) to a local receiver; and a board of more than 100
+ * Covers a score whose decimal does not terminate, queued exactly as the webhook contract
+ * (`@bouts/contracts` EventMessageSchema) reads it — the webhook role's tests deliver that same
+ * message (workers/webhooks/test/delivery-integration.test.ts); and a board of more than 100
  * entries, whose 101 events go out in batches the Queues limit allows, again on a repeat.
  */
-import { createMessageBatch } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { findScoringContext, insertWebhookEndpoint, scores, type Db } from "@bouts/db";
+import {
+  eventMessage,
+  MAX_BATCH_MESSAGES,
+  WebhookQueueMessageSchema,
+  type EventMessage,
+} from "@bouts/contracts";
+import { findScoringContext, scores, type Db } from "@bouts/db";
 import { computeScore, parseFraction, SEED_ENGINEERING_EXAMPLE as SEED } from "@bouts/scoring";
-import { createSecret } from "@bouts/webhooks";
-import { consumeWebhooks, type WebhookQueueMessage } from "@bouts/webhooks-worker";
-import { MAX_BATCH_MESSAGES, publishScored, type ScoreEventMessage } from "../src/publish.ts";
+import { publishScored } from "../src/publish.ts";
 import { db, seedAgent, seedChallenge, seedSubmission } from "./helpers.ts";
 
 afterEach(() => {
@@ -74,9 +77,9 @@ async function storeScore(
 
 /** Captures what publishing enqueues on WEBHOOKS, one array per sendBatch call. */
 function captureBatches() {
-  const batches: ScoreEventMessage[][] = [];
+  const batches: EventMessage[][] = [];
   vi.spyOn(env.WEBHOOKS, "sendBatch").mockImplementation((messages) => {
-    const list = [...messages].map((m) => m.body as ScoreEventMessage);
+    const list = [...messages].map((m) => m.body as EventMessage);
     // The platform refuses a batch over the limit; so does this stand-in.
     if (list.length > MAX_BATCH_MESSAGES)
       return Promise.reject(new Error(`batch of ${list.length} exceeds ${MAX_BATCH_MESSAGES}`));
@@ -86,92 +89,40 @@ function captureBatches() {
   return batches;
 }
 
-/** Runs the real webhook consumer on `bodies`; returns what it enqueued in turn. */
-async function consume(bodies: unknown[], fetch?: typeof globalThis.fetch) {
-  const sent: WebhookQueueMessage[] = [];
-  const queue = {
-    sendBatch: (msgs: Iterable<{ body: WebhookQueueMessage }>) => {
-      for (const m of msgs) sent.push(m.body);
-      return Promise.resolve();
-    },
-    send: (body: WebhookQueueMessage) => {
-      sent.push(body);
-      return Promise.resolve();
-    },
-  } as unknown as Queue;
-  const batch = createMessageBatch(
-    "bouts-webhooks",
-    bodies.map((body, i) => ({ id: `m-${i}`, timestamp: new Date(), attempts: 1, body })),
-  );
-  await consumeWebhooks(batch, { ...env, WEBHOOKS: queue }, { fetch, random: () => 0.5 });
-  return sent;
-}
-
 describe("publishing a score", () => {
-  it("delivers a score whose decimal does not terminate, exactly, through the webhook sender", async () => {
+  it("queues a score whose decimal does not terminate, exactly, as the webhook contract reads it", async () => {
     const challenge = await seedChallenge("notes-api");
     const agentId = await seedAgent(challenge);
     const submissionId = await seedSubmission(challenge, agentId, "complete");
     const breakdown = nonTerminatingBreakdown();
     expect(breakdown.final.unrounded.text).toBe("78.908333…");
     const ctx = await storeScore(db(), submissionId, breakdown);
-    const secret = createSecret();
-    await insertWebhookEndpoint(db(), {
-      id: `wh_${crypto.randomUUID().slice(0, 8)}`,
-      agentId,
-      url: "https://receiver.example.org/hook",
-      eventTypes: JSON.stringify(["submission.scored"]),
-      secrets: JSON.stringify([{ secret, createdAt: Date.now(), expiresAt: null }]),
-      disabledAt: null,
-      disabledReason: null,
-      failingSince: null,
-      consecutiveFailures: 0,
-      lastSuccessAt: null,
-      gone: false,
-      createdAt: Date.now(),
-    });
 
     const batches = captureBatches();
     await publishScored(env, db(), ctx);
     const events = batches.flat();
     expect(events.map((e) => e.type)).toEqual(["submission.scored"]);
-
-    // The real sender: fan-out stores and enqueues a delivery, the delivery signs and sends.
-    const deliveries = await consume(events);
-    expect(deliveries).toHaveLength(1);
-    const received: Request[] = [];
-    const receiver = ((input: RequestInfo | URL, init?: RequestInit) => {
-      received.push(new Request(input, init));
-      return Promise.resolve(new Response(null, { status: 204 }));
-    }) as typeof globalThis.fetch;
-    await consume(deliveries, receiver);
-    expect(received).toHaveLength(1);
-    const req = received[0]!;
-    const body = await req.text();
-    const event = new Webhook(secret).verify(body, Object.fromEntries(req.headers)) as {
-      type: string;
-      data: {
-        score: {
-          rounded: number;
-          unrounded: string;
-          fraction: { numerator: string; denominator: string };
-        };
-        judging: { panel: string; summary: string };
-      };
-    };
-    expect(event.data.judging).toEqual({ panel: "heuristic", summary: breakdown.judging.summary });
-    expect(event.data.judging.summary).toContain("offline heuristic panel");
-    expect(event.type).toBe("submission.scored");
-    expect(event.data.score).toEqual({
-      rounded: 79,
-      unrounded: "78.908333",
-      fraction: { numerator: "9469", denominator: "120" },
-    });
-    const { numerator, denominator } = event.data.score.fraction;
-    expect(parseFraction(`${numerator}/${denominator}`)?.toFraction()).toBe(
-      breakdown.final.unrounded.fraction,
+    // The message the webhook role's delivery test sends on (the exact fraction, who judged).
+    const ids = { challengeId: challenge.challengeId, submissionId, agentId };
+    expect(events[0]).toEqual(
+      eventMessage(
+        "submission.scored",
+        { ...ids, eventId: `evt_${submissionId}_scored` },
+        {
+          score: 79,
+          unrounded: "78.908333…",
+          fraction: "9469/120",
+          band: "strong",
+          judging: { panel: "heuristic", summary: breakdown.judging.summary },
+          rank: 1,
+          iteration: 1,
+        },
+      ),
     );
-    expect(Number(event.data.score.unrounded)).toBeCloseTo(breakdown.final.unrounded.value, 6);
+    expect(breakdown.judging.summary).toContain("offline heuristic panel");
+    expect(parseFraction("9469/120")?.toFraction()).toBe(breakdown.final.unrounded.fraction);
+    // As the webhook role's consumer reads it: unchanged.
+    expect(WebhookQueueMessageSchema.parse(events[0])).toEqual(events[0]);
   });
 
   it("enqueues 101 events in batches of at most 100, and all of them again on a repeat", async () => {

@@ -7,6 +7,13 @@
  * only `pending` messages are sent; every attempt is recorded before its queue message is settled.
  */
 import {
+  deliveryMessage,
+  WebhookQueueMessageSchema,
+  type DeliveryMessage,
+  type EventMessage,
+  type WebhookQueueMessage,
+} from "@bouts/contracts";
+import {
   createDb,
   deleteWebhookMessages,
   disableWebhookEndpoint,
@@ -34,19 +41,13 @@ import {
 } from "@bouts/webhooks";
 import { resolveLinkOrigin, resolveTargetOptions, type WebhooksVars } from "./config.ts";
 import { buildEventBody } from "./events.ts";
-import {
-  deliveryMessage,
-  WebhookQueueMessageSchema,
-  type DeliveryMessage,
-  type EventMessage,
-} from "./messages.ts";
 
 /** The bindings the consumer uses. */
 export type WebhooksConsumerEnv = WebhooksVars & {
   DB: D1Database;
-  WEBHOOKS: Queue;
+  WEBHOOKS: Queue<WebhookQueueMessage>;
   /** `bouts-webhooks-dlq`: where a delivery goes when its retry schedule is exhausted. */
-  WEBHOOKS_DLQ: Queue;
+  WEBHOOKS_DLQ: Queue<DeliveryMessage>;
 };
 
 /** Injectable effects, for tests; production uses the globals. */
@@ -82,7 +83,9 @@ async function handleMessage(
 ): Promise<void> {
   const parsed = WebhookQueueMessageSchema.safeParse(message.body);
   if (!parsed.success) {
-    console.error(`webhooks: dropping malformed message ${message.id}`);
+    // Bad data does not get better with retries: log what its contract refused, and drop it.
+    const issues = parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`);
+    console.error(`webhooks: dropping malformed message ${message.id}: ${issues.join("; ")}`);
     message.ack();
     return;
   }
@@ -105,7 +108,7 @@ async function fanOut(event: EventMessage, env: WebhooksConsumerEnv, now: Date):
       : null;
   // A scored event queued before messages carried the exact fraction: read it from the score.
   const storedFraction =
-    event.type === "submission.scored" && typeof event.data.fraction !== "string"
+    event.type === "submission.scored" && event.data.fraction === undefined
       ? ((await findScore(db, event.submissionId))?.finalFraction ?? null)
       : null;
   const body = buildEventBody(event, {

@@ -7,6 +7,7 @@
  * the app's one `onError` (@bouts/edge) through this role's mapper (`errors.ts`).
  */
 export { consumeDeadWebhooks, consumeWebhooks, type ConsumeOptions } from "./consumer.ts";
+// The queue's messages are `@bouts/contracts`' (queues.ts, webhook-events.ts); re-exported.
 export {
   DeliveryMessageSchema,
   EventMessageSchema,
@@ -14,7 +15,7 @@ export {
   type DeliveryMessage,
   type EventMessage,
   type WebhookQueueMessage,
-} from "./messages.ts";
+} from "@bouts/contracts";
 export {
   MAX_ENDPOINTS_PER_AGENT,
   MAX_TESTS_PER_AGENT,

@@ -9,6 +9,7 @@ import { createExecutionContext, createMessageBatch, getQueueResult } from "clou
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { eventMessage } from "@bouts/contracts";
 import { consumeDeadWebhooks } from "../src/index.ts";
 import {
   call,
@@ -150,6 +151,43 @@ describe("delivery", () => {
     // A settled message is not sent again by a duplicate queue message.
     expect((await consumeOne(delivery(messageId))).explicitAcks).toHaveLength(1);
     expect(await receivedAt("/d/signed")).toHaveLength(1);
+  });
+
+  it("delivers a score whose decimal does not terminate, exactly, as the score role queues it", async () => {
+    const { a: c } = await seedAgents();
+    const endpoint = await register(c.token, "/d/exact", ["submission.scored"]);
+    // What publishScored queues for a score of 9469/120 = 78.908333… graded by the heuristic
+    // panel (workers/score/test/publish-integration.test.ts checks the producer's side).
+    const summary =
+      "Judged by the offline heuristic panel (static analysis, no model): judge-a, judge-b, judge-c graded code quality, deliverables.";
+    const message = eventMessage(
+      "submission.scored",
+      { eventId: "evt_d_exact", agentId: c.id, challengeId: "notes-api", submissionId: "sub_01" },
+      {
+        score: 79,
+        unrounded: "78.908333…",
+        fraction: "9469/120",
+        band: "strong",
+        judging: { panel: "heuristic", summary },
+        rank: 1,
+        iteration: 1,
+      },
+    );
+    const [messageId] = await fanOut(message);
+    await consumeOne(delivery(messageId!));
+    const [req] = await receivedAt("/d/exact");
+    if (!req) throw new Error("nothing received");
+    const event = new Webhook(endpoint.secret).verify(req.body, req.headers) as {
+      type: string;
+      data: { score: unknown; judging: unknown };
+    };
+    expect(event.type).toBe("submission.scored");
+    expect(event.data.score).toEqual({
+      rounded: 79,
+      unrounded: "78.908333",
+      fraction: { numerator: "9469", denominator: "120" },
+    });
+    expect(event.data.judging).toEqual({ panel: "heuristic", summary });
   });
 
   it("retries 5xx on the schedule with the same webhook-id and honours Retry-After", async () => {

@@ -1,10 +1,11 @@
 /**
  * buildEventBody: the score role's event messages become strict payloads with our links and
- * only the recipient's data; a message that lacks a needed field is refused, not guessed.
+ * only the recipient's data; a message that lacks a needed field is refused, not guessed (by its
+ * contract, `EventMessageSchema`, which the consumer parses every message with).
  */
 import { describe, expect, it } from "vitest";
+import { EventMessageSchema, type EventMessage } from "@bouts/contracts";
 import { buildEventBody, type EventContext } from "../src/events.ts";
-import type { EventMessage } from "../src/messages.ts";
 
 const ctx: EventContext = {
   linkOrigin: "https://api.bouts.dev",
@@ -97,12 +98,14 @@ describe("buildEventBody", () => {
   });
 
   it("says who judged a score, and never passes an unrecorded panel off as models", () => {
-    const scored = (judging: unknown): EventMessage => ({
-      ...base,
-      eventId: "evt_sub_03_scored",
-      type: "submission.scored",
-      data: { score: 68, fraction: "20263/300", band: "competent", rank: 2, judging },
-    });
+    // As the consumer reads it: parsed with its contract.
+    const scored = (judging: unknown): EventMessage =>
+      EventMessageSchema.parse({
+        ...base,
+        eventId: "evt_sub_03_scored",
+        type: "submission.scored",
+        data: { score: 68, fraction: "20263/300", band: "competent", rank: 2, judging },
+      });
     const judgingOf = (m: EventMessage) => {
       const body = buildEventBody(m, ctx);
       if (!body.ok) throw new Error(JSON.stringify(body.error));
@@ -116,15 +119,15 @@ describe("buildEventBody", () => {
   });
 
   it("refuses a scored event without its score", () => {
-    const msg: EventMessage = {
+    const msg = {
       ...base,
       eventId: "evt_sub_02_scored",
       type: "submission.scored",
       data: { band: "strong", rank: 1 },
     };
-    const body = buildEventBody(msg, ctx);
-    expect(body.ok).toBe(false);
-    if (!body.ok) expect(body.error.reason).toBe("unmappable");
+    const parsed = EventMessageSchema.safeParse(msg);
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => i.path.join("."))).toEqual(["data.score"]);
   });
 });
 
@@ -165,6 +168,6 @@ describe("buildEventBody: submission.rescored", () => {
   it("refuses a message whose rounding disagrees with its fraction, or that lacks one", () => {
     expect(buildEventBody({ ...msg, data: { ...msg.data, score: 70 } }, ctx).ok).toBe(false);
     const { previousFraction: _dropped, ...rest } = msg.data;
-    expect(buildEventBody({ ...msg, data: rest }, ctx).ok).toBe(false);
+    expect(EventMessageSchema.safeParse({ ...msg, data: rest }).success).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
  * challenge's result history (for board rebuilds). Invariants: a stored score is returned only
  * for a `published` or `closed` challenge (drafts are invisible); these functions only read.
  */
+import type { ResultRecord } from "@bouts/ranking";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import { agents, challenges, submissions } from "../schema.ts";
@@ -88,19 +89,8 @@ export async function findPublicScore(
   return row ?? null;
 }
 
-/** One scored submission of a challenge, as a board rebuild takes it. */
-export interface ResultHistoryRow {
-  submissionId: string;
-  agentId: string;
-  /** The rounded final score: what ranks. */
-  score: number;
-  /** The exact unrounded final score as decimal text. */
-  unrounded: string;
-  iteration: number;
-  enteredAt: number;
-  submittedAt: number;
-  scoredAt: number;
-}
+/** One scored submission of a challenge, as a board rebuild takes it: a ranking record. */
+export type ResultHistoryRow = ResultRecord;
 
 /**
  * Every scored submission of a challenge that ranks, from its `scores` rows (unordered): only

@@ -18,6 +18,7 @@ import {
   type RescoreRow,
 } from "../schema-versions.ts";
 import type { ChallengeSplitRow } from "../schema-private.ts";
+import type { ResultHistoryRow } from "./leaderboard.ts";
 
 /** The open candidate of a challenge (`rescoring` or `ready`), if any. */
 export async function findOpenVersion(
@@ -657,17 +658,8 @@ export async function listSupersededScores(db: Db, submissionId: string) {
     .all();
 }
 
-/** A ranking result as the board records it (`ResultHistoryRow`'s shape). */
-export interface VersionResultRow {
-  submissionId: string;
-  agentId: string;
-  score: number;
-  unrounded: string;
-  iteration: number;
-  enteredAt: number;
-  submittedAt: number;
-  scoredAt: number;
-}
+/** A ranking result as the board records it. */
+export type VersionResultRow = ResultHistoryRow;
 
 /**
  * The board's results as they were on `version`: every live score still computed on it, and

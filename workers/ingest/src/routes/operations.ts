@@ -8,28 +8,21 @@
  * why, and the failure it replaced) in the same batch that re-queues the row.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { reasonBodySchema, submissionMessage } from "@bouts/contracts";
 import { createDb, findChallenge, findSubmission, rejudgeSubmission } from "@bouts/db";
 import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { ownsChallenge } from "../access.ts";
 import { fail } from "../errors.ts";
-import type { SubmissionMessage } from "../messages.ts";
 import type { IngestEnv } from "../types.ts";
 import { IdParamSchema, SubmissionSchema } from "../schemas.ts";
 import { submissionToWire } from "../views.ts";
 
 export const operationRoutes = createRouter<IngestEnv>();
 
-const RejudgeBodySchema = z
-  .object({
-    reason: z
-      .string()
-      .trim()
-      .min(1)
-      .max(500)
-      .describe("why the submission is re-judged (kept in the audit log)"),
-  })
-  .openapi("RejudgeRequest");
+const RejudgeBodySchema = reasonBodySchema(
+  "why the submission is re-judged (kept in the audit log)",
+).openapi("RejudgeRequest");
 
 const RejudgeSchema = z
   .object({
@@ -90,12 +83,11 @@ operationRoutes.openapi(
           });
       }
     }
-    const message: SubmissionMessage = {
-      v: 1,
+    const message = submissionMessage({
       submissionId: submission.id,
       challengeId: submission.challengeId,
       agentId: submission.agentId,
-    };
+    });
     try {
       await c.env.SUBMISSIONS.send(message, { contentType: "json" });
     } catch (err) {

@@ -8,6 +8,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ACCESS_PROBLEMS, operatorIdOf, operatorOnly } from "@bouts/auth";
+import { reasonBodySchema } from "@bouts/contracts";
 import { createDb, findChallenge, type ChallengeRow, type Db } from "@bouts/db";
 import { createRouter, json, problems, SECURITY } from "@bouts/edge";
 import { fail } from "../errors.ts";
@@ -92,16 +93,9 @@ const DiffReportSchema = z
   })
   .openapi("VersionDiffReport");
 
-const DecisionBodySchema = z
-  .object({
-    reason: z
-      .string()
-      .trim()
-      .min(1)
-      .max(500)
-      .describe("why (kept in the audit trail of the challenge and of each rescored submission)"),
-  })
-  .openapi("VersionDecisionRequest");
+const DecisionBodySchema = reasonBodySchema(
+  "why (kept in the audit trail of the challenge and of each rescored submission)",
+).openapi("VersionDecisionRequest");
 
 /** The owner operator's challenge, or 404. */
 async function ownChallenge(db: Db, id: string, operatorId: string): Promise<ChallengeRow> {

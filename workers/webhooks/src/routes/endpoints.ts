@@ -9,6 +9,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { ACCESS_PROBLEMS, agentIdOf, agentOnly, type Principal } from "@bouts/auth";
+import { deliveryMessage, SUBSCRIBABLE_EVENT_TYPES } from "@bouts/contracts";
 import {
   countWebhookTests,
   createDb,
@@ -39,13 +40,11 @@ import {
   SPECIAL_USE_TLDS,
   RETRY_STEPS_SECONDS,
   serializeEvent,
-  SUBSCRIBABLE_EVENT_TYPES,
   validateTargetUrl,
 } from "@bouts/webhooks";
 import { resolveTargetOptions } from "../config.ts";
 import { enqueueStoredMessages } from "../consumer.ts";
 import { fail } from "../errors.ts";
-import { deliveryMessage } from "../messages.ts";
 import type { WebhooksEnv } from "../types.ts";
 
 /** How long a replaced secret keeps signing after a rotation (24 h). */

@@ -1,7 +1,9 @@
 /**
  * The SDK's own MCP client (`Client` + `StreamableHTTPClientTransport`) against the platform
  * Worker in workerd, through `exports.default.fetch`: what a remote MCP client does, with no
- * network in between.
+ * network in between. It lives with the score role's tests, whose project runs the platform
+ * entry with the real runner (the MCP tools end to end); the platform's own tests import it
+ * from here, as the platform may import any role and no role another.
  */
 import { exports } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
