@@ -54,14 +54,17 @@ async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | nul
 }
 
 /**
- * Sends `head` and `partial` of a body whose Content-Length is larger, then nothing more;
- * answers what came back and when the server closed the connection.
+ * Sends one raw HTTP/1.1 request with `body` under a `Content-Length` of `length` (larger than
+ * the body for a body that stops arriving), then nothing more; answers what came back and when
+ * the server closed the connection.
  */
-function sendShortBody(
+function sendRaw(
+  method: string,
   route: string,
   key: string,
   contentType: string,
-  partial: string,
+  body: string,
+  length = body.length,
 ): Promise<{ text: string; ms: number }> {
   const url = new URL(platform.api);
   return new Promise((resolve, reject) => {
@@ -72,19 +75,27 @@ function sendShortBody(
       socket.destroy();
       reject(new Error(`no answer in 30 s; got ${JSON.stringify(text.slice(0, 200))}`));
     }, 30_000);
-    socket.on("data", (d: Buffer) => (text += d.toString()));
+    socket.on("data", (d: Buffer) => {
+      text += d.toString();
+      // A complete answer to a whole request: the server may keep the connection open.
+      if (length === body.length && /\r\n\r\n/.test(text)) socket.end();
+    });
     socket.on("error", reject);
     socket.on("close", () => {
       clearTimeout(giveUp);
       resolve({ text, ms: Date.now() - started });
     });
     socket.write(
-      `POST ${route} HTTP/1.1\r\nHost: ${url.host}\r\n` +
+      `${method} ${route} HTTP/1.1\r\nHost: ${url.host}\r\n` +
         `Authorization: Bearer ${key}\r\nContent-Type: ${contentType}\r\n` +
-        `Content-Length: ${partial.length + 4096}\r\n\r\n${partial}`,
+        `Content-Length: ${length}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 }
+
+/** A body whose Content-Length promises 4 KiB more than is sent. */
+const sendShortBody = (route: string, key: string, contentType: string, partial: string) =>
+  sendRaw("POST", route, key, contentType, partial, partial.length + 4096);
 
 beforeAll(async () => {
   platform = await startPlatform({
@@ -194,6 +205,16 @@ describe("npm start without a person", () => {
     expect(upload.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(upload.ms).toBeLessThan(20_000);
     expect(await history()).toBe(submitted);
+  }, 60_000);
+
+  it("answers a GET that carries a body as it answers one without (405 or 200, never 500)", async () => {
+    const agent = platform.credentials.agent.key;
+    const rpc = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "0", params: {} });
+    const mcp = await sendRaw("GET", "/mcp", agent, "application/json", rpc);
+    expect(mcp.text).toMatch(/^HTTP\/1\.1 405 /);
+    expect(mcp.text).toMatch(/\r\nallow: POST\r\n/i);
+    const read = await sendRaw("GET", `/v1/challenges/${challengeId}`, agent, "text/plain", "x");
+    expect(read.text).toMatch(/^HTTP\/1\.1 200 /);
   }, 60_000);
 
   it("closes a challenge whose deadline passes, with no one calling anything", async () => {

@@ -6,7 +6,8 @@
  * fails once no byte has arrived for `idleMs`, or the whole body has taken longer than
  * `totalMs`; the request is then answered 408 problem+json with `Connection: close`, whatever
  * the route was doing with the body (a stream read, `formData()`, the JSON validator).
- * Invariants: a request without a body is untouched; a body that keeps arriving within both
+ * Invariants: a request without a body is untouched, and so is a GET or HEAD that carries one
+ * (no route reads it, and a Request of those methods cannot be rebuilt with a body); a body that keeps arriving within both
  * bounds reaches the route byte for byte; the timers end with the body.
  */
 import type { MiddlewareHandler } from "hono";
@@ -113,7 +114,7 @@ export function withBodyDeadline(
 export function bodyDeadline(deadline: BodyDeadline = DEFAULT_BODY_DEADLINE): MiddlewareHandler {
   return async (c, next) => {
     const raw = c.req.raw;
-    if (!raw.body) return next();
+    if (!raw.body || raw.method === "GET" || raw.method === "HEAD") return next();
     let timedOut: BodyTimeoutError | null = null;
     const body = withBodyDeadline(raw.body, deadline, (e) => {
       timedOut = e;

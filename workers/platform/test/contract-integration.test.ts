@@ -200,6 +200,18 @@ describe("a wrong method on a known path", () => {
     }
   });
 
+  // A GET with a body cannot be built here (e2e/unattended.test.ts sends one over a socket).
+  it("is 405, never 500, when a DELETE carries a body (as Schemathesis sends one)", async () => {
+    const res = await call("/mcp", {
+      method: "DELETE",
+      token: agentToken,
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "0", params: {} }),
+    });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe("POST");
+  });
+
   it("stays 404 for a path no route has", async () => {
     const res = await call("/v1/nothing-here", { method: "DELETE" });
     expect(res.status).toBe(404);
