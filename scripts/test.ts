@@ -1,0 +1,189 @@
+/**
+ * @module scripts/test
+ * `npm test`: every check and every test of the repository, in phases. A phase's lanes run at
+ * once, each lane's steps one after another; a phase starts when the one before has ended:
+ *
+ *   1. setup        the project setup with the test-only tools (scripts/setup.sh --tests)
+ *   2. checks       format, lint, type check, deploy check  ‖  e2e (whole platforms, a browser,
+ *                   Schemathesis: mostly waiting, so it shares the cores with the checks)
+ *   3. unit         every other vitest project but the runner's contention tests
+ *   4. contention   the runner's fairness tests between concurrent runs, measured against
+ *                   deadlines, so they have the machine to themselves
+ *
+ * Every step runs even when an earlier one failed (one run shows every failure), except after a
+ * failed setup. At the end a table gives each step's start, duration and result, and the
+ * vitest totals; `test-artifacts/test-steps.json` keeps the same figures (the `suite`
+ * benchmark reads it), `test-artifacts/vitest/<step>.json` each vitest step's own report.
+ * Invariants: the exit code is 0 only when every step passed; every vitest project runs in
+ * exactly one step (`--project` filters, never a list that could miss a new project).
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+
+const ROOT = path.join(import.meta.dirname, "..");
+const ARTIFACTS = path.join(ROOT, "test-artifacts");
+const VITEST_REPORTS = path.join(ARTIFACTS, "vitest");
+
+/** One command of the suite; `vitest` steps write a JSON report their totals are read from. */
+export interface Step {
+  name: string;
+  command: string[];
+  vitest?: boolean;
+}
+
+/** A phase: lanes that run at once, each a list of steps run in turn. */
+export type Phase = Step[][];
+
+const npmRun = (name: string, script: string): Step => ({
+  name,
+  command: ["npm", "run", "--silent", script],
+});
+const vitest = (name: string, ...projects: string[]): Step => ({
+  name,
+  command: ["npx", "vitest", "run", ...projects.flatMap((p) => ["--project", p])],
+  vitest: true,
+});
+
+/** The vitest projects that get their own step; the `unit` step runs every other one. */
+const OWN_STEP_PROJECTS = ["e2e", "runner-contention"];
+
+/** The suite, phase by phase (the module header says why this order). */
+export const PLAN: Phase[] = [
+  [[{ name: "setup", command: ["bash", "scripts/setup.sh", "--tests"] }]],
+  [
+    [
+      npmRun("format", "format:check"),
+      npmRun("lint", "lint"),
+      npmRun("typecheck", "typecheck"),
+      npmRun("deploy-check", "deploy:check"),
+    ],
+    [vitest("e2e", "e2e")],
+  ],
+  [[vitest("unit", ...OWN_STEP_PROJECTS.map((p) => `!${p}`))]],
+  [[vitest("contention", "runner-contention")]],
+];
+
+/** What one step did. */
+export interface StepResult {
+  name: string;
+  startMs: number;
+  durationMs: number;
+  ok: boolean;
+  /** Tests passed and failed, for a vitest step (a step without its report counts 1 failed). */
+  tests?: { passed: number; failed: number };
+}
+
+/** The passed and failed counts of a vitest JSON report, or null when it is missing or unreadable. */
+export function readVitestTotals(file: string): { passed: number; failed: number } | null {
+  try {
+    const r = JSON.parse(readFileSync(file, "utf8")) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      numFailedTestSuites?: number;
+    };
+    return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numFailedTestSuites ?? 0) };
+  } catch {
+    return null;
+  }
+}
+
+/** Passes a child's output on line by line, each line with `prefix` (empty when alone). */
+function relay(stream: NodeJS.ReadableStream, out: NodeJS.WriteStream, prefix: string): void {
+  createInterface({ input: stream, crlfDelay: Infinity }).on("line", (line) =>
+    out.write(`${prefix}${line}\n`),
+  );
+}
+
+function runStep(step: Step, t0: number, prefixed: boolean): Promise<StepResult> {
+  const startMs = performance.now() - t0;
+  const report = path.join(VITEST_REPORTS, `${step.name}.json`);
+  const env = { ...process.env, ...(step.vitest ? { VITEST_JSON: report } : {}) };
+  const prefix = prefixed ? `[${step.name}] ` : "";
+  console.log(`${prefix}▶ ${step.name}: ${step.command.join(" ")}`);
+  return new Promise((resolve) => {
+    const child = spawn(step.command[0]!, step.command.slice(1), {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    relay(child.stdout, process.stdout, prefix);
+    relay(child.stderr, process.stderr, prefix);
+    const finish = (ok: boolean) => {
+      const durationMs = performance.now() - t0 - startMs;
+      let tests: StepResult["tests"];
+      if (step.vitest) tests = readVitestTotals(report) ?? { passed: 0, failed: 1 };
+      const passed = ok && (tests?.failed ?? 0) === 0;
+      console.log(
+        `${prefix}${passed ? "✔" : "✘"} ${step.name}: ${(durationMs / 1000).toFixed(1)} s`,
+      );
+      resolve({ name: step.name, startMs, durationMs, ok: passed, tests });
+    };
+    child.on("error", (e) => {
+      console.error(`${prefix}${step.name}: ${e.message}`);
+      finish(false);
+    });
+    child.on("close", (code) => finish(code === 0));
+  });
+}
+
+/** The table printed at the end: one row a step, then the totals. */
+export function formatTable(results: readonly StepResult[], totalMs: number): string {
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const rows = results.map((r) => [
+    r.name,
+    s(r.startMs),
+    s(r.durationMs),
+    r.ok ? "passed" : "FAILED",
+    r.tests ? `${r.tests.passed} passed, ${r.tests.failed} failed` : "",
+  ]);
+  const head = ["step", "start", "took", "result", "tests"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  const tests = results.reduce(
+    (sum, r) => ({
+      passed: sum.passed + (r.tests?.passed ?? 0),
+      failed: sum.failed + (r.tests?.failed ?? 0),
+    }),
+    { passed: 0, failed: 0 },
+  );
+  return [
+    line(head),
+    ...rows.map(line),
+    `whole suite: ${s(totalMs)}; tests: ${tests.passed} passed, ${tests.failed} failed`,
+  ].join("\n");
+}
+
+async function main(): Promise<number> {
+  rmSync(VITEST_REPORTS, { recursive: true, force: true });
+  mkdirSync(VITEST_REPORTS, { recursive: true });
+  const t0 = performance.now();
+  const results: StepResult[] = [];
+  for (const [index, phase] of PLAN.entries()) {
+    const prefixed = phase.length > 1;
+    const lanes = await Promise.all(
+      phase.map(async (lane) => {
+        const done: StepResult[] = [];
+        for (const step of lane) done.push(await runStep(step, t0, prefixed));
+        return done;
+      }),
+    );
+    results.push(...lanes.flat());
+    if (index === 0 && !results.every((r) => r.ok)) break; // nothing runs without the setup
+  }
+  const totalMs = performance.now() - t0;
+  const table = formatTable(results, totalMs);
+  writeFileSync(
+    path.join(ARTIFACTS, "test-steps.json"),
+    `${JSON.stringify({ totalMs, steps: results }, null, 2)}\n`,
+  );
+  console.log(`\nnpm test, step by step:\n${table}`);
+  return results.every((r) => r.ok) ? 0 : 1;
+}
+
+if (import.meta.filename === process.argv[1]) process.exitCode = await main();

@@ -1,0 +1,101 @@
+/**
+ * `npm test`'s plan (scripts/test.ts): every vitest project runs in exactly one step, the
+ * static checks share a phase with e2e and not with the timing-sensitive tests, and the table
+ * and totals read what vitest reported.
+ */
+import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { formatTable, PLAN, readVitestTotals } from "../test.ts";
+
+const ROOT = path.join(import.meta.dirname, "../..");
+
+/** Each vitest project's name, from its config file. */
+function projectNames(): string[] {
+  return globSync(
+    [
+      "packages/*/vitest*.config.ts",
+      "containers/*/vitest*.config.ts",
+      "workers/*/vitest*.config.ts",
+      "scripts/vitest.config.ts",
+      "e2e/vitest.config.ts",
+    ],
+    { cwd: ROOT },
+  ).flatMap((file) => {
+    const name = /\bname:\s*"([^"]+)"/.exec(readFileSync(path.join(ROOT, file), "utf8"))?.[1];
+    return name ? [name] : [];
+  });
+}
+
+/** The `--project` filters of a step's command. */
+const filters = (command: string[]) =>
+  command.flatMap((word, i) => (command[i - 1] === "--project" ? [word] : []));
+
+describe("npm test's plan", () => {
+  const steps = PLAN.flat(2);
+  const vitestSteps = steps.filter((s) => s.vitest);
+
+  it("runs every vitest project in exactly one step", () => {
+    const names = projectNames();
+    expect(names).toContain("e2e");
+    expect(names).toContain("runner-contention");
+    for (const name of names) {
+      const runs = vitestSteps.filter((s) => {
+        const f = filters(s.command);
+        const positive = f.filter((p) => !p.startsWith("!"));
+        return positive.length > 0 ? positive.includes(name) : !f.includes(`!${name}`);
+      });
+      expect(
+        runs.map((s) => s.name),
+        name,
+      ).toHaveLength(1);
+    }
+  });
+
+  it("puts the static checks beside e2e, and the contention tests alone, last", () => {
+    const checks = PLAN.find((phase) => phase.flat().some((s) => s.name === "lint"))!;
+    expect(checks.flat().map((s) => s.name)).toEqual(
+      expect.arrayContaining(["format", "lint", "typecheck", "deploy-check", "e2e"]),
+    );
+    expect(checks).toHaveLength(2);
+    expect(PLAN.at(-1)).toEqual([[expect.objectContaining({ name: "contention" })]]);
+    expect(PLAN[0]!.flat().map((s) => s.name)).toEqual(["setup"]);
+  });
+});
+
+describe("the step table", () => {
+  it("reads a vitest report's totals, and nothing from a missing one", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "bouts-test-plan-"));
+    const file = path.join(dir, "unit.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ numPassedTests: 7, numFailedTests: 1, numFailedTestSuites: 1 }),
+    );
+    expect(readVitestTotals(file)).toEqual({ passed: 7, failed: 2 });
+    expect(readVitestTotals(path.join(dir, "absent.json"))).toBeNull();
+    writeFileSync(file, "{");
+    expect(readVitestTotals(file)).toBeNull();
+  });
+
+  it("prints a row a step and the totals", () => {
+    const table = formatTable(
+      [
+        { name: "lint", startMs: 1_000, durationMs: 80_000, ok: true },
+        {
+          name: "unit",
+          startMs: 90_000,
+          durationMs: 200_500,
+          ok: false,
+          tests: { passed: 10, failed: 2 },
+        },
+      ],
+      290_500,
+    );
+    const lines = table.split("\n");
+    expect(lines[0]).toMatch(/^step\s+start\s+took\s+result\s+tests$/);
+    expect(lines[1]).toMatch(/^lint\s+1\.0 s\s+80\.0 s\s+passed$/);
+    expect(lines[2]).toMatch(/^unit\s+90\.0 s\s+200\.5 s\s+FAILED\s+10 passed, 2 failed$/);
+    expect(lines[3]).toBe("whole suite: 290.5 s; tests: 10 passed, 2 failed");
+  });
+});
