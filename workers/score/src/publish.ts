@@ -22,17 +22,13 @@ import {
   ScoreIntervalSchema,
   toBatches,
   WebhookJudgingSchema,
-  type BoardStub,
   type BoardWriteError,
   type EventMessage,
   type PairingProfileWire,
   type WebhookJudging,
 } from "@bouts/contracts";
 import { openingOf } from "@bouts/ranking";
-import type { ScoreEnv } from "./pipeline.ts";
-
-/** What the pipeline needs of the leaderboard Durable Object (its stub; docs/leaderboard.md). */
-export type LeaderboardRecorder = Pick<BoardStub, "recordResult" | "recordBaseline">;
+import type { ScoreEnv } from "./env.ts";
 
 /**
  * Who judged a stored score (the breakdown's `judging.panel` and `summary`), for its webhook;
