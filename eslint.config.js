@@ -180,7 +180,8 @@ export default tseslint.config(
   {
     files: ["**/*.ts", "**/*.js", "**/*.mjs"],
     ...IMPORT_X,
-    // Type-only imports do not count (they vanish at runtime); node_modules is not walked.
+    // This rule skips type-only imports; scripts/test/import-circles.test.ts catches circles of
+    // those too (CONTRIBUTING.md). node_modules is not walked.
     rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
   },
   ROLE_BOUNDARIES,

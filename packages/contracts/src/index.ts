@@ -11,6 +11,7 @@ export * from "./evidence.ts";
 export * from "./scan-report.ts";
 export * from "./breakdown-details.ts";
 export * from "./scoring.ts";
+export * from "./stored-breakdown.ts";
 export * from "./run-report.ts";
 export * from "./challenge-bundle.ts";
 export * from "./generation.ts";

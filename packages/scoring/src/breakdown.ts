@@ -1,13 +1,14 @@
 /**
  * @module scoring/breakdown
  * The breakdown: the published explanation of a score. Every component shows its inputs,
- * formula, score, weight and contribution; every adjustment its evidence. Pure types.
+ * formula, score, weight and contribution; every adjustment its evidence. Pure types, with the
+ * tags stored beside them.
+ * Invariant: this module owns the shape of everything a breakdown carries (its interval, its
+ * pairing profile, its judging summary), so the modules that compute those parts import it and
+ * it imports none of them: only the leaf vocabularies (exact, aggregate's types, tables).
  */
 import type { ExactValue } from "./exact.ts";
 import type { AggregationRule } from "./aggregate.ts";
-import type { JudgingSummary } from "./judging.ts";
-import type { ScoreInterval } from "./interval.ts";
-import type { PairingProfile } from "./pairing.ts";
 import type {
   BandKey,
   CodeQualityDimension,
@@ -19,6 +20,10 @@ import type {
 
 /** Schema tag of stored breakdowns; bump on any shape change. */
 export const BREAKDOWN_SCHEMA = "bouts.breakdown/v1";
+/** Method tag of the interval (interval.ts); bump on any change that moves an interval. */
+export const INTERVAL_METHOD = "stratified-bootstrap/v1";
+/** Method tag of the paired comparison (pairing.ts); bump on any change that moves a verdict. */
+export const PAIRING_METHOD = "paired-normal/v1";
 
 /** How a judge panel was aggregated, for display. */
 export interface PanelSummary {
@@ -287,3 +292,68 @@ export interface Breakdown {
 
 /** A breakdown that nests none: the engineering profile's, also as an agent run's Objective. */
 export type ObjectiveBreakdown = Omit<Breakdown, "objective"> & { objective: null };
+
+// ─── The parts a breakdown carries, computed by interval.ts, pairing.ts, judging.ts ───
+
+/** The 95 % interval of a final score and how it was drawn. */
+export interface ScoreInterval {
+  /** Confidence level, percent. */
+  level: number;
+  /** Lower end (unrounded final-score scale, 0–100). */
+  low: ExactValue;
+  /** Upper end. */
+  high: ExactValue;
+  method: typeof INTERVAL_METHOD;
+  prng: "xoshiro128**";
+  /** The seed the stream was drawn from; `npm run score -- --seed <seed>` reproduces it. */
+  seed: string;
+  replicates: number;
+  /** What varied between replicates, e.g. "static: 20 tests in 3 categories". */
+  resampled: string[];
+  /** What entered every replicate unchanged, e.g. "security (no variation between runs)". */
+  fixed: string[];
+  /** True when the percentile interval missed the point estimate and was widened to it. */
+  widenedToPoint: boolean;
+}
+
+/** One stratum of shared tests: `n` tests, one bit each, every passed test worth `coef` points. */
+export interface PairingStratum {
+  /** `static:<category>` or `adversarial:<severity>` (pre-built tests only). */
+  key: string;
+  n: number;
+  /** Final-score points one passed test of the stratum is worth. */
+  coef: number;
+  /** Verdicts in ascending test-id order, 4 per hex digit, first test in the high bit. */
+  passed: string;
+}
+
+/** What a score's paired comparison needs, stored with its breakdown (`breakdown.pairing`). */
+export interface PairingProfile {
+  method: typeof PAIRING_METHOD;
+  /** Digest of the shared tests' ids by stratum: equal digests, the same suite. */
+  suite: string;
+  strata: PairingStratum[];
+  /** Variance (points²) of what the two scores do not share: judges, generated tests. */
+  ownVariance: number;
+}
+
+/** One judge of a breakdown, with what it graded. */
+export interface JudgeIdentity {
+  judge: string;
+  /** "unspecified" when the input did not say (a hand-written input, for instance). */
+  kind: "heuristic" | "model" | "unspecified";
+  provider: string | null;
+  model: string | null;
+  /** The heuristic panel's method (where it is documented); null for models. */
+  method: string | null;
+  /** The components this judge graded, in breakdown order. */
+  components: string[];
+}
+
+/** The judges behind a breakdown: "heuristic", "model", "mixed" or "unspecified". */
+export interface JudgingSummary {
+  panel: "heuristic" | "model" | "mixed" | "unspecified";
+  judges: JudgeIdentity[];
+  /** One sentence a reader sees first: who graded this score. */
+  summary: string;
+}

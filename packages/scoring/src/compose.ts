@@ -12,10 +12,10 @@ import type {
   ComponentKey,
   DetailsOf,
   Flag,
+  JudgingSummary,
   ObjectiveBreakdown,
 } from "./breakdown.ts";
 import { Exact, toExactValue } from "./exact.ts";
-import type { JudgingSummary } from "./judging.ts";
 import { BANDS, type Band } from "./tables.ts";
 
 /** A component score before weighting (see engineering.ts ComponentScore). */

@@ -35,23 +35,16 @@ export {
   computeExploits,
 } from "./agent.ts";
 export { resolveBand } from "./compose.ts";
-export {
-  summarizeJudging,
-  type JudgeIdentity,
-  type JudgeProvenance,
-  type JudgingSummary,
-} from "./judging.ts";
+export { summarizeJudging } from "./judging.ts";
 export { validateCustomWeights, resolveFamilyWeights } from "./weights.ts";
 export { computeScore, withInterval, type ScoreOptions } from "./score.ts";
 export {
   computeInterval,
   INTERVAL_LEVEL,
-  INTERVAL_METHOD,
   INTERVAL_REPLICATES,
   submissionSeed,
   type BreakdownIntervals,
   type IntervalOptions,
-  type ScoreInterval,
 } from "./interval.ts";
 export {
   comparePaired,
@@ -60,13 +53,10 @@ export {
   orderPaired,
   orderSameShape,
   pairedStandardError,
-  PAIRING_METHOD,
   PAIRING_Z,
   type CompiledPairing,
   type PairedOrder,
   type PairedSide,
-  type PairingProfile,
-  type PairingStratum,
 } from "./pairing.ts";
 export { createPrng, fnv1a32, type Prng } from "./prng.ts";
 export {

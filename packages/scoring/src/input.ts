@@ -14,7 +14,10 @@ import type {
   StaticCategory,
   AgentWeights,
 } from "./tables.ts";
-import type { JudgeProvenance } from "./judging.ts";
+
+/** Where a judgement came from: static analysis (the heuristic panel) or a named model. */
+export type JudgeProvenance =
+  { kind: "heuristic"; method: string } | { kind: "model"; provider: string; model: string };
 
 /** One static test's verdict by its suite id (the score worker lists them for pairing). */
 export interface StaticTestVerdict {

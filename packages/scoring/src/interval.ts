@@ -14,7 +14,12 @@
  */
 import { ok, type Result } from "@bouts/result";
 import { aggregateScore, type PanelScore } from "./aggregate.ts";
-import type { Breakdown, ObjectiveBreakdown } from "./breakdown.ts";
+import {
+  INTERVAL_METHOD,
+  type Breakdown,
+  type ObjectiveBreakdown,
+  type ScoreInterval,
+} from "./breakdown.ts";
 import { invalid, type ScoringError } from "./errors.ts";
 import { Exact, parseFraction, toExactValue, type ExactValue } from "./exact.ts";
 import { createPrng, type Prng } from "./prng.ts";
@@ -24,29 +29,6 @@ import { ADVERSARIAL_WEIGHT_HALVES, CRITICAL_FINDING_CAP, SEVERITIES } from "./t
 export const INTERVAL_LEVEL = 95;
 /** Bootstrap replicates per interval unless the caller asks for another count. */
 export const INTERVAL_REPLICATES = 1000;
-/** Method tag of the interval; bump on any change that moves an interval. */
-export const INTERVAL_METHOD = "stratified-bootstrap/v1";
-
-/** The 95 % interval of a final score and how it was drawn. */
-export interface ScoreInterval {
-  /** Confidence level, percent. */
-  level: number;
-  /** Lower end (unrounded final-score scale, 0–100). */
-  low: ExactValue;
-  /** Upper end. */
-  high: ExactValue;
-  method: typeof INTERVAL_METHOD;
-  prng: "xoshiro128**";
-  /** The seed the stream was drawn from; `npm run score -- --seed <seed>` reproduces it. */
-  seed: string;
-  replicates: number;
-  /** What varied between replicates, e.g. "static: 20 tests in 3 categories". */
-  resampled: string[];
-  /** What entered every replicate unchanged, e.g. "security (no variation between runs)". */
-  fixed: string[];
-  /** True when the percentile interval missed the point estimate and was widened to it. */
-  widenedToPoint: boolean;
-}
 
 /**
  * The platform's seed for a submission's interval: `submission:<id>`. The id is the server's

@@ -6,35 +6,10 @@
  */
 import { ok, type Result } from "@bouts/result";
 import { invalid, type ScoringError } from "./errors.ts";
-import type { Flag } from "./breakdown.ts";
+import type { Flag, JudgeIdentity, JudgingSummary } from "./breakdown.ts";
 import { checkOneOf, checkRecord, checkString } from "./validate.ts";
 
 type Checked<T> = Result<T, ScoringError>;
-
-/** Where a judgement came from: static analysis (the heuristic panel) or a named model. */
-export type JudgeProvenance =
-  { kind: "heuristic"; method: string } | { kind: "model"; provider: string; model: string };
-
-/** One judge of a breakdown, with what it graded. */
-export interface JudgeIdentity {
-  judge: string;
-  /** "unspecified" when the input did not say (a hand-written input, for instance). */
-  kind: "heuristic" | "model" | "unspecified";
-  provider: string | null;
-  model: string | null;
-  /** The heuristic panel's method (where it is documented); null for models. */
-  method: string | null;
-  /** The components this judge graded, in breakdown order. */
-  components: string[];
-}
-
-/** The judges behind a breakdown: "heuristic", "model", "mixed" or "unspecified". */
-export interface JudgingSummary {
-  panel: "heuristic" | "model" | "mixed" | "unspecified";
-  judges: JudgeIdentity[];
-  /** One sentence a reader sees first: who graded this score. */
-  summary: string;
-}
 
 /** The judgement lists of one input, each with the component it belongs to. */
 export interface JudgedList {

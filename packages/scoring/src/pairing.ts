@@ -10,7 +10,13 @@
  */
 import { ok, type Result } from "@bouts/result";
 import { aggregateScore } from "./aggregate.ts";
-import type { Breakdown, ObjectiveBreakdown } from "./breakdown.ts";
+import {
+  PAIRING_METHOD,
+  type Breakdown,
+  type ObjectiveBreakdown,
+  type PairingProfile,
+  type PairingStratum,
+} from "./breakdown.ts";
 import { invalid, type ScoringError } from "./errors.ts";
 import { parseFraction, type ExactValue } from "./exact.ts";
 import type { EngineeringInput, ScoreInput, StaticTestVerdict } from "./input.ts";
@@ -18,31 +24,8 @@ import { multisets } from "./interval.ts";
 import { fnv1a32 } from "./prng.ts";
 import { ADVERSARIAL_WEIGHT_HALVES, SEVERITIES } from "./tables.ts";
 
-/** Method tag of the paired comparison; bump on any change that moves a verdict. */
-export const PAIRING_METHOD = "paired-normal/v1";
 /** Two-sided 95 %: a difference counts when it exceeds 1.96 standard errors. */
 export const PAIRING_Z = 1.96;
-
-/** One stratum of shared tests: `n` tests, one bit each, every passed test worth `coef` points. */
-export interface PairingStratum {
-  /** `static:<category>` or `adversarial:<severity>` (pre-built tests only). */
-  key: string;
-  n: number;
-  /** Final-score points one passed test of the stratum is worth. */
-  coef: number;
-  /** Verdicts in ascending test-id order, 4 per hex digit, first test in the high bit. */
-  passed: string;
-}
-
-/** What a score's paired comparison needs, stored with its breakdown (`breakdown.pairing`). */
-export interface PairingProfile {
-  method: typeof PAIRING_METHOD;
-  /** Digest of the shared tests' ids by stratum: equal digests, the same suite. */
-  suite: string;
-  strata: PairingStratum[];
-  /** Variance (points²) of what the two scores do not share: judges, generated tests. */
-  ownVariance: number;
-}
 
 /** The bootstrap variance of a judge panel's aggregated score (judges drawn with replacement). */
 function panelVariance(judges: readonly { score: ExactValue }[]): number {

@@ -10,12 +10,19 @@ import {
   createDb,
   listBaselineResults,
   listResultHistory,
-  listScoreIntervals,
   listScoreUsage,
+  listStoredBreakdowns,
   type AuditEventRow,
+  type Db,
 } from "@bouts/db";
 import { openingOf } from "@bouts/ranking";
-import { PairingProfileSchema, RunUsageSchema, parseJson } from "@bouts/contracts";
+import {
+  boardExtrasOf,
+  parseJson,
+  parseStoredBreakdown,
+  RunUsageSchema,
+  type BoardExtras,
+} from "@bouts/contracts";
 import { fail } from "./errors.ts";
 import type { LeaderboardBindings } from "./types.ts";
 
@@ -49,6 +56,32 @@ export function historyPage(rows: AuditEventRow[], limit: number) {
   };
 }
 
+/** Stored breakdowns read per query by a rebuild: a breakdown is kilobytes. */
+const BREAKDOWN_PAGE = 200;
+
+/**
+ * The board's extras of every stored breakdown of a challenge, by submission id. A breakdown
+ * that does not parse gives none (logged; its score is rebuilt as one stored before intervals),
+ * the one rule of `parseStoredBreakdown`, as when the score was published.
+ */
+async function readBoardExtras(db: Db, challengeId: string): Promise<Map<string, BoardExtras>> {
+  const extras = new Map<string, BoardExtras>();
+  for (let after: string | null = null; ;) {
+    const page = await listStoredBreakdowns(db, challengeId, after, BREAKDOWN_PAGE);
+    for (const row of page) {
+      const stored = parseStoredBreakdown(row.breakdown);
+      if (stored.ok) extras.set(row.submissionId, boardExtrasOf(stored.value));
+      else
+        console.error(
+          `stored breakdown of ${row.submissionId} does not parse`,
+          stored.error.detail,
+        );
+    }
+    if (page.length < BREAKDOWN_PAGE) return extras;
+    after = page.at(-1)!.submissionId;
+  }
+}
+
 /** Who rebuilds, and why. */
 export interface RebuildCause {
   operatorId: string;
@@ -70,13 +103,11 @@ export async function rebuildAudited(
   const [history, baselines, stored, spent] = await Promise.all([
     listResultHistory(db, ch.id),
     listBaselineResults(db, ch.id),
-    listScoreIntervals(db, ch.id),
+    readBoardExtras(db, ch.id),
     listScoreUsage(db, ch.id),
   ]);
-  // Each score's 95 % interval and pairing profile ride along, so the rebuilt board keeps its
-  // rank ranges and paired comparisons.
-  const intervals = new Map(stored.map((i) => [i.submissionId, i]));
-  // And what each run spent, so the rebuilt board keeps its costs.
+  // Each score's 95 % interval and pairing profile (`stored`) and what each run spent ride
+  // along, so the rebuilt board keeps its rank ranges, paired comparisons and costs.
   const usages = new Map(
     spent.flatMap((u) => {
       const usage = RunUsageSchema.safeParse(parseJson(u.usage));
@@ -85,17 +116,7 @@ export async function rebuildAudited(
   );
   const rows = history.map((row) => {
     const usage = usages.get(row.submissionId);
-    const r = usage ? { ...row, usage } : row;
-    const i = intervals.get(r.submissionId);
-    if (!i) return r;
-    const pairing = PairingProfileSchema.safeParse(
-      i.pairing === null ? null : parseJson(i.pairing),
-    );
-    return {
-      ...r,
-      interval: { low: i.low, high: i.high },
-      ...(pairing.success ? { pairing: pairing.data } : {}),
-    };
+    return { ...row, ...(usage ? { usage } : {}), ...stored.get(row.submissionId) };
   });
   const board = env.LEADERBOARD.getByName(ch.id);
   const before = await board.getBandCounts();

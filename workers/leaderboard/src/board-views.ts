@@ -11,7 +11,6 @@ import type { Context } from "hono";
 import type { z } from "@hono/zod-openapi";
 import type { Caller } from "@bouts/auth";
 import { decodeCostCursor, decodeCursor } from "@bouts/ranking";
-import { BreakdownSchema, parseJson } from "@bouts/contracts";
 import { createDb, findChallenge, findFullScore } from "@bouts/db";
 import { toPublicBreakdown } from "@bouts/scoring";
 import { readThroughCache } from "./cache.ts";
@@ -23,6 +22,7 @@ import {
   namesOf,
   readBoardPage,
   readPrices,
+  readBreakdownOr503,
   readStoredBreakdown,
   readSubmissionCost,
   readVersion,
@@ -163,14 +163,9 @@ export async function readFullBreakdownView(
     });
   const full = await findFullScore(db, submissionId);
   if (!full) fail({ reason: "not-found", resource: "full-suite score" });
-  const breakdown = BreakdownSchema.safeParse(parseJson(full.breakdown));
-  if (!breakdown.success) {
-    console.error(`full breakdown of ${submissionId} does not parse`, breakdown.error);
-    fail({ reason: "unavailable", service: "breakdown", retryAfter: 60 });
-  }
   return breakdownBody(c, score, caller, {
     final: { unrounded: full.finalUnrounded, rounded: full.finalRounded },
     scoredAt: full.scoredAt,
-    breakdown: breakdown.data,
+    breakdown: readBreakdownOr503(submissionId, full.breakdown),
   });
 }

@@ -8,7 +8,7 @@
  */
 import type { Context } from "hono";
 import {
-  BreakdownSchema,
+  parseStoredBreakdown,
   parseJson,
   RunUsageSchema,
   type BreakdownWire,
@@ -245,16 +245,18 @@ export interface ScoredBreakdown {
 export async function readStoredBreakdown(c: Ctx, submissionId: string): Promise<ScoredBreakdown> {
   const score = await findStoredScore(c.env.DB, submissionId);
   if (!score) fail({ reason: "not-found", resource: "scored submission" });
-  let raw: unknown;
-  try {
-    raw = JSON.parse(score.breakdown);
-  } catch {
-    raw = null;
-  }
-  const breakdown = BreakdownSchema.safeParse(raw);
-  if (!breakdown.success) {
-    console.error(`stored breakdown of ${score.submissionId} does not parse`, breakdown.error);
+  return { score, breakdown: readBreakdownOr503(score.submissionId, score.breakdown) };
+}
+
+/**
+ * A stored breakdown (the score's, or the full-suite one) read for an answer that is the
+ * breakdown: 503 when it does not parse (`parseStoredBreakdown`'s rule: a fault of ours).
+ */
+export function readBreakdownOr503(submissionId: string, text: string): BreakdownWire {
+  const stored = parseStoredBreakdown(text);
+  if (!stored.ok) {
+    console.error(`stored breakdown of ${submissionId} does not parse`, stored.error.detail);
     fail({ reason: "unavailable", service: "breakdown", retryAfter: 60 });
   }
-  return { score, breakdown: breakdown.data };
+  return stored.value;
 }

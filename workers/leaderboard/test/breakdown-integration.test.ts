@@ -3,6 +3,7 @@
  * (migrations/0002_scores.sql), filled here the way the score worker writes it.
  */
 import { env, exports } from "cloudflare:workers";
+import { computeScore, SEED_ENGINEERING_EXAMPLE } from "@bouts/scoring";
 import { describe, expect, it } from "vitest";
 import { T0, expectProblem, scoredSubmission, seedChallenge, seedSubmission } from "./helpers.ts";
 
@@ -136,6 +137,53 @@ describe("rebuild from D1", () => {
     ).toEqual([
       [a.id, "priced", "2.5"],
       [b.id, "not-measured", null],
+    ]);
+  });
+
+  it("reads a stored breakdown that does not parse the one way every reader does", async () => {
+    // parseStoredBreakdown's rule: unreadable as a whole. The breakdown answers 503; the rebuild
+    // ranks the score without its extras, as one stored before intervals (it used to 500 on
+    // text that is not JSON, and to take the interval out of JSON that is not a breakdown).
+    const { challengeId, agents, operatorToken } = await seedChallenge({ agents: 3 });
+    const [good, notJson, notBreakdown] = agents as { id: string }[];
+    const scored = computeScore(SEED_ENGINEERING_EXAMPLE, { interval: { seed: "submission:x" } });
+    if (!scored.ok) throw new Error("the example does not score");
+    const interval = scored.value.interval!;
+    const ids = [
+      await scoredSubmission(challengeId, good!.id, 1, 80),
+      await scoredSubmission(challengeId, notJson!.id, 1, 70),
+      await scoredSubmission(challengeId, notBreakdown!.id, 1, 60),
+    ];
+    const texts = [
+      JSON.stringify(scored.value),
+      '{"schema":"bouts.breakdown/v1",',
+      JSON.stringify({ interval }),
+    ];
+    for (const [i, id] of ids.entries())
+      await env.DB.prepare("UPDATE scores SET breakdown = ? WHERE submission_id = ?")
+        .bind(texts[i], id)
+        .run();
+
+    expect((await call(`/v1/submissions/${ids[0]}/breakdown`)).status).toBe(200);
+    await expectProblem(await call(`/v1/submissions/${ids[1]}/breakdown`), 503);
+    await expectProblem(await call(`/v1/submissions/${ids[2]}/breakdown`), 503);
+
+    const res = await call(
+      `/v1/challenges/${challengeId}/leaderboard/rebuild`,
+      operatorToken,
+      "POST",
+    );
+    expect(res.status).toBe(200);
+    const page = await env.LEADERBOARD.getByName(challengeId).getPage({ limit: 10 });
+    // A score without an interval counts as a point, at its unrounded score.
+    const point = {
+      low: scored.value.final.unrounded.value,
+      high: scored.value.final.unrounded.value,
+    };
+    expect(page.ok && page.value.entries.map((e) => [e.agentId, e.interval])).toEqual([
+      [good!.id, { low: interval.low.value, high: interval.high.value }],
+      [notJson!.id, point],
+      [notBreakdown!.id, point],
     ]);
   });
 });

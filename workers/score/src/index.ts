@@ -19,8 +19,8 @@ import {
   computeRetryDelaySeconds,
   processSubmission,
   RETRY_WINDOW_MS,
-  type ScoreEnv,
 } from "./pipeline.ts";
+import type { ScoreEnv } from "./env.ts";
 import { processRescore } from "./rescore.ts";
 
 export {
@@ -31,7 +31,6 @@ export {
   LEASE_MS,
   MAX_RETRY_DELAY_SECONDS,
   RETRY_WINDOW_MS,
-  type ScoreEnv,
 } from "./pipeline.ts";
 export {
   reconcileScoring,
@@ -40,7 +39,7 @@ export {
   UNPUBLISHED_GRACE_MS,
   type ReconcileResult,
 } from "./reconcile.ts";
-export { type LeaderboardRecorder } from "./publish.ts";
+export type { LeaderboardRecorder, ScoreEnv } from "./env.ts";
 export { buildEngineeringInput } from "./build-input.ts";
 export {
   diffVerdicts,

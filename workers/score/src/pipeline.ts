@@ -6,12 +6,7 @@
  * score is written once, publishing is idempotent by submission id); a failure on our side never
  * fails the submission inside RETRY_WINDOW_MS; no outbound call outlives the lease.
  */
-import type {
-  BoardNamespace,
-  EventMessage,
-  RunReport,
-  SubmissionsQueueMessage,
-} from "@bouts/contracts";
+import type { RunReport } from "@bouts/contracts";
 import {
   claimScoringLease,
   createDb,
@@ -30,10 +25,9 @@ import {
 } from "@bouts/db";
 import type { Breakdown, ScoreInput } from "@bouts/scoring";
 import type { TraceUsage } from "@bouts/telemetry";
-import type { JudgeEnv, RunJudgements } from "./judging.ts";
-import type { GeneratorEnv } from "./generation.ts";
-import type { RunnerEnv } from "./runner-client.ts";
-import { publishFailed, publishScored, type LeaderboardRecorder } from "./publish.ts";
+import type { ScoreEnv } from "./env.ts";
+import type { RunJudgements } from "./judging.ts";
+import { publishFailed, publishScored } from "./publish.ts";
 import { sendRescoreIfOpen } from "./rescore-message.ts";
 import { scoreOnBundle, storeReport, type ScoredRun } from "./score-run.ts";
 import { storeFullSuite } from "./split-scoring.ts";
@@ -77,19 +71,6 @@ export function computeUnreachableRetryDelaySeconds(waitedMs: number): number {
     Math.max(MIN_RETRY_DELAY_SECONDS, Math.ceil(waitedMs / 2000)),
   );
 }
-
-/** Bindings and configuration the pipeline uses. */
-export type ScoreEnv = RunnerEnv &
-  JudgeEnv &
-  GeneratorEnv & {
-    DB: D1Database;
-    ARTIFACTS: R2Bucket;
-    WEBHOOKS: Queue<EventMessage>;
-    /** The submissions queue: rescore messages are sent on it too (docs/design.md §30). */
-    SUBMISSIONS: Queue<SubmissionsQueueMessage>;
-    /** One ChallengeLeaderboard Durable Object per challenge, named by challenge id. */
-    LEADERBOARD: BoardNamespace<LeaderboardRecorder>;
-  };
 
 /** What to do with the queue message. */
 export type MessageOutcome =

@@ -14,39 +14,37 @@ import {
   type ScoringContext,
 } from "@bouts/db";
 import {
+  boardExtrasOf,
   eventMessage,
-  PairingProfileSchema,
-  RunUsageSchema,
-  type RunUsage,
   parseJson,
-  ScoreIntervalSchema,
+  parseStoredBreakdown,
+  RunUsageSchema,
   toBatches,
-  WebhookJudgingSchema,
-  type BoardStub,
+  webhookJudgingOf,
+  type BoardExtras,
   type BoardWriteError,
   type EventMessage,
-  type PairingProfileWire,
+  type RunUsage,
   type WebhookJudging,
 } from "@bouts/contracts";
 import { openingOf } from "@bouts/ranking";
-import type { ScoreEnv } from "./pipeline.ts";
-
-/** What the pipeline needs of the leaderboard Durable Object (its stub; docs/leaderboard.md). */
-export type LeaderboardRecorder = Pick<BoardStub, "recordResult" | "recordBaseline">;
+import type { ScoreEnv } from "./env.ts";
 
 /**
- * Who judged a stored score (the breakdown's `judging.panel` and `summary`), for its webhook;
- * null when the stored breakdown predates provenance or its record is unreadable (the sender
- * then says "unspecified").
+ * What publishing takes of a stored breakdown: the board's extras and the webhook's judging.
+ * A breakdown that does not parse gives neither (logged; the score still publishes, as one
+ * stored before intervals and provenance would), the one rule of `parseStoredBreakdown`.
  */
-export function readStoredJudging(breakdown: string): WebhookJudging | null {
-  const judging = (parseJson(breakdown) as { judging?: Record<string, unknown> } | null)?.judging;
-  // The breakdown also lists the judges; the webhook says who judged in two fields only.
-  const parsed = WebhookJudgingSchema.safeParse({
-    panel: judging?.panel,
-    summary: judging?.summary,
-  });
-  return parsed.success ? parsed.data : null;
+export function readPublishedExtras(
+  submissionId: string,
+  text: string,
+): { board: BoardExtras; judging: WebhookJudging | null } {
+  const stored = parseStoredBreakdown(text);
+  if (!stored.ok) {
+    console.error(`stored breakdown of ${submissionId} does not parse`, stored.error.detail);
+    return { board: {}, judging: null };
+  }
+  return { board: boardExtrasOf(stored.value), judging: webhookJudgingOf(stored.value) };
 }
 
 /** The detail of the board's refusal, when it has one. */
@@ -76,6 +74,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
       );
     return;
   }
+  const extras = readPublishedExtras(score.submissionId, score.breakdown);
   const answer = await env.LEADERBOARD.getByName(ctx.challenge.id).recordResult({
     challengeId: ctx.challenge.id,
     submissionId: score.submissionId,
@@ -86,7 +85,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
     enteredAt: score.enteredAt,
     submittedAt: score.submittedAt,
     scoredAt: score.scoredAt,
-    ...boardExtrasOf(score.breakdown),
+    ...extras.board,
     ...usageOf(score.usage),
     rankingMode: ctx.challenge.rankingMode,
     openedAt: openingOf(ctx.challenge),
@@ -110,7 +109,7 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
         // The exact value ("p/q"): the decimal text ends in "…" when it does not terminate.
         fraction: score.finalFraction,
         band: score.band,
-        judging: readStoredJudging(score.breakdown),
+        judging: extras.judging,
         rank: recorded.rank,
         iteration: score.iteration,
       },
@@ -125,24 +124,6 @@ export async function publishScored(env: ScoreEnv, db: Db, ctx: ScoringContext):
   ];
   // One score can overtake up to 100 agents, i.e. 101 events: more than one sendBatch carries.
   for (const batch of toBatches(events)) await env.WEBHOOKS.sendBatch(batch);
-}
-
-/**
- * The stored breakdown's 95 % interval as the board takes it (nearest doubles of the exact
- * ends) and its pairing profile; each absent from a breakdown stored before it existed.
- */
-function boardExtrasOf(breakdown: string): {
-  interval?: { low: number; high: number };
-  pairing?: PairingProfileWire;
-} {
-  const parsed = parseJson(breakdown) as
-    { interval?: unknown; pairing?: unknown } | null | undefined;
-  const iv = ScoreIntervalSchema.safeParse(parsed?.interval);
-  const pairing = PairingProfileSchema.safeParse(parsed?.pairing);
-  return {
-    ...(iv.success ? { interval: { low: iv.data.low.value, high: iv.data.high.value } } : {}),
-    ...(pairing.success ? { pairing: pairing.data } : {}),
-  };
 }
 
 /** The stored usage as the board takes it; absent when the run had no (valid) usage. */

@@ -19,7 +19,8 @@ import {
   noteSubmissionRequeued,
   type Db,
 } from "@bouts/db";
-import { announceFailure, announceScore, RETRY_WINDOW_MS, type ScoreEnv } from "./pipeline.ts";
+import type { ScoreEnv } from "./env.ts";
+import { announceFailure, announceScore, RETRY_WINDOW_MS } from "./pipeline.ts";
 
 /** How long a running submission may sit without a lease holder before the sweeper acts. */
 export const ABANDONED_GRACE_MS = 20 * 60 * 1000;

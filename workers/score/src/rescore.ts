@@ -38,8 +38,8 @@ import {
   ATTEMPT_DEADLINE_MS,
   RETRY_WINDOW_MS,
   type MessageOutcome,
-  type ScoreEnv,
 } from "./pipeline.ts";
+import type { ScoreEnv } from "./env.ts";
 import { scoreOnBundle, storeReport } from "./score-run.ts";
 
 export { sendRescoreIfOpen } from "./rescore-message.ts";

@@ -28,7 +28,7 @@ import { buildEngineeringInput } from "./build-input.ts";
 import { evaluateRun } from "./evaluate.ts";
 import { createTestGenerator, resolveDrawKey } from "./generation.ts";
 import { createJudgePanel, type RunJudgements } from "./judging.ts";
-import type { ScoreEnv } from "./pipeline.ts";
+import type { ScoreEnv } from "./env.ts";
 import { requestRun } from "./runner-client.ts";
 import { cutPublicPart, scoreFullSuite } from "./split-scoring.ts";
 import { readRunUsage } from "./usage.ts";

@@ -5,7 +5,7 @@
  * for a `published` or `closed` challenge (drafts are invisible); these functions only read.
  */
 import type { ResultRecord } from "@bouts/ranking";
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import { agents, challenges, submissions } from "../schema.ts";
 import { scores } from "../schema-scores.ts";
@@ -130,35 +130,29 @@ export async function listResultHistory(db: Db, challengeId: string): Promise<Re
   );
 }
 
-/** A scored submission's 95 % interval ends, as its stored breakdown publishes them. */
-export interface ScoreIntervalRow {
-  submissionId: string;
-  low: number;
-  high: number;
-  /** The breakdown's pairing profile as JSON text (unchecked), or null when it has none. */
-  pairing: string | null;
-}
-
 /**
- * The 95 % interval of every scored submission of a challenge whose breakdown carries one
- * (read out of the breakdown JSON; breakdowns stored before intervals have none).
+ * One page of a challenge's stored breakdowns (JSON text, unchecked: `parseStoredBreakdown` of
+ * @bouts/contracts reads them), in submission id order after `after` (null: from the first).
+ * Paged because a breakdown is kilobytes and a challenge may hold thousands of scores.
  */
-export async function listScoreIntervals(db: Db, challengeId: string): Promise<ScoreIntervalRow[]> {
-  const rows = await db
-    .select({
-      submissionId: scores.submissionId,
-      low: sql<number | null>`json_extract(${scores.breakdown}, '$.interval.low.value')`,
-      high: sql<number | null>`json_extract(${scores.breakdown}, '$.interval.high.value')`,
-      pairing: sql<string | null>`json_extract(${scores.breakdown}, '$.pairing')`,
-    })
+export async function listStoredBreakdowns(
+  db: Db,
+  challengeId: string,
+  after: string | null,
+  limit: number,
+): Promise<{ submissionId: string; breakdown: string }[]> {
+  return db
+    .select({ submissionId: scores.submissionId, breakdown: scores.breakdown })
     .from(scores)
-    .where(eq(scores.challengeId, challengeId))
+    .where(
+      and(
+        eq(scores.challengeId, challengeId),
+        after === null ? undefined : gt(scores.submissionId, after),
+      ),
+    )
+    .orderBy(asc(scores.submissionId))
+    .limit(limit)
     .all();
-  return rows.flatMap((r) =>
-    r.low !== null && r.high !== null
-      ? [{ submissionId: r.submissionId, low: r.low, high: r.high, pairing: r.pairing }]
-      : [],
-  );
 }
 
 /** The stored usage (JSON text, unchecked) of every scored submission of a challenge with one. */

@@ -1,0 +1,66 @@
+/**
+ * @module scripts/lib/import-circles
+ * The import circles among the project's TypeScript modules, as dependency-cruiser reads them:
+ * every static import and re-export, type-only ones included (`import type` vanishes at runtime
+ * but still ties two modules together), workspace names (`@bouts/*`) followed to the files they
+ * name. `import-x/no-cycle` in eslint.config.js skips type-only imports; this does not.
+ * Invariant: each circle is listed once, rotated to start at its first file in sort order.
+ */
+import { cruise, type ICruiseResult, type IViolation } from "dependency-cruiser";
+
+/** The folders whose modules must import no circle (sources and tests alike). */
+export const CIRCLE_FREE_ROOTS = ["packages", "workers", "containers/runner/src"];
+
+/** Files that hold no module of ours: installed packages, generated declarations, build output. */
+const NOT_OURS = "(^|/)(node_modules|\\.wrangler|dist)/|\\.d\\.ts$";
+
+/** One circle: its files in import order, the last importing the first. */
+export type ImportCircle = string[];
+
+/**
+ * Finds every import circle among the modules under `roots` (paths relative to `baseDir`).
+ * @example await findImportCircles(ROOT) // [] when the tree has none
+ */
+export async function findImportCircles(
+  baseDir: string,
+  roots: readonly string[] = CIRCLE_FREE_ROOTS,
+): Promise<ImportCircle[]> {
+  const reported = await cruise([...roots], {
+    baseDir,
+    tsPreCompilationDeps: true,
+    includeOnly: `^(${roots.map(escapeRegExp).join("|")})/`,
+    exclude: { path: NOT_OURS },
+    doNotFollow: { path: "node_modules" },
+    enhancedResolveOptions: {
+      exportsFields: ["exports"],
+      conditionNames: ["import", "default"],
+      extensions: [".ts", ".js", ".mjs"],
+    },
+    validate: true,
+    ruleSet: {
+      forbidden: [{ name: "no-circular", severity: "error", from: {}, to: { circular: true } }],
+    },
+  });
+  const result = reported.output as ICruiseResult;
+  return dedupe(
+    result.summary.violations.filter((v) => v.rule.name === "no-circular").map(circleOf),
+  );
+}
+
+/** The circle a violation reports: the importing file, then the files its import leads back through. */
+function circleOf(v: IViolation): ImportCircle {
+  return [v.from, ...(v.cycle ?? []).map((step) => step.name)].slice(0, -1);
+}
+
+/** Each circle once, whatever file its report started at. */
+function dedupe(circles: ImportCircle[]): ImportCircle[] {
+  const byKey = new Map<string, ImportCircle>();
+  for (const circle of circles) {
+    const first = circle.indexOf([...circle].sort()[0]!);
+    const rotated = [...circle.slice(first), ...circle.slice(0, first)];
+    byKey.set(rotated.join(" -> "), rotated);
+  }
+  return [...byKey.values()].sort((a, b) => a.join().localeCompare(b.join()));
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
