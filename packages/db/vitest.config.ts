@@ -1,5 +1,29 @@
+/**
+ * Vitest project "db": the query functions run in workerd through the Cloudflare plugin,
+ * against a local (Miniflare) D1 with the repository's migrations applied in a setup file. No
+ * Worker entry and no wrangler config: the one binding the package needs, `DB`, is declared
+ * inline.
+ */
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 
+const migrations = await readD1Migrations(path.join(import.meta.dirname, "../../migrations"));
+
 export default defineProject({
-  test: { name: "db", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  plugins: [
+    cloudflareTest({
+      miniflare: {
+        // The root wrangler.toml's date, so the tests run on the runtime production runs.
+        compatibilityDate: "2026-11-01",
+        d1Databases: ["DB"],
+        bindings: { TEST_MIGRATIONS: migrations },
+      },
+    }),
+  ],
+  test: {
+    name: "db",
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/apply-migrations.ts"],
+  },
 });
