@@ -15,6 +15,9 @@ const schema = { ...coreSchema, ...scoreSchema, ...webhookSchema, ...usageSchema
 /** The typed database handle every query function takes first (`$client` is the raw D1). */
 export type Db = DrizzleD1Database<typeof schema> & { $client: D1Database };
 
+/** The most parameters D1 binds in one statement (a longer multi-row insert is refused). */
+export const D1_MAX_BOUND_PARAMETERS = 100;
+
 // One handle per binding: building drizzle's relational config per request costs CPU.
 const HANDLES = new WeakMap<D1Database, Db>();
 

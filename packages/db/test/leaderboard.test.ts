@@ -14,7 +14,7 @@ import {
   listAgentNames,
   listBaselineResults,
   listResultHistory,
-  listScoreIntervals,
+  listStoredBreakdowns,
   listScoreUsage,
   saveScore,
 } from "../src/index.ts";
@@ -44,9 +44,12 @@ describe("listResultHistory", () => {
         [b, agentId, 75, 2],
       ].sort(),
     );
-    expect(await listScoreIntervals(db, challengeId)).toEqual(
-      expect.arrayContaining([{ submissionId: a, low: 68, high: 72, pairing: null }]),
-    );
+    const [first, second] = [a, b].sort();
+    const page = await listStoredBreakdowns(db, challengeId, null, 1);
+    expect(page.map((r) => r.submissionId)).toEqual([first]);
+    expect(typeof page[0]!.breakdown).toBe("string");
+    const next = await listStoredBreakdowns(db, challengeId, first!, 10);
+    expect(next.map((r) => r.submissionId)).toEqual([second]);
     expect(await listScoreUsage(db, challengeId)).toEqual([]);
   });
 

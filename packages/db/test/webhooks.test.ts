@@ -166,6 +166,22 @@ describe("messages", () => {
     expect(await findWebhookMessage(db, fresh.id)).toBeUndefined();
   });
 
+  it("stores one event's messages for 30 endpoints (more than one statement binds), all or none", async () => {
+    // An agent may hold more endpoints than today's cap if it registered them before the cap.
+    const a = (await seedEntrant(db)).agentId;
+    const eps = Array.from({ length: 30 }, () => endpoint(a));
+    for (const ep of eps) await insertWebhookEndpoint(db, ep);
+    const batch = eps.map((ep) => message(ep.id, "evt-wide"));
+    expect(await insertWebhookMessages(db, batch)).toEqual(batch.map((m) => m.id));
+    for (const m of [batch[0]!, batch[12]!, batch[29]!]) {
+      expect(await findWebhookMessage(db, m.id)).toMatchObject({
+        message: { eventId: "evt-wide" },
+      });
+    }
+    const again = eps.map((ep) => message(ep.id, "evt-wide"));
+    expect(await insertWebhookMessages(db, again)).toEqual([]);
+  });
+
   it("stores one event's messages for all 10 endpoints an agent may have in one call", async () => {
     const a = (await seedEntrant(db)).agentId;
     const eps = Array.from({ length: 10 }, () => endpoint(a));

@@ -8,7 +8,7 @@
  * redeliveries start one round.
  */
 import { and, desc, eq, gt, inArray, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db.ts";
+import { D1_MAX_BOUND_PARAMETERS, type Db } from "../db.ts";
 import { challenges } from "../schema.ts";
 import { scores } from "../schema-scores.ts";
 import {
@@ -177,12 +177,27 @@ export type NewWebhookMessage = Omit<WebhookMessageRow, "status" | "updatedAt">;
  */
 export async function insertWebhookMessages(db: Db, rows: NewWebhookMessage[]): Promise<string[]> {
   if (rows.length === 0) return [];
-  const inserted = await db
-    .insert(webhookMessages)
-    .values(rows.map((r) => ({ ...r, status: "pending" as const, updatedAt: r.createdAt })))
-    .onConflictDoNothing()
-    .returning({ id: webhookMessages.id });
-  return inserted.map((r) => r.id);
+  const values = rows.map((r) => ({ ...r, status: "pending" as const, updatedAt: r.createdAt }));
+  // D1 binds at most 100 parameters per statement: one statement per slice that fits, all in
+  // one batch (one transaction), so an agent with more endpoints than one slice holds (one
+  // registered before the cap) gets every message or none.
+  const perStatement = Math.max(
+    1,
+    Math.floor(D1_MAX_BOUND_PARAMETERS / Object.keys(values[0]!).length),
+  );
+  const statements = [];
+  for (let i = 0; i < values.length; i += perStatement) {
+    statements.push(
+      db
+        .insert(webhookMessages)
+        .values(values.slice(i, i + perStatement))
+        .onConflictDoNothing()
+        .returning({ id: webhookMessages.id }),
+    );
+  }
+  const [first, ...rest] = statements;
+  const inserted = await db.batch([first!, ...rest]);
+  return inserted.flat().map((r) => r.id);
 }
 
 /** A message with its endpoint; undefined when either is gone. */
