@@ -105,7 +105,9 @@ export function collectUsedNames(files: { path: string; text: string }[]): Map<s
         for (const p of node.arguments[0].properties)
           if (ts.isPropertyAssignment(p) && /^[A-Z][A-Z0-9_]+$/.test(p.name.getText())) {
             const init = p.initializer.getText();
-            add(p.name.getText(), f.path, { required: !/\.(default|optional)\(/.test(init) });
+            add(p.name.getText(), f.path, {
+              required: !/\.(default|prefault|optional)\(/.test(init),
+            });
           }
       ts.forEachChild(node, visit);
     };
