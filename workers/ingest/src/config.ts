@@ -24,7 +24,7 @@ export const IngestConfigSchema = z.object({
     .min(MIN_SECRET_LENGTH, `must be at least ${MIN_SECRET_LENGTH} characters`)
     .optional()
     .describe(
-      "secret: the HMAC key challenge-QA requests to the runner are signed with; unset: unsigned",
+      "secret: the HMAC key every request to the runner is signed with; unset: unsigned (local only)",
     ),
   MAX_ARCHIVE_BYTES: bytes("largest submission archive (a challenge may lower it)"),
   MAX_TRACE_BYTES: bytes("largest telemetry trace of an agent-profile submission"),

@@ -21,6 +21,7 @@ import {
   RETRY_WINDOW_MS,
   type ScoreEnv,
 } from "./pipeline.ts";
+import { readScoreConfig } from "./config.ts";
 import { processRescore } from "./rescore.ts";
 
 export {
@@ -50,6 +51,7 @@ export {
   type ChangedTest,
 } from "./rescore.ts";
 export { createJudgePanel, judgeRun } from "./judging.ts";
+export { readScoreConfig, ScoreConfigSchema, type ScoreConfig } from "./config.ts";
 export {
   probeRunner,
   requestRun,
@@ -145,6 +147,15 @@ export async function consumeSubmissions(
   env: ConsumerEnv,
   now: () => number = Date.now,
 ): Promise<void> {
+  // The configuration is parsed here, once per env, before any message: a misconfigured
+  // deployment retries the batch with the named cause in the log, never a half-run submission.
+  try {
+    readScoreConfig(env);
+  } catch (e) {
+    console.error(`score: ${String(e)}; the batch is retried`);
+    for (const m of batch.messages) m.retry({ delaySeconds: computeRetryDelaySeconds(m.attempts) });
+    return;
+  }
   await forEachConcurrently(batch.messages, BATCH_CONCURRENCY, (m) =>
     consumeSubmission(m, env, now),
   );

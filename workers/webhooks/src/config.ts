@@ -8,7 +8,6 @@
  * (`RUNNER_URL`); a malformed value is a `ConfigError` naming it, never a fallback.
  */
 import { createConfigReader } from "@bouts/edge";
-import type { LoopbackPortRule, TargetUrlOptions } from "@bouts/webhooks";
 import { z } from "zod";
 
 const DEFAULT_LINK_ORIGIN = "https://api.bouts.dev";
@@ -47,6 +46,17 @@ export const WebhooksConfigSchema = z.object({
 /** The vars the webhook role reads, as the env carries them. */
 export type WebhooksVars = { [K in keyof z.input<typeof WebhooksConfigSchema>]?: string };
 
+/**
+ * The options `validateTargetUrl` takes (@bouts/webhooks `TargetUrlOptions`), restated
+ * structurally: the repository's scripts read this module (scripts/lib/role-configs.ts), and the
+ * package's entry pulls in Workers-only types they cannot resolve.
+ */
+export interface TargetOptions {
+  allowLoopback: boolean;
+  loopbackPorts?: { min: number; max: number; blocked: readonly number[] };
+  blockedHosts?: readonly string[];
+}
+
 /** The webhook settings, typed. */
 export interface WebhooksConfig {
   /** The origin of links in payloads (`breakdownUrl` …), without a trailing slash. */
@@ -56,7 +66,7 @@ export interface WebhooksConfig {
    * ports, and the platform's own host blocked so a webhook can never make the platform call
    * itself.
    */
-  targetOptions: TargetUrlOptions;
+  targetOptions: TargetOptions;
 }
 
 /** Reads the webhook settings from the env, once per env; throws `ConfigError` on a bad value. */
@@ -73,7 +83,7 @@ export const readWebhooksConfig: (env: object) => Readonly<WebhooksConfig> = cre
     const blocked = [linkOrigin, v.RUNNER_URL ?? ""]
       .map(portOf)
       .filter((p): p is number => p !== null);
-    const loopbackPorts: LoopbackPortRule = Object.freeze({ min, max, blocked });
+    const loopbackPorts = Object.freeze({ min, max, blocked });
     return {
       linkOrigin,
       targetOptions: Object.freeze({
@@ -91,7 +101,7 @@ export function resolveLinkOrigin(env: object): string {
 }
 
 /** The target-URL options of this deployment (`WebhooksConfig.targetOptions`). */
-export function resolveTargetOptions(env: object): TargetUrlOptions {
+export function resolveTargetOptions(env: object): TargetOptions {
   return readWebhooksConfig(env).targetOptions;
 }
 
