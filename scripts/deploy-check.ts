@@ -13,7 +13,9 @@ import { pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import ts from "typescript";
 import { unstable_readConfig } from "wrangler";
+import { ConfigError, parseConfigVars } from "../packages/edge/src/config.ts";
 import { createJudgePanel } from "../workers/score/src/judging.ts";
+import { WORKER_CONFIGS } from "./lib/role-configs.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -105,7 +107,9 @@ export function collectUsedNames(files: { path: string; text: string }[]): Map<s
         for (const p of node.arguments[0].properties)
           if (ts.isPropertyAssignment(p) && /^[A-Z][A-Z0-9_]+$/.test(p.name.getText())) {
             const init = p.initializer.getText();
-            add(p.name.getText(), f.path, { required: !/\.(default|optional)\(/.test(init) });
+            add(p.name.getText(), f.path, {
+              required: !/\.(default|prefault|optional)\(/.test(init),
+            });
           }
       ts.forEachChild(node, visit);
     };
@@ -205,11 +209,32 @@ export function checkConfig(
       r.errors.push(`var ${u.name} is required by the code (${where}) but not set in production`);
     else r.notes.push(`${u.name}: not set in production; the code's default applies (${where})`);
   }
-  // The production panel: three independent model judges and the model test generator.
   const vars = { ...(prod.vars as Record<string, string>) };
+  // Each role's configuration, parsed as the Worker parses it at its first request (secrets
+  // stand in as set: their values are checked by the Worker, never seen here).
+  const secrets = Object.fromEntries(
+    (prod.secrets?.required ?? []).map((s) => [s, "x".repeat(64)]),
+  );
+  const derivedVars: Record<string, string> = {};
+  derived.args.forEach((arg, i) => {
+    if (derived.args[i - 1] !== "--var") return;
+    const [name = "", ...value] = arg.split(":");
+    derivedVars[name] = value.join(":");
+  });
+  let configValid = true;
+  for (const { role, schema } of WORKER_CONFIGS)
+    try {
+      parseConfigVars(role, schema, { ...secrets, ...vars, ...derivedVars });
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      configValid = false;
+      r.errors.push(`${e.message} ([env.production.vars])`);
+    }
+  // The production panel: three independent model judges and the model test generator.
   const ai = prod.ai?.binding ? { run: () => Promise.resolve({}) } : undefined;
-  const panel = createJudgePanel({ ...vars, AI: ai });
-  if (!panel.ok) r.errors.push(`judges: ${panel.error.detail}`);
+  const panel = configValid ? createJudgePanel({ ...vars, AI: ai }) : null;
+  if (!panel) r.errors.push("judges: not checked (the configuration is invalid)");
+  else if (!panel.ok) r.errors.push(`judges: ${panel.error.detail}`);
   else {
     const ids = new Set(panel.value.judges.map((j) => j.id));
     if (panel.value.mode === "offline")

@@ -76,6 +76,15 @@ describe("deploy:check", () => {
     expect(r.status).toBe(1);
   }, 60_000);
 
+  it("fails naming a production var its role's configuration refuses, and the rule", () => {
+    const file = configCopy((t) =>
+      t.replace(/JUDGE_TIMEOUT_MS = "30000"/, 'JUDGE_TIMEOUT_MS = "30s"'),
+    );
+    const r = check("--config", file);
+    expect(r.out).toMatch(/FAIL: score configuration is invalid: JUDGE_TIMEOUT_MS: .*number/);
+    expect(r.status).toBe(1);
+  }, 60_000);
+
   it("fails over the Free plan's limit only when the bundle is over it", () => {
     const r = check("--plan", "free");
     const bytes = Number(/^bundle_gzip_bytes: (\d+)$/m.exec(r.out)?.[1]);

@@ -47,7 +47,7 @@ import { mountScratchDir, unmountScratchDir } from "./sandbox/scratch-mount.ts";
 import { watchScratchMounts, type WatchedMount } from "./run/disk-watch.ts";
 import type { RuntimePaths } from "./sandbox/runtime.ts";
 import { killTasksOf, type UidPool } from "./sandbox/uid-pool.ts";
-import { scanSubmission } from "./scan/index.ts";
+import { resolveSemgrepCoreBin, scanSubmission } from "./scan/index.ts";
 
 /** Job lifecycle states. */
 export type JobState = "ready" | "primed" | "executed" | "cleaned";
@@ -379,6 +379,7 @@ export class RunJob {
           runtime: this.#ctx.challenge.manifest.runtime === "node22" ? "node" : "python",
           timeoutMs,
           signal,
+          semgrepCoreBin: resolveSemgrepCoreBin(this.#ctx.environment.config),
         });
       } catch (e) {
         scan = UNAVAILABLE_SCAN(`scanner failed: ${(e as Error).message}`.slice(0, 500));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseRunnerConfig } from "../src/config.ts";
+import { resolveSemgrepBin, resolveSemgrepCoreBin } from "../src/scan/semgrep.ts";
 
 describe("runner config", () => {
   it("fills every key from its default", () => {
@@ -34,5 +35,20 @@ describe("runner config", () => {
   });
   it("refuses a relative work dir", () => {
     expect(parseRunnerConfig({ RUNNER_WORK_DIR: "tmp" }).ok).toBe(false);
+  });
+  it("takes the Semgrep binaries from the parsed config, never from process.env per scan", () => {
+    const r = parseRunnerConfig({
+      RUNNER_SEMGREP_BIN: "/opt/venv/bin/semgrep",
+      RUNNER_SEMGREP_CORE_BIN: "/opt/semgrep-core",
+    });
+    if (!r.ok) throw new Error(r.error.issues.join("; "));
+    expect(resolveSemgrepBin(r.value)).toBe("/opt/venv/bin/semgrep");
+    expect(resolveSemgrepCoreBin(r.value)).toBe("/opt/semgrep-core");
+    process.env.RUNNER_SEMGREP_CORE_BIN = "/elsewhere/semgrep-core";
+    try {
+      expect(resolveSemgrepCoreBin(r.value)).toBe("/opt/semgrep-core");
+    } finally {
+      delete process.env.RUNNER_SEMGREP_CORE_BIN;
+    }
   });
 });

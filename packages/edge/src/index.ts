@@ -46,3 +46,10 @@ export {
   type ProblemSpec,
   type ProblemStatus,
 } from "./openapi.ts";
+export {
+  ConfigError,
+  createConfigReader,
+  listConfigVariables,
+  parseConfigVars,
+  type ConfigVariable,
+} from "./config.ts";

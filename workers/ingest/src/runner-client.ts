@@ -14,6 +14,7 @@ import { QaReportSchema, type QaReport } from "@bouts/contracts";
 import type { Err, Result } from "@bouts/result";
 import { buildSignedRequest, describeRunnerAuthError } from "@bouts/runner-auth";
 import { z } from "zod";
+import type { IngestConfig } from "./config.ts";
 
 /** A problem document from the runner. */
 const RunnerProblemSchema = z.looseObject({ detail: z.string() });
@@ -31,20 +32,21 @@ export type QaError = { reason: "runner-unavailable"; detail: string };
 
 /** Sends a bundle to the runner's challenge QA and reads its verdict. */
 export async function runChallengeQa(
-  env: Pick<Env, "RUNNER"> & { RUNNER_SHARED_SECRET?: string; RUNNER_HTTP?: Fetcher },
-  runnerUrl: string,
+  env: Pick<Env, "RUNNER"> & { RUNNER_HTTP?: Fetcher },
+  config: Pick<IngestConfig, "runnerUrl" | "runnerSharedSecret">,
   bundle: Uint8Array<ArrayBuffer>,
 ): Promise<Result<QaResult, QaError>> {
+  const { runnerUrl, runnerSharedSecret } = config;
   const form = new FormData();
   form.set("bundle", new File([bundle], "bundle.tar.gz", { type: "application/gzip" }));
   const url = `${runnerUrl || "http://runner"}/v1/challenges/qa`;
   let request = new Request(url, { method: "POST", body: form });
-  if (env.RUNNER_SHARED_SECRET) {
+  if (runnerSharedSecret) {
     const signed = await buildSignedRequest({
       url,
       method: "POST",
       body: form,
-      secret: env.RUNNER_SHARED_SECRET,
+      secret: runnerSharedSecret,
       now: new Date(),
       nonce: crypto.randomUUID(),
     });

@@ -161,7 +161,7 @@ export async function uploadVersion(
     console.error("R2 put of a version bundle failed", e);
     fail({ reason: "unavailable", service: "artifact store", retryAfter: 30 });
   }
-  const qa = await runChallengeQa(env, cfg.runnerUrl, new Uint8Array(bytes));
+  const qa = await runChallengeQa(env, cfg, new Uint8Array(bytes));
   if (!qa.ok) {
     console.error("challenge QA could not run", qa.error.detail);
     fail({ reason: "unavailable", service: "runner (challenge QA)", retryAfter: 30 });

@@ -13,15 +13,19 @@ const bundle = () => Uint8Array.from(atob(env.TEST_BUNDLE_DEEP_MERGE), (ch) => c
 
 describe("signed challenge QA", () => {
   it("publishes through the real runner when signed", async () => {
-    const r = await runChallengeQa(env, FAKE_RUNNER_URL, bundle());
+    const r = await runChallengeQa(
+      env,
+      { runnerUrl: FAKE_RUNNER_URL, runnerSharedSecret: env.RUNNER_SHARED_SECRET },
+      bundle(),
+    );
     expect(r.ok && r.value.passed).toBe(true);
   }, 180_000);
 
   it("is unavailable, not a failed QA, unsigned or with another secret", async () => {
     for (const secret of [undefined, "another-secret-of-forty-characters-00000"]) {
       const r = await runChallengeQa(
-        { RUNNER: env.RUNNER, RUNNER_SHARED_SECRET: secret },
-        FAKE_RUNNER_URL,
+        { RUNNER: env.RUNNER },
+        { runnerUrl: FAKE_RUNNER_URL, runnerSharedSecret: secret },
         bundle(),
       );
       expect(r.ok).toBe(false);

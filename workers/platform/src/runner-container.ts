@@ -7,6 +7,7 @@
  * Docker); the Worker reaches the runner through RUNNER_URL or a service binding instead.
  */
 import { Container } from "@cloudflare/containers";
+import { readPlatformConfig } from "./config.ts";
 
 /** One runner instance; the runner's HTTP API listens on 8080 inside the container. */
 export class RunnerContainer extends Container<Env> {
@@ -18,7 +19,7 @@ export class RunnerContainer extends Container<Env> {
   constructor(ctx: ConstructorParameters<typeof Container<Env>>[0], env: Env) {
     super(ctx, env);
     // Unset, the image (listening on 0.0.0.0) refuses to start: fail closed, never open.
-    const secret = (env as Env & { RUNNER_SHARED_SECRET?: string }).RUNNER_SHARED_SECRET;
+    const secret = readPlatformConfig(env).runnerSharedSecret;
     if (secret) this.envVars = { RUNNER_SHARED_SECRET: secret };
   }
 }

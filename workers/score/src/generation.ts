@@ -21,12 +21,13 @@ import {
   findInjectionLines,
   type AiBinding,
 } from "@bouts/judges";
+import { readScoreConfig } from "./config.ts";
 import { requestGeneratedRun, type RunnerEnv } from "./runner-client.ts";
 
 /** Model-written tests get at most 1 / this of the generated weight budget. */
 const MODEL_SHARE_DIVISOR = 2;
 
-/** Configuration of the model-backed generator (docs/score.md) and the draw's key. */
+/** The env the generator and the draw key come from: its vars (config.ts) and the AI binding. */
 export interface GeneratorEnv {
   /** Keys the generated tests' draw (docs/design.md §31); required, a configuration error when unset. */
   GENERATION_SECRET?: string;
@@ -40,15 +41,16 @@ export interface GeneratorEnv {
 
 /**
  * The platform's draw key for a bundle (`deriveBundleDrawKey`), sent to the runner with each
- * run of the live pipeline (and rescores, on the candidate's bundle). Unset or short secret: a
- * configuration error, so no production run ever draws with the runner's public key.
+ * run of the live pipeline (and rescores, on the candidate's bundle). Unset secret: a
+ * configuration error (a short one is refused by the schema), so no production run ever draws
+ * with the runner's public key.
  */
 export async function resolveDrawKey(
   env: GeneratorEnv,
   bundle: Uint8Array,
 ): Promise<Result<string, { detail: string }>> {
-  const secret = env.GENERATION_SECRET;
-  if (typeof secret !== "string" || secret.length < 32)
+  const secret = readScoreConfig(env).generationSecret;
+  if (secret === undefined)
     return {
       ok: false,
       error: { detail: "GENERATION_SECRET is unset or shorter than 32 characters" },
@@ -64,34 +66,19 @@ export async function resolveDrawKey(
 export function createTestGenerator(
   env: GeneratorEnv,
 ): Result<AdversarialGenerator | null, { detail: string }> {
-  const mode = env.GENERATOR_MODE || "deterministic";
-  if (mode === "deterministic") return { ok: true, value: null };
-  const model = env.GENERATOR_MODEL;
-  if (!model)
-    return { ok: false, error: { detail: `GENERATOR_MODE=${mode} needs GENERATOR_MODEL` } };
-  const timeoutMs = Number(env.GENERATOR_TIMEOUT_MS) || 60_000;
+  const { mode, model, openAiBaseUrl, openAiApiKey, timeoutMs } = readScoreConfig(env).generator;
+  if (mode === "deterministic" || model === undefined) return { ok: true, value: null };
   if (mode === "openai") {
-    if (!env.GENERATOR_OPENAI_BASE_URL)
-      return {
-        ok: false,
-        error: { detail: "GENERATOR_MODE=openai needs GENERATOR_OPENAI_BASE_URL" },
-      };
-    const chat = createOpenAiChat({
-      baseUrl: env.GENERATOR_OPENAI_BASE_URL,
-      model,
-      apiKey: env.GENERATOR_OPENAI_API_KEY,
-    });
+    // The schema requires the base URL with this mode.
+    const chat = createOpenAiChat({ baseUrl: openAiBaseUrl!, model, apiKey: openAiApiKey });
     return { ok: true, value: createModelGenerator({ chat, timeoutMs }) };
   }
-  if (mode === "workers-ai") {
-    if (!env.AI)
-      return { ok: false, error: { detail: "GENERATOR_MODE=workers-ai needs the AI binding" } };
-    return {
-      ok: true,
-      value: createModelGenerator({ chat: createWorkersAiChat({ ai: env.AI, model }), timeoutMs }),
-    };
-  }
-  return { ok: false, error: { detail: `unknown GENERATOR_MODE ${JSON.stringify(mode)}` } };
+  if (!env.AI)
+    return { ok: false, error: { detail: "GENERATOR_MODE=workers-ai needs the AI binding" } };
+  return {
+    ok: true,
+    value: createModelGenerator({ chat: createWorkersAiChat({ ai: env.AI, model }), timeoutMs }),
+  };
 }
 
 function unavailable(g: AdversarialGenerator, detail: string): GeneratorReport {

@@ -20,6 +20,7 @@ import {
   processSubmission,
   RETRY_WINDOW_MS,
 } from "./pipeline.ts";
+import { readScoreConfig } from "./config.ts";
 import type { ScoreEnv } from "./env.ts";
 import { processRescore } from "./rescore.ts";
 
@@ -49,6 +50,7 @@ export {
   type ChangedTest,
 } from "./rescore.ts";
 export { createJudgePanel, judgeRun } from "./judging.ts";
+export { readScoreConfig, ScoreConfigSchema, type ScoreConfig } from "./config.ts";
 export {
   probeRunner,
   requestRun,
@@ -144,6 +146,15 @@ export async function consumeSubmissions(
   env: ConsumerEnv,
   now: () => number = Date.now,
 ): Promise<void> {
+  // The configuration is parsed here, once per env, before any message: a misconfigured
+  // deployment retries the batch with the named cause in the log, never a half-run submission.
+  try {
+    readScoreConfig(env);
+  } catch (e) {
+    console.error(`score: ${String(e)}; the batch is retried`);
+    for (const m of batch.messages) m.retry({ delaySeconds: computeRetryDelaySeconds(m.attempts) });
+    return;
+  }
   await forEachConcurrently(batch.messages, BATCH_CONCURRENCY, (m) =>
     consumeSubmission(m, env, now),
   );

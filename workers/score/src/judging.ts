@@ -33,8 +33,9 @@ import type { Result } from "@bouts/result";
 import type { CodeQualityJudgement } from "@bouts/scoring";
 import type { TraceJudgements } from "@bouts/telemetry";
 import type { JudgedDeliverable } from "./build-input.ts";
+import { readScoreConfig } from "./config.ts";
 
-/** Configuration the panel reads. */
+/** The env the panel is chosen from: its vars (config.ts) and the AI binding. */
 export interface JudgeEnv {
   JUDGE_MODE?: string;
   JUDGE_MODELS?: string;
@@ -46,58 +47,36 @@ export interface JudgeEnv {
 
 export type PanelConfigError = { reason: "judge-config"; detail: string };
 
-/** The panel for this deployment. */
+/**
+ * The panel for this deployment, from the score configuration (a bad var throws `ConfigError`);
+ * a workers-ai panel without the AI binding is an error value.
+ */
 export function createJudgePanel(
   env: JudgeEnv,
 ): Result<{ mode: string; judges: Judge[] }, PanelConfigError> {
-  const mode = env.JUDGE_MODE || "offline";
-  const models = (env.JUDGE_MODELS ?? "")
-    .split(",")
-    .map((m) => m.trim())
-    .filter(Boolean)
-    .slice(0, 5);
-  const timeoutMs = Number(env.JUDGE_TIMEOUT_MS) || 30_000;
+  const { mode, models, openAiBaseUrl, openAiApiKey, timeoutMs } = readScoreConfig(env).judges;
   if (mode === "offline") return { ok: true, value: { mode, judges: createOfflinePanel() } };
-  if (models.length === 0)
-    return {
-      ok: false,
-      error: { reason: "judge-config", detail: `JUDGE_MODE=${mode} needs JUDGE_MODELS` },
-    };
   if (mode === "openai") {
-    if (!env.JUDGE_OPENAI_BASE_URL)
-      return {
-        ok: false,
-        error: { reason: "judge-config", detail: "JUDGE_MODE=openai needs JUDGE_OPENAI_BASE_URL" },
-      };
-    const baseUrl = env.JUDGE_OPENAI_BASE_URL;
+    const baseUrl = openAiBaseUrl!; // the schema requires it with this mode
     return {
       ok: true,
       value: {
         mode,
         judges: models.map((model) =>
-          createOpenAiJudge({ baseUrl, model, apiKey: env.JUDGE_OPENAI_API_KEY, timeoutMs }),
+          createOpenAiJudge({ baseUrl, model, apiKey: openAiApiKey, timeoutMs }),
         ),
       },
     };
   }
-  if (mode === "workers-ai") {
-    const ai = env.AI;
-    if (!ai)
-      return {
-        ok: false,
-        error: { reason: "judge-config", detail: "JUDGE_MODE=workers-ai needs the AI binding" },
-      };
+  const ai = env.AI;
+  if (!ai)
     return {
-      ok: true,
-      value: {
-        mode,
-        judges: models.map((model) => createWorkersAiJudge({ ai, model, timeoutMs })),
-      },
+      ok: false,
+      error: { reason: "judge-config", detail: "JUDGE_MODE=workers-ai needs the AI binding" },
     };
-  }
   return {
-    ok: false,
-    error: { reason: "judge-config", detail: `unknown JUDGE_MODE ${JSON.stringify(mode)}` },
+    ok: true,
+    value: { mode, judges: models.map((model) => createWorkersAiJudge({ ai, model, timeoutMs })) },
   };
 }
 

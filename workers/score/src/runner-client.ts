@@ -19,6 +19,7 @@ import {
 } from "@bouts/contracts";
 import type { Result } from "@bouts/result";
 import { buildSignedRequest, describeRunnerAuthError } from "@bouts/runner-auth";
+import { readScoreConfig } from "./config.ts";
 
 /** Why no report came back. */
 export type RunnerError =
@@ -51,8 +52,7 @@ export type RunnerEnv = Pick<Env, "RUNNER_URL"> & {
   RUNNER_SHARED_SECRET?: string;
 };
 
-/** A runner call's deadline when RUNNER_TIMEOUT_MS is unset: shorter than the 15-minute lease. */
-export const RUNNER_TIMEOUT_MS_DEFAULT = 10 * 60 * 1000;
+export { RUNNER_TIMEOUT_MS_DEFAULT } from "./config.ts";
 
 export interface RunRequest {
   runId: string;
@@ -82,10 +82,11 @@ async function send(
   route: string,
   signal: AbortSignal,
 ): Promise<Response> {
-  const url = `${env.RUNNER_URL || "http://runner"}${route}`;
-  const request = await buildRunnerRequest(env, url, body, signal);
+  const runner = readScoreConfig(env).runner;
+  const url = `${runner.url || "http://runner"}${route}`;
+  const request = await buildRunnerRequest(runner.sharedSecret, url, body, signal);
   if (env.RUNNER_HTTP) return env.RUNNER_HTTP.fetch(request);
-  if (env.RUNNER_URL) return fetch(request);
+  if (runner.url) return fetch(request);
   if (env.RUNNER) return getContainer(env.RUNNER, `run-${runId}`).fetch(request);
   throw new Error("no runner is configured (RUNNER_HTTP, RUNNER_URL or the RUNNER container)");
 }
@@ -93,18 +94,18 @@ async function send(
 /** The POST to send: signed with RUNNER_SHARED_SECRET when it is set (the multipart body is then
  * serialized once, so the bytes signed are the bytes sent). */
 async function buildRunnerRequest(
-  env: RunnerEnv,
+  secret: string | undefined,
   url: string,
   body: FormData,
   signal: AbortSignal,
 ): Promise<Request> {
-  if (!env.RUNNER_SHARED_SECRET) return new Request(url, { method: "POST", body, signal });
+  if (!secret) return new Request(url, { method: "POST", body, signal });
   const signed = await buildSignedRequest({
     url,
     method: "POST",
     body,
     signal,
-    secret: env.RUNNER_SHARED_SECRET,
+    secret,
     now: new Date(),
     nonce: crypto.randomUUID(),
   });
@@ -127,7 +128,7 @@ function resolveDeadline(
   env: RunnerEnv,
   signal?: AbortSignal,
 ): { signal: AbortSignal; ms: number } {
-  const ms = Number(env.RUNNER_TIMEOUT_MS) || RUNNER_TIMEOUT_MS_DEFAULT;
+  const ms = readScoreConfig(env).runner.timeoutMs;
   const own = AbortSignal.timeout(ms);
   return { signal: signal ? AbortSignal.any([own, signal]) : own, ms };
 }
@@ -268,10 +269,11 @@ export const RUNNER_PROBE_TIMEOUT_MS = 2_000;
  * run takes; never throws: a runner that is down is a state, not an error.
  */
 export async function probeRunner(env: RunnerEnv): Promise<RunnerHealth> {
-  const via = env.RUNNER_HTTP ? "RUNNER_HTTP" : env.RUNNER_URL ? "RUNNER_URL" : null;
+  const runnerUrl = readScoreConfig(env).runner.url;
+  const via = env.RUNNER_HTTP ? "RUNNER_HTTP" : runnerUrl ? "RUNNER_URL" : null;
   if (!via)
     return env.RUNNER ? { state: "not-probed", via: "container" } : { state: "not-configured" };
-  const url = `${env.RUNNER_URL || "http://runner"}/healthz`;
+  const url = `${runnerUrl || "http://runner"}/healthz`;
   try {
     const request = new Request(url, { signal: AbortSignal.timeout(RUNNER_PROBE_TIMEOUT_MS) });
     const res = await (env.RUNNER_HTTP ? env.RUNNER_HTTP.fetch(request) : fetch(request));

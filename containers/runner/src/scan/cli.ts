@@ -8,7 +8,8 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { ScanReport } from "@bouts/contracts";
-import { scanSubmission } from "./index.ts";
+import { loadRunnerConfigOrExit } from "../config.ts";
+import { resolveSemgrepCoreBin, scanSubmission } from "./index.ts";
 import { computeSecurityScore, CRITICAL_FINAL_SCORE_CAP } from "./severity.ts";
 
 const USAGE = "usage: npm run scan -- <dir> [--json] [--runtime node|python]";
@@ -31,7 +32,8 @@ async function main(argv: string[]): Promise<number> {
     console.error(`scan: ${dir} is not a directory\n${USAGE}`);
     return 2;
   }
-  const report = await scanSubmission(dir, { runtime });
+  const semgrepCoreBin = resolveSemgrepCoreBin(loadRunnerConfigOrExit());
+  const report = await scanSubmission(dir, { runtime, semgrepCoreBin });
   const security = report.status === "unavailable" ? null : computeSecurityScore(report.findings);
   if (json) {
     console.log(JSON.stringify({ ...report, security }, null, 2));

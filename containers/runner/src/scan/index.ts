@@ -16,6 +16,8 @@ import { buildUnscannedFinding, describeDynamicCode } from "./dynamic-code.ts";
 import { runEslint } from "./eslint.ts";
 import { normalizeFindings } from "./normalize.ts";
 import { runSemgrep } from "./semgrep.ts";
+
+export { resolveSemgrepCoreBin } from "./semgrep.ts";
 import { collectTargets, DEFAULT_TARGET_LIMITS } from "./targets.ts";
 import type { TargetLimits } from "./targets.ts";
 

@@ -14,26 +14,30 @@ import path from "node:path";
 import type { LoadedModule, RawFinding, ToolOutcome, UnscannedCode } from "./tool.ts";
 import { parseCwe } from "./tool.ts";
 import type { ScanTarget } from "./targets.ts";
+import type { RunnerConfig } from "../config.ts";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../../..");
 
 /** Our Semgrep rules (YAML); the rule tests beside them are not loaded as config. */
 export const SEMGREP_RULES_DIR = path.resolve(import.meta.dirname, "../../scan-rules");
 
-/** The Semgrep CLI: RUNNER_SEMGREP_BIN, else the venv that scripts/setup/20-semgrep.sh makes. */
-export function resolveSemgrepBin(): string {
-  return process.env.RUNNER_SEMGREP_BIN ?? path.join(REPO_ROOT, ".venv/bin/semgrep");
+/** The Semgrep binaries the runner's config names (RUNNER_SEMGREP_BIN, RUNNER_SEMGREP_CORE_BIN). */
+export type SemgrepPaths = Partial<Pick<RunnerConfig, "SEMGREP_BIN" | "SEMGREP_CORE_BIN">>;
+
+/** The Semgrep CLI: the config's SEMGREP_BIN, else the venv that scripts/setup/20-semgrep.sh makes. */
+export function resolveSemgrepBin(config: SemgrepPaths = {}): string {
+  return config.SEMGREP_BIN ?? path.join(REPO_ROOT, ".venv/bin/semgrep");
 }
 
 /**
- * The engine the CLI drives: RUNNER_SEMGREP_CORE_BIN, else the `semgrep-core` that the same
+ * The engine the CLI drives: the config's SEMGREP_CORE_BIN, else the `semgrep-core` that the same
  * wheel installed beside the CLI's venv (`<venv>/lib/python3.*\/site-packages/semgrep/bin`).
  * Calling it directly skips the Python wrapper's ~3–5 s start-up (docs/security-scanning.md).
  */
-export function resolveSemgrepCoreBin(): string {
-  const explicit = process.env.RUNNER_SEMGREP_CORE_BIN;
+export function resolveSemgrepCoreBin(config: SemgrepPaths = {}): string {
+  const explicit = config.SEMGREP_CORE_BIN;
   if (explicit) return explicit;
-  const venv = path.dirname(path.dirname(resolveSemgrepBin()));
+  const venv = path.dirname(path.dirname(resolveSemgrepBin(config)));
   const lib = path.join(venv, "lib");
   const pythons = existsSync(lib) ? readdirSync(lib).filter((d) => d.startsWith("python")) : [];
   for (const py of pythons.sort()) {

@@ -222,7 +222,7 @@ challengeRoutes.openapi(
     const object = await c.env.ARTIFACTS.get(ch.bundleKey);
     if (!object) fail({ reason: "unavailable", service: "bundle store", retryAfter: 30 });
     const bundleBytes = new Uint8Array(await object.arrayBuffer());
-    const qa = await runChallengeQa(c.env, cfg.runnerUrl, bundleBytes);
+    const qa = await runChallengeQa(c.env, cfg, bundleBytes);
     if (!qa.ok) {
       console.error("challenge QA could not run", qa.error.detail);
       fail({ reason: "unavailable", service: "runner (challenge QA)", retryAfter: 30 });
