@@ -13,7 +13,6 @@ import { chownSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import {
   resolveManifestSplit,
-  type ChallengeLimits,
   type GeneratedTestSpec,
   type GenerationReport,
   type RunLimits,
@@ -22,10 +21,11 @@ import {
   type ScanReport,
   type Runtime,
 } from "@bouts/contracts";
-import { describeUnpackError, type UnpackError, type UnpackLimits } from "./archive/unpack.ts";
+import { describeUnpackError, type UnpackError } from "./archive/unpack.ts";
 import { deriveDrawSeed, UNKEYED_DRAW_KEY } from "@bouts/adversarial";
 import type { PreparedChallenge } from "./challenge/bundle.ts";
 import type { RunnerConfig } from "./config.ts";
+import { resolveRunLimits, resolveUnpackLimits, type LimitAboveCeiling } from "./job-limits.ts";
 import { err, ok, type Result } from "@bouts/result";
 import type { TestJudgement } from "./run/analyze.ts";
 import { buildBridgeDescriptor, writeBridgeModule } from "./run/bridge-files.ts";
@@ -49,6 +49,8 @@ import type { RuntimePaths } from "./sandbox/runtime.ts";
 import { killTasksOf, type UidPool } from "./sandbox/uid-pool.ts";
 import { resolveSemgrepCoreBin, scanSubmission } from "./scan/index.ts";
 
+export { resolveRunLimits, resolveUnpackLimits };
+
 /** Job lifecycle states. */
 export type JobState = "ready" | "primed" | "executed" | "cleaned";
 
@@ -56,7 +58,7 @@ export type JobState = "ready" | "primed" | "executed" | "cleaned";
 export type JobError =
   | { reason: "invalid-state"; state: JobState; action: "prime" | "execute" }
   | { reason: "submission-rejected"; error: UnpackError; message: string }
-  | { reason: "limit-above-ceiling"; key: keyof RunLimits; requested: number; ceiling: number };
+  | LimitAboveCeiling;
 
 /** Everything a job needs; `environment` is shared by all jobs of a runner process. */
 export interface JobContext {
@@ -86,49 +88,6 @@ export interface RunnerEnvironment {
   cgroups: CgroupSupport | null;
   uidPool: UidPool;
   runtimeVersions: Record<Runtime, string>;
-}
-
-/** Unpack caps from config. */
-export function resolveUnpackLimits(config: RunnerConfig): UnpackLimits {
-  return {
-    maxArchiveBytes: config.MAX_ARCHIVE_BYTES,
-    maxExpandedBytes: config.MAX_EXPANDED_BYTES,
-    maxEntries: config.MAX_ENTRIES,
-    maxDepth: config.MAX_DEPTH,
-  };
-}
-
-/**
- * Resolves the limits of a run: config ceilings, lowered (silently) to the challenge's values,
- * lowered again by the request. A request above the effective ceiling is refused, never clamped up.
- * `runWallMs` here is the budget's ceiling; prime() settles the budget itself once it knows
- * how many tests the run has (resolveRunBudget).
- */
-export function resolveRunLimits(
-  config: RunnerConfig,
-  challenge: ChallengeLimits,
-  requested: Partial<RunLimits>,
-): Result<RunLimits, JobError> {
-  const ceiling: RunLimits = {
-    testTimeoutMs: Math.min(config.TEST_TIMEOUT_MS, challenge.testTimeoutMs),
-    memoryMb: Math.min(config.MEMORY_MB, challenge.memoryMb),
-    cpuSeconds: Math.min(config.CPU_SECONDS, challenge.cpuSeconds),
-    maxProcesses: Math.min(config.MAX_PROCESSES, challenge.maxProcesses),
-    maxOpenFiles: Math.min(config.MAX_OPEN_FILES, challenge.maxOpenFiles),
-    maxFileSizeMb: Math.min(config.MAX_FILE_SIZE_MB, challenge.maxFileSizeMb),
-    maxOutputBytes: Math.min(config.MAX_OUTPUT_BYTES, challenge.maxOutputBytes),
-    runWallMs: Math.min(config.RUN_WALL_MS, challenge.runWallMs ?? config.RUN_WALL_MS),
-  };
-  const out = { ...ceiling };
-  for (const key of Object.keys(ceiling) as (keyof RunLimits)[]) {
-    const want = requested[key];
-    if (want === undefined) continue;
-    if (want > ceiling[key]) {
-      return err({ reason: "limit-above-ceiling", key, requested: want, ceiling: ceiling[key] });
-    }
-    out[key] = want;
-  }
-  return ok(out);
 }
 
 /** What the test phase measured, for the report. */

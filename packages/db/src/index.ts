@@ -27,3 +27,4 @@ export * from "./queries/baselines.ts";
 export * from "./queries/cost.ts";
 export * from "./queries/private.ts";
 export * from "./queries/versions.ts";
+export * from "./queries/promotion.ts";

@@ -27,7 +27,7 @@ export {
 } from "./chat.ts";
 export { createOpenAiJudge, type OpenAiJudgeOptions } from "./openai.ts";
 export { createWorkersAiJudge, type AiBinding, type WorkersAiJudgeOptions } from "./workers-ai.ts";
-export { measureCode, isSourcePath, type CodeMetrics } from "./analysis.ts";
+export { measureCode, isSourcePath, type CodeMetrics } from "./analysis/index.ts";
 export { stripComments } from "./source-text.ts";
 export {
   classifyDeliverable,

@@ -12,7 +12,7 @@ import {
   type CodeMetrics,
   type Finding,
   type FindingRule,
-} from "./analysis.ts";
+} from "./analysis/index.ts";
 import { findInjectionLines, stripInjectionLines } from "./injection.ts";
 import { err, ok } from "@bouts/result";
 import { submittedText, type Judge, type JudgeResult } from "./judge.ts";

@@ -19,7 +19,8 @@ import {
 } from "@bouts/db";
 import { pastDeadline } from "./deadline.ts";
 import { chooseFinalSubmissions, resolveFinalChoiceLimit } from "./private-board.ts";
-import { acceptSubmission, invalid, type SubmitAnswer } from "./accept-submission.ts";
+import { acceptSubmission, type SubmitAnswer } from "./accept-submission.ts";
+import { invalid } from "./submission-parts.ts";
 import { visibleChallenge } from "./access.ts";
 import { readConfig } from "./config.ts";
 import { fail } from "./errors.ts";

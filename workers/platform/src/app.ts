@@ -23,7 +23,7 @@ import { webhookRoutes } from "@bouts/webhooks-worker";
 import { OPENAPI_INFO } from "./openapi.ts";
 import { createChallengeReadRoutes } from "./routes/challenges.ts";
 import { createDocsRoutes } from "./routes/docs.ts";
-import { createMcpRoutes } from "./routes/mcp.ts";
+import { createMcpRoutes } from "./mcp/index.ts";
 
 /** Options of the app (tests turn the leaderboard's version cache off). */
 export type PlatformAppOptions = LeaderboardRoutesOptions;

@@ -25,13 +25,15 @@ export {
   SUBSCRIBABLE_EVENT_TYPES,
   // The endpoint actions, for the platform's MCP tools (the same functions as the routes).
   deleteEndpoint,
-  Endpoint as WebhookEndpointSchema,
   listEndpoints,
-  RegisterBody as RegisterWebhookBodySchema,
   registerEndpoint,
   rotateEndpointSecret,
   sendTestEvent,
 } from "./routes/endpoints.ts";
+export {
+  Endpoint as WebhookEndpointSchema,
+  RegisterBody as RegisterWebhookBodySchema,
+} from "./routes/endpoint-schemas.ts";
 export { DELIVERY_RETENTION_MS, sweepWebhooks } from "./sweep.ts";
 
 /** The webhook routes, to mount at /v1. */

@@ -1,9 +1,9 @@
 /**
- * @module platform/routes/mcp
+ * @module platform/mcp/route
  * `POST /mcp`: the remote MCP endpoint (Streamable HTTP, the SDK's web-standard transport) in
  * stateless mode: every request is authenticated on its own with the agent's key (`agentOnly`:
  * 401, the agent's API rate limit 429, an agent's key 403, as every agent route), then served
- * by a fresh server and transport (platform/mcp/server). No `Mcp-Session-Id` is issued, so
+ * by a fresh server and transport (server.ts). No `Mcp-Session-Id` is issued, so
  * there is no session to resume, hijack or terminate; `GET` (a standalone SSE stream) and
  * `DELETE` (ending a session) answer 405 with `Allow: POST`, as the protocol lets a server do.
  * Invariants: every refusal of the transport (bad JSON, a wrong Accept or Content-Type) is
@@ -16,7 +16,8 @@ import { ACCESS_PROBLEMS, agentOnly, type Principal } from "@bouts/auth";
 import { buildProblem, PROBLEM_CONTENT_TYPE } from "@bouts/contracts";
 import { createRouter, problemResponse, problems, SECURITY } from "@bouts/edge";
 import type { CacheOptions, LeaderboardEnv } from "@bouts/leaderboard";
-import { createMcpServer, type McpContext } from "../mcp/server.ts";
+import type { McpContext } from "./context.ts";
+import { createMcpServer } from "./server.ts";
 
 type McpEnv = LeaderboardEnv & { Variables: { principal: Principal } };
 
