@@ -161,7 +161,7 @@ export function toProblem(e: ServiceError): RunnerProblem {
 }
 
 /** The problem+json answer to a service error; a 5xx is logged. */
-function answerProblem(e: ServiceError): Response {
+function serviceErrorResponse(e: ServiceError): Response {
   const problem = toProblem(e);
   if (problem.status >= 500) console.error(`runner: ${problem.type}: ${problem.detail}`);
   return problemResponse(problem);
@@ -251,7 +251,7 @@ export function createRunnerApp(
     "*",
     bodyLimit({
       maxSize: maxBody,
-      onError: () => answerProblem({ reason: "request-too-large", limit: maxBody }),
+      onError: () => serviceErrorResponse({ reason: "request-too-large", limit: maxBody }),
     }),
   );
   const secret = config.SHARED_SECRET;
@@ -307,7 +307,7 @@ export function createRunnerApp(
     active += 1;
     try {
       const r = await guardRun(`${c.req.method} ${c.req.path}`, () => next());
-      if (!r.ok) c.res = answerProblem({ reason: "run-fault", detail: r.error.detail });
+      if (!r.ok) c.res = serviceErrorResponse({ reason: "run-fault", detail: r.error.detail });
     } finally {
       active -= 1;
     }
@@ -315,13 +315,13 @@ export function createRunnerApp(
 
   app.post("/v1/runs", guarded, async (c) => {
     const req = await readRunRequest(c, RunJobRequestSchema);
-    if (!req.ok) return answerProblem(req.error);
+    if (!req.ok) return serviceErrorResponse(req.error);
     const job: RunJobRequest = req.value.job;
     const submission = req.value.submission;
     // The runner never trusts its caller: bytes other than those recorded at upload never run.
     const sha256 = computeSha256(submission);
     if (job.submissionSha256 !== undefined && job.submissionSha256 !== sha256)
-      return answerProblem({
+      return serviceErrorResponse({
         reason: "artifact-integrity",
         expected: job.submissionSha256,
         actual: sha256,
@@ -335,9 +335,9 @@ export function createRunnerApp(
       requestedLimits: job.limits ?? {},
       environment,
     });
-    if (!r.ok) return answerProblem({ reason: "job", error: r.error });
+    if (!r.ok) return serviceErrorResponse({ reason: "job", error: r.error });
     if (r.value.infrastructure?.reason === "sandbox-unavailable")
-      return answerProblem({ reason: "sandbox-unavailable", report: r.value });
+      return serviceErrorResponse({ reason: "sandbox-unavailable", report: r.value });
     return c.json(r.value);
   });
 
@@ -345,21 +345,21 @@ export function createRunnerApp(
   // reference solution before it counts (generated-run.ts).
   app.post("/v1/runs/generated", guarded, async (c) => {
     const req = await readRunRequest(c, RunGeneratedRequestSchema);
-    if (!req.ok) return answerProblem(req.error);
+    if (!req.ok) return serviceErrorResponse(req.error);
     const r = await runGeneratedSuite(environment, req.value);
-    if (!r.ok) return answerProblem(r.error);
+    if (!r.ok) return serviceErrorResponse(r.error);
     return c.json(r.value);
   });
 
   app.post("/v1/challenges/qa", guarded, async (c) => {
     const parts = await readParts(c, ["bundle"]);
-    if (!parts.ok) return answerProblem(parts.error);
+    if (!parts.ok) return serviceErrorResponse(parts.error);
     const challenge = await prepareChallenge(parts.value.files.bundle!, prepareOptions);
-    if (!challenge.ok) return answerProblem({ reason: "bundle", error: challenge.error });
+    if (!challenge.ok) return serviceErrorResponse({ reason: "bundle", error: challenge.error });
     const sha = challenge.value.sha256;
     if (!config.QA_CACHE_DIR) {
       const qa = await runChallengeQa(environment, challenge.value, config.QA_REPEATS);
-      if (!qa.ok) return answerProblem(qaProblem(qa.error));
+      if (!qa.ok) return serviceErrorResponse(qaProblem(qa.error));
       return c.json(qa.value);
     }
     const t0 = performance.now();
@@ -369,7 +369,7 @@ export function createRunnerApp(
       config.QA_REPEATS,
       config.QA_CACHE_DIR,
     );
-    if (!qa.ok) return answerProblem(qaProblem(qa.error));
+    if (!qa.ok) return serviceErrorResponse(qaProblem(qa.error));
     // One line per QA, read by `npm start` to say which challenges reused their report.
     console.log(
       qa.value.cached

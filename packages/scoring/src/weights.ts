@@ -26,39 +26,42 @@ export const resolveFamilyWeights = (family: Family): AgentWeights => ({
  *   // { ok: false, error: { reason: "weight-rule", rule: "objective-minimum", … } }
  */
 export function validateCustomWeights(weights: unknown): Result<AgentWeights, ScoringError> {
-  const fail = (rule: Extract<ScoringError, { reason: "weight-rule" }>["rule"], detail: string) =>
+  const refuse = (rule: Extract<ScoringError, { reason: "weight-rule" }>["rule"], detail: string) =>
     err<ScoringError>({ reason: "weight-rule", rule, detail });
   if (typeof weights !== "object" || weights === null)
-    return fail("whole-percent", "weights must be an object of five whole percents");
+    return refuse("whole-percent", "weights must be an object of five whole percents");
   const w = weights as Record<string, unknown>;
   const extra = Object.keys(w).find((k) => !(AGENT_COMPONENTS as readonly string[]).includes(k));
-  if (extra) return fail("whole-percent", `unknown component ${JSON.stringify(extra)}`);
+  if (extra) return refuse("whole-percent", `unknown component ${JSON.stringify(extra)}`);
   for (const c of AGENT_COMPONENTS) {
     const v = w[c];
     if (typeof v !== "number" || !Number.isInteger(v) || v < 0 || v > 100)
-      return fail("whole-percent", `${c} must be a whole percent 0–100, got ${JSON.stringify(v)}`);
+      return refuse(
+        "whole-percent",
+        `${c} must be a whole percent 0–100, got ${JSON.stringify(v)}`,
+      );
   }
   const ok5 = w as AgentWeights;
   for (const c of AGENT_COMPONENTS)
     if (ok5[c] < WEIGHT_RULES.componentMinimum)
-      return fail(
+      return refuse(
         c === "efficiency" ? "efficiency-minimum" : "component-minimum",
         `${c} is ${ok5[c]}%; no component may fall below ${WEIGHT_RULES.componentMinimum}%`,
       );
   if (ok5.objective < WEIGHT_RULES.objectiveMinimum)
-    return fail(
+    return refuse(
       "objective-minimum",
       `objective is ${ok5.objective}%; it must be at least ${WEIGHT_RULES.objectiveMinimum}%`,
     );
   const larger = AGENT_COMPONENTS.find((c) => c !== "objective" && ok5[c] > ok5.objective);
   if (larger)
-    return fail(
+    return refuse(
       "objective-largest",
       `${larger} (${ok5[larger]}%) exceeds objective (${ok5.objective}%); objective must stay the largest`,
     );
   const sum = AGENT_COMPONENTS.reduce((s, c) => s + ok5[c], 0);
   if (sum < WEIGHT_RULES.sumMin || sum > WEIGHT_RULES.sumMax)
-    return fail(
+    return refuse(
       "sum-range",
       `weights sum to ${sum}%; they must sum to ${WEIGHT_RULES.sumMin}–${WEIGHT_RULES.sumMax}%`,
     );

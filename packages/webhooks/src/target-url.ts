@@ -120,23 +120,23 @@ export function validateTargetUrl(
   options: TargetUrlOptions = {},
 ): Result<ValidTargetUrl, TargetUrlError> {
   if (input.length > MAX_TARGET_URL_LENGTH)
-    return fail("too-long", `longer than ${MAX_TARGET_URL_LENGTH} characters`);
+    return refuse("too-long", `longer than ${MAX_TARGET_URL_LENGTH} characters`);
   // WHATWG parsing silently drops tabs/newlines and reads "\" as "/": refuse them rather
   // than validate a string that differs from what was typed.
   if ([...input].some((c) => c <= " " || c === "\u007f" || c === "\\"))
-    return fail("forbidden-character", "contains whitespace, a control character or a backslash");
+    return refuse("forbidden-character", "contains whitespace, a control character or a backslash");
   let url: URL;
   try {
     url = new URL(input);
   } catch {
-    return fail("invalid-url", "not an absolute URL");
+    return refuse("invalid-url", "not an absolute URL");
   }
   if (url.protocol !== "https:" && url.protocol !== "http:")
-    return fail("scheme", `scheme ${url.protocol} is not allowed; use https:`);
+    return refuse("scheme", `scheme ${url.protocol} is not allowed; use https:`);
   const authority = /^https?:\/\/([^/?#]*)/i.exec(input)?.[1];
-  if (!authority) return fail("invalid-url", "expected scheme://host");
+  if (!authority) return refuse("invalid-url", "expected scheme://host");
   if (authority.includes("@") || url.username !== "" || url.password !== "")
-    return fail("credentials", "credentials in the URL are not allowed; use the signature");
+    return refuse("credentials", "credentials in the URL are not allowed; use the signature");
   const rawHost = authority.startsWith("[")
     ? authority.slice(0, authority.indexOf("]") + 1)
     : authority.replace(/:[^:]*$/, "");
@@ -146,14 +146,17 @@ export function validateTargetUrl(
   if (!cls.ok) return cls;
   const own = options.blockedHosts?.find((b) => host === b || host.endsWith(`.${b}`));
   if (own !== undefined)
-    return fail("blocked-host", `${host} belongs to the platform (${own}) and cannot be a target`);
+    return refuse(
+      "blocked-host",
+      `${host} belongs to the platform (${own}) and cannot be a target`,
+    );
   if (options.allowLoopback && LOOPBACK_HOSTS.has(host)) {
     const refused = checkLoopbackPort(url, options.loopbackPorts);
     return refused ?? ok({ url: url.href, loopback: true });
   }
-  if (cls.value !== "public") return fail(cls.value, addressMessage(cls.value));
-  if (url.protocol !== "https:") return fail("scheme", "only https: targets are allowed");
-  if (url.port !== "") return fail("port", `port ${url.port} is not allowed; use 443`);
+  if (cls.value !== "public") return refuse(cls.value, addressMessage(cls.value));
+  if (url.protocol !== "https:") return refuse("scheme", "only https: targets are allowed");
+  if (url.port !== "") return refuse("port", `port ${url.port} is not allowed; use 443`);
   return ok({ url: url.href, loopback: false });
 }
 
@@ -166,9 +169,9 @@ function checkLoopbackPort(
   if (!rule) return null;
   const port = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
   if (rule.blocked?.includes(port))
-    return fail("loopback-port", `port ${port} belongs to the platform and cannot be a target`);
+    return refuse("loopback-port", `port ${port} belongs to the platform and cannot be a target`);
   if (port < rule.min || port > rule.max)
-    return fail(
+    return refuse(
       "loopback-port",
       `local receivers must listen on a port from ${rule.min} to ${rule.max}, not ${port}`,
     );
@@ -178,7 +181,7 @@ function checkLoopbackPort(
 function classifyHost(host: string, rawHost: string): Result<AddressClass, TargetUrlError> {
   if (host.startsWith("[")) {
     const groups = parseIpv6(host.slice(1, -1));
-    if (!groups) return fail("invalid-hostname", "not a valid IPv6 literal");
+    if (!groups) return refuse("invalid-hostname", "not a valid IPv6 literal");
     return ok(classifyIpv6(groups));
   }
   const v4 = parseIpv4(host);
@@ -187,20 +190,21 @@ function classifyHost(host: string, rawHost: string): Result<AddressClass, Targe
     // "127.0.0.1". Other parsers (proxies, logs, the agent's own tools) disagree on those
     // forms, so only the canonical dotted quad is accepted, even with allowLoopback.
     if (rawHost.toLowerCase() !== host)
-      return fail("numeric-host-form", `"${rawHost}" is read as ${host}; write a dotted quad`);
+      return refuse("numeric-host-form", `"${rawHost}" is read as ${host}; write a dotted quad`);
     return ok(classifyIpv4(v4));
   }
-  if (host.endsWith(".")) return fail("trailing-dot", "remove the trailing dot from the host");
+  if (host.endsWith(".")) return refuse("trailing-dot", "remove the trailing dot from the host");
   if (METADATA_NAMES.has(host)) return ok("metadata");
   if (host === "localhost" || host.endsWith(".localhost")) return ok("loopback");
   const labels = host.split(".");
   if (host.length > 253 || !labels.every((l) => LABEL.test(l)))
-    return fail("invalid-hostname", "the host is not a valid DNS name");
-  if (labels.length < 2) return fail("single-label-host", "use a fully qualified public DNS name");
+    return refuse("invalid-hostname", "the host is not a valid DNS name");
+  if (labels.length < 2)
+    return refuse("single-label-host", "use a fully qualified public DNS name");
   const tld = labels[labels.length - 1]!;
-  if (/^\d+$/.test(tld)) return fail("numeric-host-form", "the top-level label is numeric");
+  if (/^\d+$/.test(tld)) return refuse("numeric-host-form", "the top-level label is numeric");
   if (SPECIAL_USE.has(tld))
-    return fail("special-use-name", `.${tld} names are not public; use a public DNS name`);
+    return refuse("special-use-name", `.${tld} names are not public; use a public DNS name`);
   return ok("public");
 }
 
@@ -231,6 +235,6 @@ function addressMessage(cls: Exclude<AddressClass, "public">): string {
   }
 }
 
-function fail(reason: TargetUrlRule, message: string): Err<TargetUrlError> {
+function refuse(reason: TargetUrlRule, message: string): Err<TargetUrlError> {
   return err({ reason, message });
 }

@@ -155,7 +155,10 @@ export async function processSubmission(
     await deferScoring(db, submissionId, detail, now(), now() + delaySeconds * 1000);
     return { action: "retry", delaySeconds, note: detail };
   };
-  const fail = async (code: SubmissionFailureCode, reason: string): Promise<MessageOutcome> => {
+  const recordFailure = async (
+    code: SubmissionFailureCode,
+    reason: string,
+  ): Promise<MessageOutcome> => {
     await failSubmission(db, submissionId, reason, now(), code);
     await announceFailure(env, db, ctx, reason, now());
     return { action: "ack", note: `${code}: ${reason}` };
@@ -181,7 +184,7 @@ export async function processSubmission(
   if (!run.ok)
     return run.error.kind === "retry"
       ? retryOrFail(run.error.detail, run.error.unreachable)
-      : fail(run.error.code, run.error.reason);
+      : recordFailure(run.error.code, run.error.reason);
   const scored = run.value;
   // The full suite of a split challenge is stored first (once), so every scored submission of
   // a split challenge has both (split-scoring.ts, docs/design.md §29).

@@ -94,7 +94,10 @@ const retry = (detail: string): { ok: false; error: RunRefusal } => ({
   ok: false,
   error: { kind: "retry", detail },
 });
-const refuse = (code: SubmissionFailureCode, reason: string): { ok: false; error: RunRefusal } => ({
+const runFailed = (
+  code: SubmissionFailureCode,
+  reason: string,
+): { ok: false; error: RunRefusal } => ({
   ok: false,
   error: { kind: "fail", code, reason },
 });
@@ -109,7 +112,7 @@ export async function scoreOnBundle(
   const submissionId = ctx.submission.id;
   const manifest = ChallengeManifestSchema.safeParse(parseJson(target.manifest));
   if (!manifest.success || !target.bundleKey)
-    return refuse("challenge-invalid", "the challenge has no valid bundle");
+    return runFailed("challenge-invalid", "the challenge has no valid bundle");
   const [artifact, bundle] = await Promise.all([
     env.ARTIFACTS.get(ctx.submission.artifactKey),
     env.ARTIFACTS.get(target.bundleKey),
@@ -119,11 +122,11 @@ export async function scoreOnBundle(
   // and retrying cannot bring the original back.
   const submissionBytes = artifact ? new Uint8Array(await artifact.arrayBuffer()) : null;
   const integrity = await checkArtifact(submissionBytes, ctx.submission.artifactSha256);
-  if (!integrity.ok) return refuse("artifact-integrity", integrity.error);
+  if (!integrity.ok) return runFailed("artifact-integrity", integrity.error);
   // Agent profile: the trace is checked before the run, so an unscorable submission costs none.
   const agent =
     ctx.challenge.profile === "agent" ? await loadAgentPrelude(env.ARTIFACTS, ctx) : null;
-  if (agent && !agent.ok) return refuse("trace-refused", agent.error.detail);
+  if (agent && !agent.ok) return runFailed("trace-refused", agent.error.detail);
 
   const panel = createJudgePanel(env);
   if (!panel.ok) return retry(panel.error.detail);
@@ -153,7 +156,7 @@ export async function scoreOnBundle(
             ...(run.error.unreachable ? { unreachable: true } : {}),
           },
         }
-      : refuse(run.error.code, `the runner refused the archive: ${run.error.detail}`);
+      : runFailed(run.error.code, `the runner refused the archive: ${run.error.detail}`);
   await opts.chargeRunner?.("run", opts.runId, run.value.timings.totalMs);
   const brief = {
     id: ctx.challenge.id,
@@ -192,11 +195,11 @@ export async function scoreOnBundle(
   if (!input.ok)
     return input.error.retryable
       ? retry(input.error.detail)
-      : refuse("scoring-refused", input.error.detail);
+      : runFailed("scoring-refused", input.error.detail);
   const scored = computeEngineering(input.value);
   if (!scored.ok) {
     const e = scored.error;
-    return refuse(
+    return runFailed(
       "scoring-refused",
       `the scoring engine refused the run: ${e.reason === "weight-rule" ? e.rule : e.field}: ${e.detail}`,
     );
@@ -218,7 +221,7 @@ export async function scoreOnBundle(
     if (!agentRun.ok)
       return agentRun.error.retryable
         ? retry(agentRun.error.detail)
-        : refuse("trace-refused", agentRun.error.detail);
+        : runFailed("trace-refused", agentRun.error.detail);
     stored = { input: agentRun.value.input, breakdown: agentRun.value.breakdown };
     judged.records.push(...agentRun.value.judged.records);
     judged.failures.push(...agentRun.value.judged.failures);
@@ -230,7 +233,7 @@ export async function scoreOnBundle(
   // same breakdown and id always give the same interval, and `npm run score -- --seed` redraws it.
   const withIv = withInterval(stored.breakdown, { seed: submissionSeed(submissionId) });
   if (!withIv.ok)
-    return refuse("scoring-refused", `the interval could not be drawn: ${withIv.error.detail}`);
+    return runFailed("scoring-refused", `the interval could not be drawn: ${withIv.error.detail}`);
   // The verdicts on the shared tests, for the board's paired comparison (docs/scoring.md,
   // "Paired comparison"). Auxiliary: a profile that cannot be built leaves the score as it is.
   const pairing = computePairingProfile(stored.input, withIv.value);
@@ -253,7 +256,10 @@ export async function scoreOnBundle(
     // The agent reads the failure reason: it names nothing of the private part (logged instead).
     if (!row.ok) {
       console.error(`full suite of ${submissionId} not scored: ${row.error}`);
-      return refuse("scoring-refused", "the run could not be scored on the challenge's full suite");
+      return runFailed(
+        "scoring-refused",
+        "the run could not be scored on the challenge's full suite",
+      );
     }
     full = row.value;
   }
