@@ -7,6 +7,7 @@
 import path from "node:path";
 import { createTestHarness } from "wrangler";
 import { mintApiKey } from "@bouts/db/keys";
+import { computeScore, INTERVAL_METHOD, SEED_ENGINEERING_EXAMPLE } from "@bouts/scoring";
 
 const ROOT = path.join(import.meta.dirname, "../../..");
 
@@ -130,7 +131,8 @@ export async function seedChallenge(
 
 /**
  * A submission of `agentId`, scored with `score` and its 95 % interval, or failed with
- * `failure`; returns its id. The breakdown holds only what the board reads (the interval).
+ * `failure`; returns its id. The breakdown is a whole one (the seed example's: every reader
+ * refuses a partial one), with the given interval.
  */
 export async function seedSubmission(
   db: SeedDb,
@@ -176,8 +178,22 @@ export async function seedSubmission(
   ]);
   if (!s.score) return id;
   const exact = (v: number) => ({ value: v, text: String(v), fraction: `${v}/1` });
+  const example = computeScore(SEED_ENGINEERING_EXAMPLE);
+  if (!example.ok) throw new Error("the seed example does not score");
   const breakdown = {
-    interval: { level: 95, low: exact(s.score.low), high: exact(s.score.high) },
+    ...example.value,
+    interval: {
+      level: 95,
+      low: exact(s.score.low),
+      high: exact(s.score.high),
+      method: INTERVAL_METHOD,
+      prng: "xoshiro128**",
+      seed: "cli-test",
+      replicates: 1000,
+      resampled: [],
+      fixed: [],
+      widenedToPoint: false,
+    },
   };
   await execute(db, [
     [
