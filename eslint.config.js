@@ -173,7 +173,7 @@ export default tseslint.config(
   },
   {
     files: PURE_PACKAGES.map((p) => `packages/${p}/src/**/*.ts`),
-    ignores: ["**/*.test.ts", "**/test-support.ts", ...PURE_EXCEPTIONS],
+    ignores: ["**/*.test.ts", ...PURE_EXCEPTIONS],
     rules: PURITY_RULES,
   },
   // ─── No import cycles, anywhere ───

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "adversarial", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: { name: "adversarial", include: ["test/**/*.test.ts"] },
 });

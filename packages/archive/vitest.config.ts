@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "archive", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: { name: "archive", include: ["test/**/*.test.ts"] },
 });

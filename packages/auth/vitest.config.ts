@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "auth", include: ["src/**/*.test.ts"] },
+  test: { name: "auth", include: ["test/**/*.test.ts"] },
 });

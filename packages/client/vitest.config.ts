@@ -2,5 +2,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "client", include: ["test/**/*.test.ts", "src/**/*.test.ts"], testTimeout: 30_000 },
+  test: { name: "client", include: ["test/**/*.test.ts"], testTimeout: 30_000 },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "contracts", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: { name: "contracts", include: ["test/**/*.test.ts"] },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "edge", include: ["src/**/*.test.ts"] },
+  test: { name: "edge", include: ["test/**/*.test.ts"] },
 });

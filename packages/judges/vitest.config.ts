@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "judges", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: { name: "judges", include: ["test/**/*.test.ts"] },
 });

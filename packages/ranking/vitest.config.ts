@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "ranking", include: ["src/**/*.test.ts"] },
+  test: { name: "ranking", include: ["test/**/*.test.ts"] },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "result", include: ["src/**/*.test.ts"] },
+  test: { name: "result", include: ["test/**/*.test.ts"] },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "scoring", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: { name: "scoring", include: ["test/**/*.test.ts"] },
 });

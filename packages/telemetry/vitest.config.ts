@@ -1,5 +1,5 @@
 import { defineProject } from "vitest/config";
 
 export default defineProject({
-  test: { name: "telemetry", include: ["src/**/*.test.ts", "test/**/*.test.ts"] },
+  test: { name: "telemetry", include: ["test/**/*.test.ts"] },
 });

@@ -1,0 +1,69 @@
+import {
+  computeScore,
+  SEED_AGENT_EXAMPLE,
+  SEED_ENGINEERING_EXAMPLE,
+  FAMILIES as ENGINE_FAMILIES,
+  type AgentInput,
+  type Breakdown,
+  type EngineeringInput,
+} from "@bouts/scoring";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import {
+  AgentInputSchema,
+  BreakdownSchema,
+  ConfidenceClaimSchema,
+  EngineeringInputSchema,
+  FAMILIES,
+  ScoreInputSchema,
+  type AgentInputWire,
+  type BreakdownWire,
+  type EngineeringInputWire,
+} from "../src/index.ts";
+
+describe("scoring contracts", () => {
+  it("accepts both worked examples", () => {
+    expect(EngineeringInputSchema.safeParse(SEED_ENGINEERING_EXAMPLE).success).toBe(true);
+    expect(AgentInputSchema.safeParse(SEED_AGENT_EXAMPLE).success).toBe(true);
+    expect(ScoreInputSchema.parse(SEED_AGENT_EXAMPLE).profile).toBe("agent");
+  });
+  it("describes the engine's breakdowns", () => {
+    for (const input of [SEED_ENGINEERING_EXAMPLE, SEED_AGENT_EXAMPLE]) {
+      const r = computeScore(input);
+      expect(r.ok).toBe(true);
+      if (r.ok)
+        expect(BreakdownSchema.safeParse(JSON.parse(JSON.stringify(r.value))).success).toBe(true);
+    }
+  });
+  it("rejects unknown fields so a body cannot smuggle a score in", () => {
+    const r = EngineeringInputSchema.safeParse({ ...SEED_ENGINEERING_EXAMPLE, final: 100 });
+    expect(r.success).toBe(false);
+  });
+  it("lists the engine's families", () => {
+    expect([...FAMILIES]).toEqual(ENGINE_FAMILIES);
+  });
+  it("accepts confidence claims as numbers or an explicit hedge", () => {
+    expect(
+      ConfidenceClaimSchema.safeParse({
+        id: "c1",
+        statement: "all static tests pass",
+        confidence: 0.9,
+      }).success,
+    ).toBe(true);
+    expect(
+      ConfidenceClaimSchema.safeParse({
+        id: "c1",
+        statement: "s",
+        confidence: "uncertain",
+        tests: ["t1"],
+      }).success,
+    ).toBe(true);
+    expect(
+      ConfidenceClaimSchema.safeParse({ id: "c1", statement: "s", confidence: 1.5 }).success,
+    ).toBe(false);
+  });
+  it("keeps the wire types assignable to the engine's", () => {
+    expectTypeOf<EngineeringInputWire>().toExtend<EngineeringInput>();
+    expectTypeOf<AgentInputWire>().toExtend<AgentInput>();
+    expectTypeOf<Breakdown>().toExtend<BreakdownWire>();
+  });
+});
