@@ -1,7 +1,8 @@
 // ESLint flat config: typescript-eslint type-aware rules everywhere; no import cycles anywhere
 // (import-x/no-cycle); the purity rules that keep the pure packages free of platform imports,
 // I/O, the clock, timers and randomness (adapter files named in PURE_EXCEPTIONS); and the role
-// boundaries: no role Worker imports another (ROLE_BOUNDARIES), the platform Worker excepted.
+// boundaries: no role Worker imports another (ROLE_BOUNDARIES), the platform Worker excepted,
+// and no workspace imports scripts/ or another workspace's tests.
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import js from "@eslint/js";
@@ -111,25 +112,50 @@ const ROLES = readdirSync(path.join(import.meta.dirname, "workers"), { withFileT
   .filter((d) => d.isDirectory() && d.name !== COMPOSING_WORKER)
   .map((d) => d.name);
 
+// Every workspace (package.json "workspaces"), as "<group>/<name>".
+const WORKSPACES = ["packages", "workers", "containers"].flatMap((group) =>
+  readdirSync(path.join(import.meta.dirname, group), { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => `${group}/${d.name}`),
+);
+
+/** The test/ folders a workspace may not import: every other workspace's (the platform's tests
+ * may use the roles' test helpers, as its sources compose the roles). */
+const testFoldersOutside = (ws) =>
+  WORKSPACES.filter(
+    (other) =>
+      other !== ws && !(ws === `workers/${COMPOSING_WORKER}` && other.startsWith("workers/")),
+  ).map((other) => `./${other}/test`);
+
 /**
  * One zone per role: nothing under workers/<role> (sources, tests, configs) imports from another
  * folder of workers/, by relative path or by its workspace name (the resolver follows
- * `@bouts/score` to workers/score). The platform Worker has no zone: composing roles is its job.
+ * `@bouts/score` to workers/score). The platform Worker has no such zone: composing roles is its
+ * job. And one zone per workspace (packages/, workers/, containers/): it imports neither scripts/
+ * nor another workspace's test/ folder, so a workspace's tests and configs stand on packages.
  */
 export const ROLE_BOUNDARIES = {
-  files: ["workers/**/*.ts", "workers/**/*.js", "workers/**/*.mjs"],
+  files: ["{workers,packages,containers}/**/*.{ts,js,mjs}"],
   ...IMPORT_X,
   rules: {
     "import-x/no-restricted-paths": [
       "error",
       {
         basePath: import.meta.dirname,
-        zones: ROLES.map((role) => ({
-          target: `./workers/${role}`,
-          from: "./workers",
-          except: [`./${role}`],
-          message: `A role does not import another role (only workers/${COMPOSING_WORKER} composes them): move what both need to a package, the shapes between roles to @bouts/contracts.`,
-        })),
+        zones: [
+          ...ROLES.map((role) => ({
+            target: `./workers/${role}`,
+            from: "./workers",
+            except: [`./${role}`],
+            message: `A role does not import another role (only workers/${COMPOSING_WORKER} composes them): move what both need to a package, the shapes between roles to @bouts/contracts.`,
+          })),
+          ...WORKSPACES.map((ws) => ({
+            target: `./${ws}`,
+            from: ["./scripts", ...testFoldersOutside(ws)],
+            message:
+              "A workspace imports neither scripts/ nor another workspace's test/ folder: a fixture two workspaces build with belongs in @bouts/fixtures (packages/fixtures).",
+          })),
+        ],
       },
     ],
   },

@@ -26,7 +26,7 @@ import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packDirectory } from "../scripts/lib/local-platform.ts";
-import { writeSecondVersion } from "../scripts/lib/second-version.ts";
+import { writeSecondVersion } from "@bouts/fixtures";
 import { ROOT, startPlatform, type Platform } from "./platform.ts";
 
 const CHROMIUM = process.env.BOUTS_CHROMIUM ?? "/usr/bin/chromium";

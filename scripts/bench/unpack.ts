@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { unpackArchive } from "../../containers/runner/src/archive/unpack.ts";
-import { buildTarGz, buildZip } from "../../packages/archive/test/builders.ts";
+import { buildTarGz, buildZip } from "@bouts/fixtures";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const PROBE = path.join(ROOT, "packages/archive/test/measure-bomb.ts");

@@ -1,6 +1,6 @@
 /**
  * The demo's rescore (docs/design.md §30): the operator uploads the second version of deep-merge
- * (one test added, scripts/lib/second-version.ts), the platform rescores every counted
+ * (one test added, @bouts/fixtures), the platform rescores every counted
  * submission in the shadows, the demo prints the diff report, promotes the version and prints
  * the promoted board. Used by `scripts/demo.ts`; uses raw fetch for the gzip upload.
  */
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { unwrap, type BoutsClient } from "@bouts/client";
 import { packDirectory, ROOT } from "./local-platform.ts";
-import { ADDED_TEST, SECOND_VERSION_CHALLENGE, writeSecondVersion } from "./second-version.ts";
+import { ADDED_TEST, SECOND_VERSION_CHALLENGE, writeSecondVersion } from "@bouts/fixtures";
 
 export { SECOND_VERSION_CHALLENGE };
 

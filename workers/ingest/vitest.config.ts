@@ -13,7 +13,7 @@ import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 import { FAKE_RUNNER_URL, handleFakeRunner, RUNNER_SECRET } from "./test/fake-runner.ts";
-import { buildCorpus } from "../../packages/archive/test/corpus.ts";
+import { buildCorpus } from "@bouts/fixtures";
 
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));

@@ -14,8 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
-import { SECOND_VERSION_CHALLENGE, writeSecondVersion } from "../../scripts/lib/second-version.ts";
-import { buildZip } from "../../packages/archive/test/builders.ts";
+import { buildZip, SECOND_VERSION_CHALLENGE, writeSecondVersion } from "@bouts/fixtures";
 
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));

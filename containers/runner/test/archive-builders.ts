@@ -11,4 +11,4 @@ export {
   buildZipBomb,
   type TarSpec as TarEntry,
   type ZipSpec as ZipEntry,
-} from "../../../packages/archive/test/builders.ts";
+} from "@bouts/fixtures";

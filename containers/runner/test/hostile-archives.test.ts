@@ -1,5 +1,5 @@
 /**
- * Every archive of the hostile corpus (packages/archive/test/corpus.ts) posted to the runner
+ * Every archive of the hostile corpus (@bouts/fixtures) posted to the runner
  * service as a submission: each is refused with 422 naming the rule (and the entry when there
  * is one), no challenge test runs, and the service still answers /healthz after every one.
  */
@@ -11,8 +11,7 @@ import { RunnerProblemSchema } from "@bouts/contracts";
 import { createRunnerApp } from "../src/app.ts";
 import { packChallengeDir } from "../src/challenge/bundle.ts";
 import { createTestEnvironment, FIXTURES, form } from "./helpers.ts";
-import { buildCorpus } from "../../../packages/archive/test/corpus.ts";
-import { buildTarGz, buildZip } from "../../../packages/archive/test/builders.ts";
+import { buildCorpus, buildTarGz, buildZip } from "@bouts/fixtures";
 
 let app: Hono;
 let bundle: Buffer;

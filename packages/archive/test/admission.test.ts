@@ -11,7 +11,7 @@ import {
   ZIP_TAIL_BYTES,
   type FileSample,
 } from "../src/index.ts";
-import { buildTarGz, buildZip } from "./builders.ts";
+import { buildTarGz, buildZip } from "@bouts/fixtures";
 
 const enc = new TextEncoder();
 

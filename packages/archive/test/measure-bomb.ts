@@ -5,8 +5,7 @@
  * belongs to this read alone.
  */
 import { DEFAULT_ARCHIVE_LIMITS, readArchive } from "../src/index.ts";
-import { buildTarGz, buildTarGzBomb, buildZipBomb } from "./builders.ts";
-import { STREAMING_BOMB } from "./corpus.ts";
+import { buildTarGz, buildTarGzBomb, buildZipBomb, STREAMING_BOMB } from "@bouts/fixtures";
 
 const format = process.argv[2] === "zip" ? "zip" : "tar.gz";
 const noRatio = process.argv.includes("no-ratio");

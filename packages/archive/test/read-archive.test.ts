@@ -14,8 +14,7 @@ import {
   type ArchiveEntryInfo,
   type ArchiveSink,
 } from "../src/index.ts";
-import { buildTarGz, buildZip } from "./builders.ts";
-import { buildCorpus, buildLegitCorpus } from "./corpus.ts";
+import { buildCorpus, buildLegitCorpus, buildTarGz, buildZip } from "@bouts/fixtures";
 
 describe("the hostile corpus", () => {
   for (const c of buildCorpus()) {

@@ -14,7 +14,7 @@ import {
   readArchive,
   Utf8Validator,
 } from "../src/index.ts";
-import { buildTarGz, buildZip } from "./builders.ts";
+import { buildTarGz, buildZip } from "@bouts/fixtures";
 
 const enc = new TextEncoder();
 
