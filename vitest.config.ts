@@ -1,15 +1,15 @@
-import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 // Each workspace owns its vitest config (Node projects, and workerd projects through the
 // Cloudflare plugin); the root only lists them. CI asks for a JSON report to count totals.
-// One worker more than the cores: most files wait on sandboxed processes, workerd or a
-// platform, and vitest's default (cores - 1) ran every file of a 2-core machine in turn.
+// How many files run at once is not set here: vitest 5 passes a root `maxWorkers` to no project
+// declared by file (each would take its own default, one worker on two cores, and run every file
+// in turn). `npm test` (scripts/test.ts) gives `--maxWorkers` on the command line, which reaches
+// every project (`npm run test:unit` is plain `vitest run`, with vitest's defaults).
 const json = process.env.VITEST_JSON;
 
 export default defineConfig({
   test: {
-    maxWorkers: availableParallelism() + 1,
     projects: [
       "packages/*/vitest.config.ts",
       "containers/*/vitest.config.ts",

@@ -19,6 +19,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 
@@ -40,9 +41,24 @@ const npmRun = (name: string, script: string): Step => ({
   name,
   command: ["npm", "run", "--silent", script],
 });
+/**
+ * Test files at once: one more than the cores, as most files wait on sandboxed processes,
+ * workerd or a platform. Given on the command line because vitest 5 applies a command-line
+ * `--maxWorkers` to every project, while the root config's `maxWorkers` reaches no project
+ * declared by file: each resolved its own default (cores − 1, one on two cores), and a project
+ * with one worker runs its files in turn, every project after another.
+ */
+export const MAX_WORKERS = availableParallelism() + 1;
+
 const vitest = (name: string, ...projects: string[]): Step => ({
   name,
-  command: ["npx", "vitest", "run", ...projects.flatMap((p) => ["--project", p])],
+  command: [
+    "npx",
+    "vitest",
+    "run",
+    `--maxWorkers=${MAX_WORKERS}`,
+    ...projects.flatMap((p) => ["--project", p]),
+  ],
   vitest: true,
 });
 
