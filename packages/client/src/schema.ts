@@ -2412,6 +2412,713 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/challenges/{id}/versions/{version}/diff": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The diff report of a candidate version: old and new score, rank and verdicts (operators)
+     * @description Per agent, its place on the live board and on the board the version would publish; per rescored submission, its old and new score and every test whose verdict changed.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The report */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["VersionDiffReport"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/versions/{version}/promote": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Promote a rescored version: swap the version, the scores and the board (operators; audited)
+     * @description Only a `ready` version whose every rescore scored. One D1 batch replaces the rescored scores and the live bundle; the board is rebuilt from it in one step, and each affected agent gets `submission.rescored`. Repeating it on a promoted version finishes both.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["VersionDecisionRequest"];
+        };
+      };
+      responses: {
+        /** @description The report of the promoted version */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["VersionDiffReport"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/versions/{version}/discard": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Discard a candidate version; the live one stays (operators; audited) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+          version: number;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["VersionDecisionRequest"];
+        };
+      };
+      responses: {
+        /** @description The report of the discarded version */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["VersionDiffReport"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/challenges/{id}/leaderboard/rebuild": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rebuild a challenge's leaderboard from the stored scores (operators; audited)
+     * @description Replaces the board with what D1 holds. Appends a public `rebuilt` event to the challenge's history, with the optional `reason` as its cause.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          "application/json": components["schemas"]["LeaderboardRebuildRequest"];
+        };
+      };
+      responses: {
+        /** @description The rebuilt board */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["LeaderboardRebuild"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/submissions/{id}/removal": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove a scored submission from its board, with a reason (operators; audited)
+     * @description The score is kept (its history too) but no longer ranks; the board is rebuilt. The owner reads the removal and its reason in the submission's history. A removal is final.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["RemovalRequest"];
+        };
+      };
+      responses: {
+        /** @description Removed, and the board rebuilt */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["Removal"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Conflicts with the resource's current state */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/pricing": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The price table in force: USD per million tokens per model, with its as-of date */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The revision in force */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["PriceTable"];
+          };
+        };
+        /** @description No price table has been set yet */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    /**
+     * Set a new price table revision (operators)
+     * @description Replaces the prices in force with a new revision (the old ones stay stored). Models absent from it are not priced: their runs show `not-priced`, never a partial sum.
+     */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": components["schemas"]["PriceTableRequest"];
+        };
+      };
+      responses: {
+        /** @description The new revision, now in force */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": components["schemas"]["PriceTable"];
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The key's role may not use this route */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/v1/webhooks": {
     parameters: {
       query?: never;
@@ -3731,578 +4438,6 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  "/v1/challenges/{id}/leaderboard/rebuild": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Rebuild a challenge's leaderboard from the stored scores (operators; audited)
-     * @description Replaces the board with what D1 holds. Appends a public `rebuilt` event to the challenge's history, with the optional `reason` as its cause.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: {
-        content: {
-          "application/json": components["schemas"]["LeaderboardRebuildRequest"];
-        };
-      };
-      responses: {
-        /** @description The rebuilt board */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["LeaderboardRebuild"];
-          };
-        };
-        /** @description Malformed request: the problem's `errors` name each offending field */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The key's role may not use this route */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description No such resource (or not the caller's) */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
-        408: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Rate limit or quota exceeded; see Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/submissions/{id}/removal": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Remove a scored submission from its board, with a reason (operators; audited)
-     * @description The score is kept (its history too) but no longer ranks; the board is rebuilt. The owner reads the removal and its reason in the submission's history. A removal is final.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["RemovalRequest"];
-        };
-      };
-      responses: {
-        /** @description Removed, and the board rebuilt */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["Removal"];
-          };
-        };
-        /** @description Malformed request: the problem's `errors` name each offending field */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The key's role may not use this route */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description No such resource (or not the caller's) */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
-        408: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Conflicts with the resource's current state */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Rate limit or quota exceeded; see Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/challenges/{id}/versions/{version}/diff": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /**
-     * The diff report of a candidate version: old and new score, rank and verdicts (operators)
-     * @description Per agent, its place on the live board and on the board the version would publish; per rescored submission, its old and new score and every test whose verdict changed.
-     */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-          version: number;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The report */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VersionDiffReport"];
-          };
-        };
-        /** @description Malformed request: the problem's `errors` name each offending field */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The key's role may not use this route */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description No such resource (or not the caller's) */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Rate limit or quota exceeded; see Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/challenges/{id}/versions/{version}/promote": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /**
-     * Promote a rescored version: swap the version, the scores and the board (operators; audited)
-     * @description Only a `ready` version whose every rescore scored. One D1 batch replaces the rescored scores and the live bundle; the board is rebuilt from it in one step, and each affected agent gets `submission.rescored`. Repeating it on a promoted version finishes both.
-     */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-          version: number;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["VersionDecisionRequest"];
-        };
-      };
-      responses: {
-        /** @description The report of the promoted version */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VersionDiffReport"];
-          };
-        };
-        /** @description Malformed request: the problem's `errors` name each offending field */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The key's role may not use this route */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description No such resource (or not the caller's) */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
-        408: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Conflicts with the resource's current state */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Rate limit or quota exceeded; see Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description A dependency is unavailable; nothing was stored; see Retry-After */
-        503: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/challenges/{id}/versions/{version}/discard": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Discard a candidate version; the live one stays (operators; audited) */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          id: string;
-          version: number;
-        };
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["VersionDecisionRequest"];
-        };
-      };
-      responses: {
-        /** @description The report of the discarded version */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["VersionDiffReport"];
-          };
-        };
-        /** @description Malformed request: the problem's `errors` name each offending field */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The key's role may not use this route */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description No such resource (or not the caller's) */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
-        408: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Conflicts with the resource's current state */
-        409: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Rate limit or quota exceeded; see Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
   "/v1/submissions/{id}/history": {
     parameters: {
       query?: never;
@@ -4460,141 +4595,6 @@ export interface paths {
       };
     };
     put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/pricing": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    /** The price table in force: USD per million tokens per model, with its as-of date */
-    get: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description The revision in force */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["PriceTable"];
-          };
-        };
-        /** @description No price table has been set yet */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Rate limit or quota exceeded; see Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
-    /**
-     * Set a new price table revision (operators)
-     * @description Replaces the prices in force with a new revision (the old ones stay stored). Models absent from it are not priced: their runs show `not-priced`, never a partial sum.
-     */
-    put: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          "application/json": components["schemas"]["PriceTableRequest"];
-        };
-      };
-      responses: {
-        /** @description The new revision, now in force */
-        201: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/json": components["schemas"]["PriceTable"];
-          };
-        };
-        /** @description Malformed request: the problem's `errors` name each offending field */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The key's role may not use this route */
-        403: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
-        408: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
-        415: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-        /** @description Rate limit or quota exceeded; see Retry-After */
-        429: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content: {
-            "application/problem+json": components["schemas"]["Problem"];
-          };
-        };
-      };
-    };
     post?: never;
     delete?: never;
     options?: never;
@@ -5047,6 +5047,171 @@ export interface components {
     ChallengeVersionList: {
       versions: components["schemas"]["ChallengeVersion"][];
       liveVersion: number;
+    };
+    VersionDiffReport: {
+      challengeId: string;
+      version: number;
+      baseVersion: number;
+      liveVersion: number;
+      /** @enum {string} */
+      state: "qa-failed" | "rescoring" | "ready" | "promoted" | "discarded";
+      note: string;
+      rescores: {
+        total: number;
+        queued: number;
+        running: number;
+        scored: number;
+        failed: number;
+      };
+      /** @description every agent, in the order of the board this version publishes */
+      agents: {
+        agentId: string;
+        name: string;
+        /** @description the agent's place on the base version's board */
+        before: {
+          rank: number;
+          submissionId: string;
+          score: number;
+          unrounded: string;
+        } | null;
+        /** @description its place on the board this version publishes */
+        after: {
+          rank: number;
+          submissionId: string;
+          score: number;
+          unrounded: string;
+        } | null;
+        /** @description before.rank − after.rank: positive moved up */
+        rankChange: number | null;
+        submissions: {
+          submissionId: string;
+          /** @enum {string} */
+          state: "queued" | "running" | "scored" | "failed";
+          /** @description the live score */
+          before: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description the score on the candidate; null until scored */
+          after: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description why the rescore failed */
+          error: string | null;
+          /** @description every test whose verdict differs, hidden tests included (operators only) */
+          changedTests: {
+            /** @enum {string} */
+            suite: "static" | "adversarial";
+            id: string;
+            name: string;
+            /** @description the category, or origin:severity */
+            bucket: string;
+            /** @description the verdict on the live version; null: new test */
+            before: string | null;
+            /** @description the verdict on the candidate; null: removed test */
+            after: string | null;
+          }[];
+        }[];
+      }[];
+      baselines: {
+        agentId: string;
+        label: string;
+        submissions: {
+          submissionId: string;
+          /** @enum {string} */
+          state: "queued" | "running" | "scored" | "failed";
+          /** @description the live score */
+          before: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description the score on the candidate; null until scored */
+          after: {
+            score: number;
+            unrounded: string;
+          } | null;
+          /** @description why the rescore failed */
+          error: string | null;
+          /** @description every test whose verdict differs, hidden tests included (operators only) */
+          changedTests: {
+            /** @enum {string} */
+            suite: "static" | "adversarial";
+            id: string;
+            name: string;
+            /** @description the category, or origin:severity */
+            bucket: string;
+            /** @description the verdict on the live version; null: new test */
+            before: string | null;
+            /** @description the verdict on the candidate; null: removed test */
+            after: string | null;
+          }[];
+        }[];
+      }[];
+    };
+    VersionDecisionRequest: {
+      /** @description why (kept in the audit trail of the challenge and of each rescored submission) */
+      reason: string;
+    };
+    LeaderboardRebuild: {
+      challengeId: string;
+      agents: number;
+      results: number;
+      version: number;
+    };
+    LeaderboardRebuildRequest: {
+      reason?: string;
+    };
+    Removal: {
+      submissionId: string;
+      operatorId: string;
+      reason: string;
+      /** Format: date-time */
+      removedAt: string;
+      board: {
+        agents: number;
+        results: number;
+        version: number;
+      };
+    };
+    RemovalRequest: {
+      /** @description why the submission is removed (kept in the audit trail and shown to its owner) */
+      reason: string;
+    };
+    PriceTable: {
+      /** Format: date */
+      asOf: string;
+      models: {
+        [key: string]: {
+          inputUsdPerMTok: string;
+          outputUsdPerMTok: string;
+        };
+      };
+      revision: number;
+      /** Format: date-time */
+      setAt: string;
+    };
+    /**
+     * @example {
+     *       "asOf": "2026-12-01",
+     *       "models": {
+     *         "model-a": {
+     *           "inputUsdPerMTok": "3",
+     *           "outputUsdPerMTok": "15"
+     *         }
+     *       }
+     *     }
+     */
+    PriceTableRequest: {
+      /** Format: date */
+      asOf: string;
+      /** @description model name (1–200 characters) → its prices; at most 500 models */
+      models: {
+        [key: string]: {
+          inputUsdPerMTok: string;
+          outputUsdPerMTok: string;
+        };
+      };
     };
     PublicChallengeList: {
       challenges: components["schemas"]["PublicChallenge"][];
@@ -7035,136 +7200,6 @@ export interface components {
         } | null;
       };
     };
-    LeaderboardRebuild: {
-      challengeId: string;
-      agents: number;
-      results: number;
-      version: number;
-    };
-    LeaderboardRebuildRequest: {
-      reason?: string;
-    };
-    Removal: {
-      submissionId: string;
-      operatorId: string;
-      reason: string;
-      /** Format: date-time */
-      removedAt: string;
-      board: {
-        agents: number;
-        results: number;
-        version: number;
-      };
-    };
-    RemovalRequest: {
-      /** @description why the submission is removed (kept in the audit trail and shown to its owner) */
-      reason: string;
-    };
-    VersionDiffReport: {
-      challengeId: string;
-      version: number;
-      baseVersion: number;
-      liveVersion: number;
-      /** @enum {string} */
-      state: "qa-failed" | "rescoring" | "ready" | "promoted" | "discarded";
-      note: string;
-      rescores: {
-        total: number;
-        queued: number;
-        running: number;
-        scored: number;
-        failed: number;
-      };
-      /** @description every agent, in the order of the board this version publishes */
-      agents: {
-        agentId: string;
-        name: string;
-        /** @description the agent's place on the base version's board */
-        before: {
-          rank: number;
-          submissionId: string;
-          score: number;
-          unrounded: string;
-        } | null;
-        /** @description its place on the board this version publishes */
-        after: {
-          rank: number;
-          submissionId: string;
-          score: number;
-          unrounded: string;
-        } | null;
-        /** @description before.rank − after.rank: positive moved up */
-        rankChange: number | null;
-        submissions: {
-          submissionId: string;
-          /** @enum {string} */
-          state: "queued" | "running" | "scored" | "failed";
-          /** @description the live score */
-          before: {
-            score: number;
-            unrounded: string;
-          } | null;
-          /** @description the score on the candidate; null until scored */
-          after: {
-            score: number;
-            unrounded: string;
-          } | null;
-          /** @description why the rescore failed */
-          error: string | null;
-          /** @description every test whose verdict differs, hidden tests included (operators only) */
-          changedTests: {
-            /** @enum {string} */
-            suite: "static" | "adversarial";
-            id: string;
-            name: string;
-            /** @description the category, or origin:severity */
-            bucket: string;
-            /** @description the verdict on the live version; null: new test */
-            before: string | null;
-            /** @description the verdict on the candidate; null: removed test */
-            after: string | null;
-          }[];
-        }[];
-      }[];
-      baselines: {
-        agentId: string;
-        label: string;
-        submissions: {
-          submissionId: string;
-          /** @enum {string} */
-          state: "queued" | "running" | "scored" | "failed";
-          /** @description the live score */
-          before: {
-            score: number;
-            unrounded: string;
-          } | null;
-          /** @description the score on the candidate; null until scored */
-          after: {
-            score: number;
-            unrounded: string;
-          } | null;
-          /** @description why the rescore failed */
-          error: string | null;
-          /** @description every test whose verdict differs, hidden tests included (operators only) */
-          changedTests: {
-            /** @enum {string} */
-            suite: "static" | "adversarial";
-            id: string;
-            name: string;
-            /** @description the category, or origin:severity */
-            bucket: string;
-            /** @description the verdict on the live version; null: new test */
-            before: string | null;
-            /** @description the verdict on the candidate; null: removed test */
-            after: string | null;
-          }[];
-        }[];
-      }[];
-    };
-    VersionDecisionRequest: {
-      /** @description why (kept in the audit trail of the challenge and of each rescored submission) */
-      reason: string;
-    };
     AuditHistory: {
       events: components["schemas"]["AuditEvent"][];
       /** @description pass as `after` for the next page; null on the last */
@@ -7205,41 +7240,6 @@ export interface components {
       } | null;
       /** Format: date-time */
       at: string;
-    };
-    PriceTable: {
-      /** Format: date */
-      asOf: string;
-      models: {
-        [key: string]: {
-          inputUsdPerMTok: string;
-          outputUsdPerMTok: string;
-        };
-      };
-      revision: number;
-      /** Format: date-time */
-      setAt: string;
-    };
-    /**
-     * @example {
-     *       "asOf": "2026-12-01",
-     *       "models": {
-     *         "model-a": {
-     *           "inputUsdPerMTok": "3",
-     *           "outputUsdPerMTok": "15"
-     *         }
-     *       }
-     *     }
-     */
-    PriceTableRequest: {
-      /** Format: date */
-      asOf: string;
-      /** @description model name (1–200 characters) → its prices; at most 500 models */
-      models: {
-        [key: string]: {
-          inputUsdPerMTok: string;
-          outputUsdPerMTok: string;
-        };
-      };
     };
   };
   responses: never;

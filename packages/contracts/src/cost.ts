@@ -71,6 +71,13 @@ export const PriceTableSchema = PriceTableBodySchema.extend({
 });
 export type PriceTableWire = z.infer<typeof PriceTableSchema>;
 
+/**
+ * A price table revision as the API answers it, both where it is read (`GET /v1/pricing`, the
+ * leaderboard role) and where it is set (`PUT /v1/pricing`, the ingest role). Its zod `id` is
+ * its one name in the OpenAPI document (`PriceTable`), so neither role names it again.
+ */
+export const PriceTableWireSchema = PriceTableSchema.meta({ id: "PriceTable" });
+
 /** Whether a cost could be given: priced, telemetry silent, or a model without a price. */
 export const COST_STATUSES = ["priced", "not-measured", "not-priced"] as const;
 export type CostStatus = (typeof COST_STATUSES)[number];

@@ -28,3 +28,4 @@ export * from "./queries/cost.ts";
 export * from "./queries/private.ts";
 export * from "./queries/versions.ts";
 export * from "./queries/promotion.ts";
+export * from "./queries/version-report.ts";

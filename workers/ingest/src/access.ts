@@ -2,10 +2,16 @@
  * @module ingest/access
  * What a caller may see. Invariants: a resource the caller may not see is reported exactly
  * like a missing one (404), so ids cannot be probed; an operator owns the challenges it
- * created (full view, changes) and sees other operators' challenges only once published, and
- * then as agents do.
+ * created (full view, changes, versions: `ownedChallenge` is the one owner check) and sees
+ * other operators' challenges only once published, and then as agents do.
  */
-import { findChallenge, type ChallengeRow, type Db } from "@bouts/db";
+import {
+  findChallenge,
+  findVersion,
+  type ChallengeRow,
+  type ChallengeVersionRow,
+  type Db,
+} from "@bouts/db";
 import { fail } from "./errors.ts";
 import type { Principal } from "./types.ts";
 
@@ -39,4 +45,20 @@ export async function ownedChallenge(
   const ch = await findChallenge(db, idOrSlug);
   if (!ch || !ownsChallenge(p, ch)) fail({ reason: "not-found", resource: "challenge" });
   return ch;
+}
+
+/**
+ * Loads a version of a challenge the calling operator owns, or answers 404: the challenge's
+ * (another operator's looks exactly like a missing one), then the version's.
+ */
+export async function ownedVersion(
+  db: Db,
+  p: Principal,
+  idOrSlug: string,
+  version: number,
+): Promise<{ challenge: ChallengeRow; version: ChallengeVersionRow }> {
+  const challenge = await ownedChallenge(db, p, idOrSlug);
+  const row = await findVersion(db, challenge.id, version);
+  if (!row) fail({ reason: "not-found", resource: "challenge version" });
+  return { challenge, version: row };
 }

@@ -43,7 +43,8 @@ export type IngestError =
   | { reason: "idempotency-mismatch" }
   | { reason: "idempotency-in-flight"; retryAfter: number }
   | { reason: "qa-failed"; detail: string; errors: ProblemFieldError[] }
-  | { reason: "unavailable"; service: string; retryAfter: number };
+  | { reason: "unavailable"; service: string; retryAfter: number }
+  | { reason: "board-refused"; retryAfter: number };
 
 const describeRefusal = (r: ArchiveRefusal | AdmissionRefusal): string =>
   isAdmissionRefusal(r) ? describeAdmissionRefusal(r) : describeArchiveRefusal(r);
@@ -162,6 +163,18 @@ export function toProblem(e: IngestError): ProblemAnswer {
         ),
         e.retryAfter,
       );
+    case "board-refused":
+      // The board refused the rows D1 holds (a data fault, logged). Not "nothing was stored":
+      // a promotion's batch is written before its rebuild, and a retry finishes it.
+      return answerRetryLater(
+        buildProblem(
+          503,
+          "unavailable",
+          "Service unavailable",
+          "The leaderboard rebuild is not available yet. Retry later.",
+        ),
+        e.retryAfter,
+      );
   }
 }
 
@@ -192,6 +205,7 @@ export function isStoredUnderIdempotencyKey(e: IngestError): boolean {
     case "idempotency-in-flight":
     case "qa-failed":
     case "unavailable":
+    case "board-refused":
       return false;
   }
 }

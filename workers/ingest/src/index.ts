@@ -1,7 +1,11 @@
 /**
  * @module ingest
- * The write API: agents enter challenges and submit; operators define challenges and manage
- * agents and keys. `ingestRoutes` holds its routes (mounted at /v1 by the platform Worker),
+ * The write API, and the home of every operator write: agents enter challenges and submit;
+ * operators define challenges, manage agents and keys, rejudge, run a challenge's versions
+ * (upload, diff report, promotion, discard), rebuild a board, remove a submission from it and
+ * set the price table. A role owns a resource, not a binding (docs/design.md, "Shape"): the
+ * board's writes reach the `ChallengeLeaderboard` object only through its RPC (`BoardStub`,
+ * @bouts/contracts). `ingestRoutes` holds its routes (mounted at /v1 by the platform Worker),
  * each with its own access (@bouts/auth: `agentOnly`, `operatorOnly`); the keyed views of the
  * challenge list and one challenge are `challenge-reads.ts`, served by the platform's one
  * operation for each. Invariant: every failure is a problem document, rendered by the app's
@@ -9,9 +13,11 @@
  */
 import { createRouter } from "@bouts/edge";
 import { agentRoutes } from "./routes/agents.ts";
+import { boardOperationRoutes } from "./routes/board-operations.ts";
 import { challengeRoutes } from "./routes/challenges.ts";
 import { finalChoiceRoutes } from "./routes/final-choices.ts";
 import { operationRoutes } from "./routes/operations.ts";
+import { pricingRoutes } from "./routes/pricing.ts";
 import { submissionRoutes } from "./routes/submissions.ts";
 import { versionRoutes } from "./routes/versions.ts";
 import type { IngestEnv } from "./types.ts";
@@ -41,4 +47,6 @@ export const ingestRoutes = createRouter<IngestEnv>()
   .route("/", submissionRoutes)
   .route("/", operationRoutes)
   .route("/", finalChoiceRoutes)
-  .route("/", versionRoutes);
+  .route("/", versionRoutes)
+  .route("/", boardOperationRoutes)
+  .route("/", pricingRoutes);

@@ -1,46 +1,66 @@
 /**
  * @module ingest/versions
- * A new bundle version of a published challenge (docs/design.md §30): checked like any bundle
- * (`readUploadedBundle`), stored, put through the runner's challenge QA, and, when QA passes,
- * recorded with a queued rescore of every counted submission (each agent's ranking submission
- * and its latest, every final choice, every baseline), whose messages go on the submissions
- * queue. The live version keeps serving until an operator promotes. Invariants: one open
- * candidate per challenge (checked inside the insert); a refused QA is recorded (`qa-failed`)
- * and rescores nothing; the row is written before its messages are sent, and the reconciler
- * re-sends what a failed send leaves queued.
+ * A challenge's versions (docs/design.md §30), the whole resource: a new bundle version of a
+ * published challenge is checked like any bundle (`readUploadedBundle`), stored, put through the
+ * runner's challenge QA, and, when QA passes, recorded with a queued rescore of every counted
+ * submission (each agent's ranking submission and its latest, every final choice, every
+ * baseline), whose messages go on the submissions queue. The live version keeps serving until
+ * the operator promotes: one D1 batch swaps the scores, the version and the split, then the
+ * board is rebuilt from D1 in one call of the board's RPC (readers see the old board or the new
+ * one, never a mix) and each affected agent gets `submission.rescored`; or discards. The diff
+ * report is `buildDiffReport` (@bouts/db), which the leaderboard's operator page draws too.
+ * Invariants: one open candidate per challenge (checked inside the insert); a refused QA is
+ * recorded (`qa-failed`) and rescores nothing; the row is written before its messages are sent,
+ * and the reconciler re-sends what a failed send leaves queued; a promotion is idempotent —
+ * repeating it finishes the rebuild and the events a first call did not (event ids are
+ * deterministic); a refused promotion or discard changes nothing.
  */
 import {
   ChallengeManifestSchema,
+  eventMessage,
   parseJson,
   rescoreMessage,
+  resolveManifestSplit,
   toBatches,
   type ChallengeManifest,
+  type EventMessage,
 } from "@bouts/contracts";
 import {
   baselineIds,
+  buildDiffReport,
   countRescores,
+  createDb,
+  discardVersion,
   findLatestVersionNumber,
   findOpenVersion,
   insertVersion,
   listBaselineResults,
   listFinalChoices,
+  listPromotedRescores,
   listRescores,
   listResultHistory,
+  listResultsOnVersion,
   findSubmission,
   findVersion,
+  promoteVersion,
   sha256Hex,
   type ChallengeRow,
+  type ChallengeSplitRow,
   type ChallengeVersionRow,
   type Db,
   type RescoreTarget,
 } from "@bouts/db";
-import { countedSubmissionIds } from "@bouts/ranking";
+import { countedSubmissionIds, rankBoard } from "@bouts/ranking";
 import { buildBaselineArchive } from "./baselines.ts";
 import { readUploadedBundle, type BundleUpload } from "./bundle-upload.ts";
 import type { IngestConfig } from "./config.ts";
 import { fail } from "./errors.ts";
+import { rebuildAudited, type RebuildEnv } from "./rebuild.ts";
 import { runChallengeQa } from "./runner-client.ts";
 import { ensureObject } from "./storage.ts";
+
+/** How many final choices a split allows when its manifest does not say. */
+const DEFAULT_FINAL_CHOICES = 2;
 
 /** A version as the API shows it, with its rescores counted by state. */
 export async function versionToWire(db: Db, v: ChallengeVersionRow) {
@@ -228,4 +248,175 @@ export async function uploadVersion(
   }
   // As stored: a version with nothing to rescore is ready at once.
   return (await findVersion(db, ch.id, version)) ?? row;
+}
+
+// ─── Promotion and discard ───
+
+/** What a promotion needs: the rebuild's D1 and board, and the webhooks queue. */
+export type PromoteEnv = RebuildEnv & { WEBHOOKS: Queue<EventMessage> };
+
+/** The split record the promoted version's manifest declares or draws, or null for none. */
+function splitOf(v: ChallengeVersionRow, now: number): ChallengeSplitRow | null {
+  const manifest = ChallengeManifestSchema.safeParse(parseJson(v.bundleManifest));
+  if (!manifest.success) return null;
+  const split = resolveManifestSplit(manifest.data);
+  if (!split) return null;
+  return {
+    challengeId: v.challengeId,
+    method: split.method,
+    seed: split.seed,
+    privatePercent: split.privatePercent,
+    privateIds: JSON.stringify(split.privateIds),
+    finalChoices: manifest.data.split?.finalChoices ?? DEFAULT_FINAL_CHOICES,
+    bundleSha256: v.bundleSha256,
+    recordedAt: now,
+  };
+}
+
+/**
+ * Promotes a `ready` version (every rescore scored): 409 while rescores are pending or failed,
+ * or once the version is discarded or superseded. A repeat on a promoted version finishes its
+ * rebuild and events. Returns the report after the promotion.
+ */
+export async function promote(
+  env: PromoteEnv,
+  ch: ChallengeRow,
+  v: ChallengeVersionRow,
+  by: { operatorId: string; reason: string },
+) {
+  const db = createDb(env.DB);
+  const finishing = v.state === "promoted" && ch.version === v.version;
+  if (!finishing) {
+    if (v.state !== "ready") {
+      const rows = await listRescores(db, ch.id, v.version);
+      const pending = rows.filter((r) => r.state === "queued" || r.state === "running").length;
+      fail({
+        reason: "conflict",
+        detail:
+          v.state === "rescoring"
+            ? `Version ${v.version} is still rescoring (${pending} of ${rows.length} pending); promote it once it is ready.`
+            : `Version ${v.version} is ${v.state}; only a ready version can be promoted.`,
+      });
+    }
+    const failed = (await listRescores(db, ch.id, v.version)).filter((r) => r.state === "failed");
+    if (failed.length > 0)
+      fail({
+        reason: "conflict",
+        detail: `${failed.length} rescore(s) of version ${v.version} failed (see the diff report); discard it, or fix the bundle and upload another version.`,
+      });
+    if (ch.version !== v.baseVersion || ch.status !== "published")
+      fail({
+        reason: "conflict",
+        detail: `The challenge is ${ch.status} on version ${ch.version}; version ${v.version} was rescored against ${v.baseVersion}.`,
+      });
+    const now = Date.now();
+    const decisionId = crypto.randomUUID();
+    const promoted = await promoteVersion(db, {
+      challengeId: ch.id,
+      version: v.version,
+      operatorId: by.operatorId,
+      reason: by.reason,
+      decisionId,
+      now,
+      split: splitOf(v, now),
+      event: {
+        id: `promoted:${ch.id}:v${v.version}`,
+        challengeId: ch.id,
+        submissionId: null,
+        agentId: null,
+        type: "promoted",
+        scope: "challenge",
+        actorKind: "operator",
+        actorId: by.operatorId,
+        cause: by.reason,
+        before: { version: v.baseVersion, bundleSha256: ch.bundleSha256 },
+        after: { version: v.version, bundleSha256: v.bundleSha256 },
+        at: now,
+      },
+    });
+    if (!promoted)
+      fail({
+        reason: "conflict",
+        detail:
+          "The version or the challenge changed meanwhile (a live score, a close); read the report and retry.",
+      });
+  }
+  // The board, rebuilt from D1 in one call: its readers see the old board or the new one.
+  const live = { ...ch, version: v.version };
+  await rebuildAudited(env, live, {
+    operatorId: by.operatorId,
+    cause: `version ${v.version} promoted: ${by.reason}`,
+  });
+  await announceRescores(env, db, live, v);
+  return buildDiffReport(db, live, { ...v, state: "promoted" });
+}
+
+/** Sends `submission.rescored` for every promoted rescore of an agent's submission; repeatable. */
+async function announceRescores(env: PromoteEnv, db: Db, ch: ChallengeRow, v: ChallengeVersionRow) {
+  const [rows, before, after] = await Promise.all([
+    listPromotedRescores(db, ch.id, v.version, v.baseVersion),
+    listResultsOnVersion(db, ch.id, v.baseVersion),
+    listResultsOnVersion(db, ch.id, v.version),
+  ]);
+  const oldRanks = rankBoard(before, ch.rankingMode);
+  const newRanks = rankBoard(after, ch.rankingMode);
+  const events = rows.map((r) =>
+    eventMessage(
+      "submission.rescored",
+      {
+        eventId: `evt_${r.submissionId}_rescored_v${v.version}`,
+        agentId: r.agentId,
+        challengeId: ch.id,
+        submissionId: r.submissionId,
+      },
+      {
+        version: v.version,
+        previousVersion: v.baseVersion,
+        score: r.score,
+        fraction: r.fraction,
+        previousScore: r.previousScore,
+        previousFraction: r.previousFraction,
+        band: r.band,
+        previousRank: oldRanks.get(r.agentId)?.rank ?? null,
+        rank: newRanks.get(r.agentId)?.rank ?? null,
+      },
+    ),
+  );
+  for (const batch of toBatches(events)) await env.WEBHOOKS.sendBatch(batch);
+}
+
+/** Discards an open or refused version; 409 once promoted or discarded. */
+export async function discard(
+  db: Db,
+  ch: ChallengeRow,
+  v: ChallengeVersionRow,
+  by: { operatorId: string; reason: string },
+) {
+  const now = Date.now();
+  const decisionId = crypto.randomUUID();
+  const done = await discardVersion(
+    db,
+    { challengeId: ch.id, version: v.version },
+    { operatorId: by.operatorId, decisionId, now },
+    {
+      id: `discarded:${ch.id}:v${v.version}`,
+      challengeId: ch.id,
+      submissionId: null,
+      agentId: null,
+      type: "discarded",
+      scope: "challenge",
+      actorKind: "operator",
+      actorId: by.operatorId,
+      cause: by.reason,
+      before: { version: v.version, state: v.state },
+      after: { version: v.version, state: "discarded", liveVersion: ch.version },
+      at: now,
+    },
+  );
+  if (!done)
+    fail({
+      reason: "conflict",
+      detail: `Version ${v.version} is ${v.state}; it can no longer be discarded.`,
+    });
+  return buildDiffReport(db, ch, { ...v, state: "discarded" });
 }

@@ -139,3 +139,62 @@ describe("uploading a challenge version", () => {
     expect(await list.json()).toMatchObject({ liveVersion: 1, versions: [] });
   });
 });
+
+describe("the versions resource's one owner check", () => {
+  // Every operation on a challenge's versions, as [name, request for challenge `id`].
+  const operations: [string, (id: string, token: string) => Promise<Response>][] = [
+    ["upload", (id, token) => upload(id, token, new Uint8Array([0x1f, 0x8b, 0, 0]))],
+    ["list", (id, token) => call(`/v1/challenges/${id}/versions`, { token })],
+    ["get", (id, token) => call(`/v1/challenges/${id}/versions/2`, { token })],
+    ["diff", (id, token) => call(`/v1/challenges/${id}/versions/2/diff`, { token })],
+    [
+      "promote",
+      (id, token) =>
+        callJson(`/v1/challenges/${id}/versions/2/promote`, "POST", { reason: "r" }, token),
+    ],
+    [
+      "discard",
+      (id, token) =>
+        callJson(`/v1/challenges/${id}/versions/2/discard`, "POST", { reason: "r" }, token),
+    ],
+  ];
+
+  it.each(operations)(
+    "answers %s on another operator's challenge exactly as on a missing one",
+    async (_name, send) => {
+      const owner = await seedOperator("owner");
+      const other = await seedOperator("other");
+      const created = await callJson(
+        "/v1/challenges",
+        "POST",
+        {
+          slug: `owned-${crypto.randomUUID().slice(0, 8)}`,
+          title: "t",
+          profile: "engineering",
+          maxIterations: 3,
+        },
+        owner.token,
+      );
+      const { id } = await created.json<{ id: string }>();
+      const foreign = await expectProblem(await send(id, other.token), 404);
+      const missing = await expectProblem(await send(crypto.randomUUID(), other.token), 404);
+      expect(foreign).toEqual(missing);
+      expect(foreign.detail).toBe("No such challenge.");
+    },
+  );
+
+  it("checks the owner before the version: the owner's missing version is its own 404", async () => {
+    const owner = await seedOperator("owner-versions");
+    const created = await callJson(
+      "/v1/challenges",
+      "POST",
+      { slug: "owned-versions", title: "t", profile: "engineering", maxIterations: 3 },
+      owner.token,
+    );
+    const { id } = await created.json<{ id: string }>();
+    for (const [name, send] of operations.slice(2)) {
+      const problem = await expectProblem(await send(id, owner.token), 404);
+      expect(problem.detail, name).toBe("No such challenge version.");
+    }
+  });
+});

@@ -1,18 +1,20 @@
 /**
  * @module leaderboard
- * The public read API of the leaderboards (no key needed; rate-limited per client IP), the public
- * HTML pages built on it (`pages/`, docs/pages.md) and the `ChallengeLeaderboard` Durable Object.
- * Invariants: browser consumers get CORS without credentials; the WebSocket route is passed to the
- * object untouched (no header rewriting on a 101); every failure is a problem document (the pages:
- * an HTML page with the same status).
+ * The read side: the `ChallengeLeaderboard` Durable Object (the ranking authority), the public
+ * read API of the boards (no key needed; rate-limited per client IP: boards, standings, the live
+ * feed, breakdowns, the audit histories, the price table in force, the public challenge views)
+ * and the HTML pages built on it (`pages/`, docs/pages.md; the owning operator's page of a
+ * version's diff report among them). It serves no operator write: those are the ingest role's,
+ * which reaches the object only through its RPC (docs/design.md, "A role owns a resource, not a
+ * binding"). Invariants: browser consumers get CORS without credentials; the WebSocket route is
+ * passed to the object untouched (no header rewriting on a 101); every failure is a problem
+ * document (the pages: an HTML page with the same status).
  */
 import { createRouter } from "@bouts/edge";
 import { DEFAULT_CACHE_OPTIONS, type CacheOptions } from "./cache.ts";
 import { createPageRoutes } from "./pages/routes.ts";
 import { createPublicRead, type PublicReadAccess } from "./public-read.ts";
 import { createBoardRoutes } from "./routes/challenges.ts";
-import { operatorRoutes } from "./routes/operators.ts";
-import { versionRoutes } from "./routes/versions.ts";
 import { createPricingRoutes } from "./routes/pricing.ts";
 import { createHistoryRoutes } from "./routes/history.ts";
 import { createBreakdownRoutes } from "./routes/submissions.ts";
@@ -86,11 +88,11 @@ export function resolveCacheOptions(options: LeaderboardRoutesOptions = {}): Cac
 
 /**
  * The leaderboard role's routes, to mount at the root: the public API under /v1 (boards,
- * standings, the live feed, breakdowns, the audit histories, the operator's rebuild and
- * removal, CORS preflights) and the
- * HTML pages. `access` is the public-read middleware to share with the platform's challenge
- * reads; by default one is built from `options`. Each route has its own access: public-read.ts
- * (with @bouts/auth's `optionalKey` for the breakdown), `operatorOnly` for the rebuild.
+ * standings, the live feed, breakdowns, the audit histories, the price table in force, CORS
+ * preflights) and the HTML pages. `access` is the public-read middleware to share with the
+ * platform's challenge reads; by default one is built from `options`. Each route has its own
+ * access: public-read.ts, with @bouts/auth's `optionalKey` for the breakdown and a key of
+ * either role for a submission's history.
  */
 export function createLeaderboardRoutes(
   options: LeaderboardRoutesOptions = {},
@@ -99,8 +101,6 @@ export function createLeaderboardRoutes(
   const api = createRouter<LeaderboardEnv>()
     .route("/", createBoardRoutes(access))
     .route("/", createBreakdownRoutes(access))
-    .route("/", operatorRoutes)
-    .route("/", versionRoutes)
     .route("/", createHistoryRoutes(access))
     .route("/", createPricingRoutes(access));
   for (const path of PREFLIGHT_PATHS) api.options(path, access.read, (c) => c.body(null, 204));

@@ -5,15 +5,7 @@
  * Invariant: no schema here has a field for a bundle, a hidden test or a key.
  */
 import { z } from "@hono/zod-openapi";
-import {
-  BreakdownViewSchema,
-  CostViewSchema,
-  OptionalReasonBodySchema,
-  PriceTableBodySchema,
-  PriceTableSchema,
-  reasonBodySchema,
-  UsdAmountSchema,
-} from "@bouts/contracts";
+import { BreakdownViewSchema, CostViewSchema, UsdAmountSchema } from "@bouts/contracts";
 import { AUDIT_ACTOR_KINDS, AUDIT_EVENT_TYPES } from "@bouts/db";
 import { RANKING_MODES } from "@bouts/ranking";
 import { BAND_KEYS, TRAJECTORY_CLASSES } from "@bouts/scoring";
@@ -328,25 +320,6 @@ export const HistoryQuerySchema = z.object({
   limit: PageQuerySchema.shape.limit,
 });
 
-/** Why an operator removes a submission from the board. */
-export const RemovalRequestSchema = reasonBodySchema(
-  "why the submission is removed (kept in the audit trail and shown to its owner)",
-).openapi("RemovalRequest");
-
-/** An operator's removal, and the rebuilt board. */
-export const RemovalSchema = z
-  .object({
-    submissionId: z.string(),
-    operatorId: z.string(),
-    reason: z.string(),
-    removedAt: z.iso.datetime(),
-    board: z.object({ agents: z.int(), results: z.int(), version: z.int() }),
-  })
-  .openapi("Removal");
-
-/** Optional body of a rebuild: why (kept in the audit trail). */
-export const RebuildRequestSchema = OptionalReasonBodySchema.openapi("LeaderboardRebuildRequest");
-
 /** The score-against-cost plot of a board. */
 export const CostPlotSchema = z
   .object({
@@ -372,23 +345,6 @@ export const CostPlotSchema = z
       .openapi({ description: "Agent ids on the Pareto frontier, cheapest first." }),
   })
   .openapi("CostPlot");
-
-/** A price table revision, as set and as read. */
-export const PriceTableWireSchema = PriceTableSchema.openapi("PriceTable");
-export const PriceTableRequestSchema = PriceTableBodySchema.extend({
-  // The record's key rules, stated in the document too (JSON Schema propertyNames).
-  // (propertyNames is OpenAPI 3.1 / JSON Schema 2020-12; the metadata type only knows 3.0.)
-  models: PriceTableBodySchema.shape.models.openapi({
-    ...({ propertyNames: { type: "string", minLength: 1, maxLength: 200 } } as object),
-    maxProperties: 500,
-    description: "model name (1–200 characters) → its prices; at most 500 models",
-  }),
-}).openapi("PriceTableRequest", {
-  example: {
-    asOf: "2026-12-01",
-    models: { "model-a": { inputUsdPerMTok: "3", outputUsdPerMTok: "15" } },
-  },
-});
 
 /** A cost ceiling in decimal USD, for the other front doors (the MCP tools) to validate alike. */
 export const MaxCostUsdSchema = UsdAmountSchema;

@@ -1,7 +1,7 @@
 /**
  * @module leaderboard/store
- * D1 reads of the public API: public challenges, a submission's stored score, and a
- * challenge's whole result history (for rebuilds), through the query functions of `@bouts/db`.
+ * D1 reads of the public API: public challenges, agents' names, a submission's stored score and
+ * the price table in force, through the query functions of `@bouts/db`.
  * Invariants: only `published` and `closed` challenges are ever returned.
  */
 import { ChallengeManifestSchema, PriceTableSchema, type PriceTableWire } from "@bouts/contracts";

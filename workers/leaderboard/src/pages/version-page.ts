@@ -2,20 +2,18 @@
  * @module leaderboard/pages/version-page
  * The operator's page of a candidate challenge version's diff report
  * (`/challenges/{id}/versions/{version}`, docs/design.md §30): the same report as
- * `GET /v1/challenges/{id}/versions/{version}/diff`, as a table per agent and per baseline.
+ * `GET /v1/challenges/{id}/versions/{version}/diff` (the ingest role's; both build it with
+ * `buildDiffReport` of @bouts/db), as a table per agent and per baseline; the promote or discard
+ * call it offers is the ingest role's too.
  * Invariants: only the owning operator reads it — the browser sends the operator key as the
  * password of HTTP Basic authentication (no cookie, no key in the URL), anything else is 401 or
  * 404 — because the report names hidden tests; it is never cached (`private, no-store`).
  */
 import { resolveCaller } from "@bouts/auth";
-import { createDb, findChallenge } from "@bouts/db";
+import { buildDiffReport, createDb, findChallenge, findVersion, type DiffReport } from "@bouts/db";
 import { fail } from "../errors.ts";
-import { buildDiffReport, ownedVersion } from "../versions.ts";
 import { html, type Html } from "./html.ts";
 import { renderDocument } from "./layout.ts";
-
-/** What the page draws: the report as `buildDiffReport` returns it. */
-type DiffReport = Awaited<ReturnType<typeof buildDiffReport>>;
 
 /** The realm a browser shows when it asks for the operator key. */
 export const OPERATOR_REALM = 'Basic realm="Bouts operators", charset="UTF-8"';
@@ -51,7 +49,8 @@ export async function readVersionReport(
   const db = createDb(d1);
   const ch = await findChallenge(db, challengeId);
   if (!ch || ch.createdBy !== operatorId) fail({ reason: "not-found", resource: "challenge" });
-  const v = await ownedVersion(db, ch, version);
+  const v = await findVersion(db, ch.id, version);
+  if (!v) fail({ reason: "not-found", resource: "challenge version" });
   return { title: ch.title, slug: ch.slug, report: await buildDiffReport(db, ch, v) };
 }
 
