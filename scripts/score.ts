@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { ScoreInputSchema } from "@bouts/contracts";
 import {
   computeScore,
+  scoringProfileOf,
   SEED_AGENT_EXAMPLE,
   SEED_ENGINEERING_EXAMPLE,
   type Breakdown,
@@ -55,10 +56,9 @@ function loadInput(
 
 function render(b: Breakdown, indent = ""): string[] {
   const out: string[] = [];
-  const title =
-    b.profile === "agent"
-      ? `agent-run profile v${b.profileVersion}, family ${b.family}`
-      : `engineering profile v${b.profileVersion}`;
+  // The profile's name is its registry entry's; a profile weighed by family names the family.
+  const family = b.family === null ? "" : `, family ${b.family}`;
+  const title = `${scoringProfileOf(b.profile).labels.name} profile v${b.profileVersion}${family}`;
   out.push(`${indent}${title}`, "");
   for (const line of b.math) out.push(`${indent}  ${line}`);
   for (const c of b.components)

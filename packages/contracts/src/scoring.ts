@@ -1,9 +1,11 @@
 /**
  * @module contracts/scoring
  * Wire schemas of the scoring engine's inputs and of its published breakdown. They mirror
- * the types of @bouts/scoring (type tests keep them in step); the engine re-checks values.
- * Pure: zod only.
+ * the types of @bouts/scoring (type tests keep them in step); the engine re-checks values. The
+ * profile ids are the engine's registry's, and each has its input schema here
+ * (`PROFILE_INPUT_SCHEMAS`). Pure: zod and the engine's vocabularies.
  */
+import { PROFILES, type InputOf, type ProfileId } from "@bouts/scoring";
 import { z } from "zod";
 import {
   AdversarialDetailsSchema,
@@ -22,7 +24,7 @@ import {
 import { ExploitTriggerSchema, IntegrityTriggerSchema } from "./evidence.ts";
 import { SeveritySchema } from "./findings.ts";
 
-export const PROFILES = ["engineering", "agent"] as const;
+/** A scoring profile's id: the engine's registry is the one list (`PROFILES`). */
 export const ProfileSchema = z.enum(PROFILES);
 export type Profile = z.infer<typeof ProfileSchema>;
 
@@ -219,11 +221,23 @@ export const AgentInputSchema = z.strictObject({
 });
 export type AgentInputWire = z.infer<typeof AgentInputSchema>;
 
-/** Input of either profile, told apart by `profile`. */
-export const ScoreInputSchema = z.discriminatedUnion("profile", [
-  EngineeringInputSchema,
-  AgentInputSchema,
-]);
+/**
+ * Each profile's input schema, by profile id: a profile of the engine's registry without one
+ * does not compile, nor does a schema whose parsed value is not that profile's engine input.
+ */
+export const PROFILE_INPUT_SCHEMAS = {
+  engineering: EngineeringInputSchema,
+  agent: AgentInputSchema,
+} as const satisfies { readonly [K in ProfileId]: z.ZodType<InputOf<K>> };
+
+/** Input of any profile, told apart by `profile`. */
+export const ScoreInputSchema = z.discriminatedUnion(
+  "profile",
+  PROFILES.map((id) => PROFILE_INPUT_SCHEMAS[id]) as [
+    (typeof PROFILE_INPUT_SCHEMAS)[ProfileId],
+    ...(typeof PROFILE_INPUT_SCHEMAS)[ProfileId][],
+  ],
+);
 export type ScoreInputWire = z.infer<typeof ScoreInputSchema>;
 
 // ─── Breakdown (output) ───

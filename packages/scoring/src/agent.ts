@@ -3,7 +3,8 @@
  * The agent-run profile (v1) of composite-score-formula: Objective (the engineering composite
  * of the same submission, unrounded), Process, Strategy, Recovery and Efficiency weighted by
  * family, then Integrity (+10/−25), Exploit penalties and Calibration (±5), clamped to 0–100.
- * Pure: no I/O, no clock; exact arithmetic.
+ * This is its compute; its registry entry is profiles/agent.ts, its labels and version are
+ * tables.ts's. Pure: no I/O, no clock; exact arithmetic.
  */
 import { aggregatePanel, type PanelScore } from "./aggregate.ts";
 import {
@@ -31,6 +32,8 @@ import { ok, err, type Result } from "@bouts/result";
 import { invalid, type ScoringError } from "./errors.ts";
 import {
   AGENT_COMPONENTS,
+  AGENT_LABELS,
+  AGENT_VERSION,
   CALIBRATION,
   EFFICIENCY,
   EXPLOIT_POINTS,
@@ -39,7 +42,6 @@ import {
   INTEGRITY_MAX_BONUS,
   INTEGRITY_MAX_PENALTY,
   INTEGRITY_POINTS,
-  PROFILE_VERSIONS,
   type AgentComponent,
   type ExploitTrigger,
   type IntegrityTrigger,
@@ -310,14 +312,6 @@ export function computeExploits(input: AgentInput["exploits"]): Checked<Adjustme
   });
 }
 
-const LABELS: Record<AgentComponent, string> = {
-  objective: "Objective",
-  process: "Process",
-  strategy: "Strategy",
-  recovery: "Recovery",
-  efficiency: "Efficiency",
-};
-
 /**
  * Computes the agent-run composite and its breakdown (with the Objective's engineering
  * breakdown nested), or names the field that makes the input unscorable.
@@ -363,7 +357,7 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
   judged.efficiency = eff.value;
 
   const components: ComponentBreakdown[] = AGENT_COMPONENTS.map((k) =>
-    weighComponent(k, LABELS[k], weights[k], judged[k]!),
+    weighComponent(k, AGENT_LABELS[k], weights[k], judged[k]!),
   );
   const weighted = Exact.sum(
     AGENT_COMPONENTS.map((k) => judged[k]!.score.mul(Exact.of(weights[k])).div(Exact.HUNDRED)),
@@ -384,6 +378,7 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
     })),
     ...(["process", "strategy", "recovery"] as const).map((k) => ({
       component: k,
+      label: AGENT_LABELS[k],
       field: `${k}.judges`,
       judges: input[k].judges,
     })),
@@ -400,7 +395,7 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
   const breakdown = finish({
     schema: BREAKDOWN_SCHEMA,
     profile: "agent",
-    profileVersion: PROFILE_VERSIONS.agent,
+    profileVersion: AGENT_VERSION,
     family: family.value,
     components,
     weighted,

@@ -5,10 +5,12 @@
  * tags stored beside them.
  * Invariant: this module owns the shape of everything a breakdown carries (its interval, its
  * pairing profile, its judging summary), so the modules that compute those parts import it and
- * it imports none of them: only the leaf vocabularies (exact, aggregate's types, tables).
+ * it imports none of them: only the leaf vocabularies (exact, aggregate's types, tables, the
+ * profile ids of input.ts).
  */
 import type { ExactValue } from "./exact.ts";
 import type { AggregationRule } from "./aggregate.ts";
+import type { ProfileId } from "./input.ts";
 import type {
   BandKey,
   CodeQualityDimension,
@@ -262,7 +264,7 @@ export interface Flag {
 /** The whole published explanation of one score. */
 export interface Breakdown {
   schema: typeof BREAKDOWN_SCHEMA;
-  profile: "engineering" | "agent";
+  profile: ProfileId;
   profileVersion: number;
   family: string | null;
   components: ComponentBreakdown[];

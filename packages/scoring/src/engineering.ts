@@ -1,7 +1,9 @@
 /**
  * @module scoring/engineering
- * The engineering profile (v1): the six-component composite of scoring-engine-design with
- * the critical-finding cap of docs/design.md §3. Pure: no I/O, no clock; exact arithmetic.
+ * The engineering profile's compute (v1): the six-component composite of scoring-engine-design
+ * with the critical-finding cap of docs/design.md §3. Its registry entry is
+ * profiles/engineering.ts; its labels and version are tables.ts's. Pure: no I/O, no clock;
+ * exact arithmetic.
  */
 import { aggregatePanel, type PanelResult, type PanelScore } from "./aggregate.ts";
 import {
@@ -34,8 +36,9 @@ import {
   CRITICAL_FINDING_CAP,
   CWE_SEVERITY,
   DELIVERABLE_RUBRIC,
+  ENGINEERING_LABELS,
+  ENGINEERING_VERSION,
   ENGINEERING_WEIGHTS,
-  PROFILE_VERSIONS,
   SECURITY_DEDUCTIONS,
   SEVERITIES,
   STABILITY_SCORES,
@@ -475,21 +478,18 @@ export function computeStability(
 
 // ─── The profile ───
 
-const LABELS: Record<EngineeringComponent, string> = {
-  static: "Static tests",
-  adversarial: "Adversarial tests",
-  codeQuality: "Code quality",
-  deliverables: "Deliverables",
-  security: "Security",
-  stability: "Stability",
-};
-
 /** The judgement lists of an engineering input (already checked by their components). */
 export function engineeringJudgedLists(input: EngineeringInput): JudgedList[] {
   return [
-    { component: "codeQuality", field: "codeQuality.judges", judges: input.codeQuality.judges },
+    {
+      component: "codeQuality",
+      label: ENGINEERING_LABELS.codeQuality,
+      field: "codeQuality.judges",
+      judges: input.codeQuality.judges,
+    },
     ...input.deliverables.items.map((item, i) => ({
       component: "deliverables",
+      label: ENGINEERING_LABELS.deliverables,
       field: `deliverables.items[${i}].judges`,
       judges: item.judges,
     })),
@@ -533,7 +533,7 @@ export function computeEngineering(
     ["stability", stab.value],
   ];
   const components: ComponentBreakdown[] = parts.map(([key, c]) =>
-    weighComponent(key, LABELS[key], ENGINEERING_WEIGHTS[key], c),
+    weighComponent(key, ENGINEERING_LABELS[key], ENGINEERING_WEIGHTS[key], c),
   );
   const judging = summarizeJudging(engineeringJudgedLists(input));
   if (!judging.ok) return judging;
@@ -576,7 +576,7 @@ export function computeEngineering(
     finish({
       schema: BREAKDOWN_SCHEMA,
       profile: "engineering",
-      profileVersion: PROFILE_VERSIONS.engineering,
+      profileVersion: ENGINEERING_VERSION,
       family: null,
       components,
       weighted,

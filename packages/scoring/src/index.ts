@@ -1,7 +1,8 @@
 /**
  * @module scoring
- * The pure scoring engine: both profiles, judge aggregation, weights, the tables and their
- * vocabularies (bands, triggers), trajectories. No I/O, no clock, no Cloudflare or Node APIs,
+ * The pure scoring engine: the profiles and their registry (`SCORING_PROFILES`, one entry per
+ * profile: compute, public cut, pairing and interval hooks, labels), judge aggregation,
+ * weights, the tables and their vocabularies (bands, triggers), trajectories. No I/O, no clock, no Cloudflare or Node APIs,
  * no dependency but the zero-dependency `@bouts/result` — anyone can re-compute a published
  * score with it. (The ranking order of standings is `@bouts/ranking`'s.)
  */
@@ -38,6 +39,13 @@ export { resolveBand } from "./compose.ts";
 export { summarizeJudging } from "./judging.ts";
 export { validateCustomWeights, resolveFamilyWeights } from "./weights.ts";
 export { computeScore, withInterval, type ScoreOptions } from "./score.ts";
+export { isProfileId, PROFILES, SCORING_PROFILES, scoringProfileOf } from "./profiles/registry.ts";
+export type {
+  InputOf,
+  ProfileLabels,
+  ProfileRegistry,
+  ScoringProfile,
+} from "./profiles/profile.ts";
 export {
   computeInterval,
   INTERVAL_LEVEL,

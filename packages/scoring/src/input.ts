@@ -1,7 +1,8 @@
 /**
  * @module scoring/input
- * The engine's input shapes. The engine re-validates every value it reads (pure callers can
- * pass anything); the zod schemas in @bouts/contracts mirror these types at the wire.
+ * The engine's input shapes, one per profile; their `profile` tags are the profile ids. The
+ * engine re-validates every value it reads (pure callers can pass anything); the zod schemas in
+ * @bouts/contracts mirror these types at the wire.
  */
 import type {
   CodeQualityDimension,
@@ -136,5 +137,12 @@ export interface AgentInput {
   calibration: { claims: CalibrationClaimInput[] };
 }
 
-/** Input for either profile. */
+/**
+ * Input for any profile: one member per profile, told apart by `profile`. A member added here
+ * is a new profile id, and the registry (profiles/registry.ts) does not compile until it has
+ * that profile's entry.
+ */
 export type ScoreInput = EngineeringInput | AgentInput;
+
+/** The id of a scoring profile ("engineering", "agent"): the `profile` of its input. */
+export type ProfileId = ScoreInput["profile"];

@@ -2,7 +2,8 @@
  * @module scoring/judging
  * Who judged a score: each judgement's provenance (the offline heuristic panel, or a model
  * behind an adapter), summed up once per breakdown so that a heuristic grade is never read as
- * a model's. Provenance changes no number; it is validated like every other input. Pure.
+ * a model's. Provenance changes no number; it is validated like every other input. Knows no
+ * profile: each judged list names its component by the label its profile gave it. Pure.
  */
 import { ok, type Result } from "@bouts/result";
 import { invalid, type ScoringError } from "./errors.ts";
@@ -14,6 +15,8 @@ type Checked<T> = Result<T, ScoringError>;
 /** The judgement lists of one input, each with the component it belongs to. */
 export interface JudgedList {
   component: string;
+  /** The component's label in the breakdown ("Code quality"); the summary names it in lower case. */
+  label: string;
   field: string;
   judges: unknown;
 }
@@ -24,7 +27,7 @@ const KINDS = ["heuristic", "model"] as const;
  * Sums up the provenance of every judgement in `lists`. A judge id seen twice must carry the same
  * provenance both times; lists are checked by their components first, so only `provenance` is
  * read here.
- * @example summarizeJudging([{ component: "codeQuality", field: "codeQuality.judges",
+ * @example summarizeJudging([{ component: "codeQuality", label: "Code quality", field: "codeQuality.judges",
  *   judges: [{ judge: "readability", provenance: { kind: "heuristic", method: "static analysis" } }] }])
  *   // ok: panel "heuristic"
  */
@@ -52,7 +55,8 @@ export function summarizeJudging(lists: readonly JudgedList[]): Checked<JudgingS
   const kinds = new Set(judges.map((j) => j.kind));
   const panel: JudgingSummary["panel"] =
     kinds.size === 1 ? [...kinds][0]! : kinds.size === 0 ? "unspecified" : "mixed";
-  return ok({ panel, judges, summary: describeJudging(panel, judges) });
+  const names = new Map(lists.map((l) => [l.component, sentenceCase(l.label)]));
+  return ok({ panel, judges, summary: describeJudging(panel, judges, names) });
 }
 
 /** The flag a breakdown carries when any of its judges is the heuristic panel's. */
@@ -92,17 +96,16 @@ function readProvenance(
 const sameSource = (a: Omit<JudgeIdentity, "components">, b: Omit<JudgeIdentity, "components">) =>
   a.kind === b.kind && a.provider === b.provider && a.model === b.model && a.method === b.method;
 
-const COMPONENT_NAMES: Record<string, string> = {
-  codeQuality: "code quality",
-  deliverables: "deliverables",
-  process: "process",
-  strategy: "strategy",
-  recovery: "recovery",
-};
+/** A label as a sentence names it: "Code quality" → "code quality". */
+const sentenceCase = (label: string): string => label.charAt(0).toLowerCase() + label.slice(1);
 
-function describeJudging(panel: JudgingSummary["panel"], judges: JudgeIdentity[]): string {
+function describeJudging(
+  panel: JudgingSummary["panel"],
+  judges: JudgeIdentity[],
+  names: ReadonlyMap<string, string>,
+): string {
   const graded = [...new Set(judges.flatMap((j) => j.components))]
-    .map((c) => COMPONENT_NAMES[c] ?? c)
+    .map((c) => names.get(c) ?? c)
     .join(", ");
   const models = judges
     .filter((j) => j.kind === "model")

@@ -4,169 +4,21 @@
  * comparison"; docs/design.md §27). A breakdown's pairing profile holds its verdicts on the
  * shared tests (static tests by category, pre-built adversarial tests by severity) as bits in
  * test-id order, what one passed test is worth, and the variance of what is not shared (judge
- * panels, generated adversarial tests). Two profiles of one suite give the standard error of
- * the difference of the two scores, in which a test both passed, or both failed, adds nothing.
+ * panels, generated adversarial tests). Which tests and panels those are is the breakdown's
+ * profile's to say (its registry entry's pairing hook, profiles/, built with
+ * pairing-strata.ts). Two profiles of one suite give the standard error of the difference of
+ * the two scores, in which a test both passed, or both failed, adds nothing.
  * Pure and deterministic; doubles (a significance test, not a score).
  */
 import { ok, type Result } from "@bouts/result";
-import { aggregateScore } from "./aggregate.ts";
-import {
-  PAIRING_METHOD,
-  type Breakdown,
-  type ObjectiveBreakdown,
-  type PairingProfile,
-  type PairingStratum,
-} from "./breakdown.ts";
-import { invalid, type ScoringError } from "./errors.ts";
-import { parseFraction, type ExactValue } from "./exact.ts";
-import type { EngineeringInput, ScoreInput, StaticTestVerdict } from "./input.ts";
-import { multisets } from "./interval.ts";
+import { PAIRING_METHOD, type Breakdown, type PairingProfile } from "./breakdown.ts";
+import type { ScoringError } from "./errors.ts";
+import type { ScoreInput } from "./input.ts";
 import { fnv1a32 } from "./prng.ts";
-import { ADVERSARIAL_WEIGHT_HALVES, SEVERITIES } from "./tables.ts";
+import { isProfileId, scoringProfileOf, unknownProfile } from "./profiles/registry.ts";
 
 /** Two-sided 95 %: a difference counts when it exceeds 1.96 standard errors. */
 export const PAIRING_Z = 1.96;
-
-/** The bootstrap variance of a judge panel's aggregated score (judges drawn with replacement). */
-function panelVariance(judges: readonly { score: ExactValue }[]): number {
-  const scores = judges.map((j) => parseFraction(j.score.fraction));
-  const n = scores.length;
-  if (n < 2 || scores.some((s) => s === null)) return 0;
-  const factorial = (k: number): number => (k <= 1 ? 1 : k * factorial(k - 1));
-  let mean = 0;
-  let square = 0;
-  for (const counts of multisets(n)) {
-    const drawn = counts.flatMap((k, j) =>
-      Array.from({ length: k }, (_, r) => ({ judge: `j${j}#${r}`, score: scores[j]! })),
-    );
-    const weight = counts.reduce((w, k) => w / factorial(k), factorial(n)) / n ** n;
-    const value = aggregateScore(drawn).toNumber();
-    mean += weight * value;
-    square += weight * value * value;
-  }
-  return Math.max(0, square - mean * mean);
-}
-
-function bits(verdicts: readonly boolean[]): string {
-  let out = "";
-  for (let i = 0; i < verdicts.length; i += 4) {
-    let nibble = 0;
-    for (let j = 0; j < 4; j++) if (verdicts[i + j]) nibble |= 8 >> j;
-    out += nibble.toString(16);
-  }
-  return out;
-}
-
-/** A stratum of the given tests, in ascending id order. */
-function stratum(
-  key: string,
-  tests: readonly { id: string; passed: boolean }[],
-  coef: number,
-): PairingStratum & { ids: string[] } {
-  const sorted = [...tests].sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return {
-    key,
-    n: sorted.length,
-    coef,
-    passed: bits(sorted.map((t) => t.passed)),
-    ids: sorted.map((t) => t.id),
-  };
-}
-
-interface Part {
-  strata: (PairingStratum & { ids: string[] })[];
-  ownVariance: number;
-}
-
-/** The shared strata and own variance of an engineering breakdown, its points scaled by `factor`. */
-function engineeringPart(
-  input: EngineeringInput,
-  b: ObjectiveBreakdown,
-  factor: number,
-): Result<Part | null, ScoringError> {
-  const tests = (input.static as { tests?: unknown }).tests;
-  if (tests === undefined) return ok(null);
-  const checked = checkTests(tests, input.static.total, input.static.passed);
-  if (!checked.ok) return checked;
-  const part: Part = { strata: [], ownVariance: 0 };
-  for (const c of b.components) {
-    switch (c.key) {
-      case "static": {
-        const coef = (factor * c.weight) / c.details.total;
-        const byCategory = new Map<string, StaticTestVerdict[]>();
-        for (const t of checked.value)
-          byCategory.set(t.category, [...(byCategory.get(t.category) ?? []), t]);
-        for (const [category, list] of [...byCategory].sort(([x], [y]) => (x < y ? -1 : 1)))
-          part.strata.push(stratum(`static:${category}`, list, coef));
-        break;
-      }
-      case "adversarial": {
-        const totalHalves = c.details.weightedTotal * 2;
-        if (totalHalves === 0) break;
-        for (const severity of SEVERITIES) {
-          const coef = (factor * c.weight * ADVERSARIAL_WEIGHT_HALVES[severity]) / totalHalves;
-          const of = input.adversarial.tests.filter((t) => t.severity === severity);
-          const prebuilt = of.filter((t) => t.origin === "prebuilt");
-          if (prebuilt.length > 0)
-            part.strata.push(stratum(`adversarial:${severity}`, prebuilt, coef));
-          // Generated tests are written per submission: not shared, resampled on their own.
-          const generated = of.filter((t) => t.origin === "generated");
-          const g = generated.length;
-          if (g > 0) {
-            const p = generated.filter((t) => t.passed).length / g;
-            part.ownVariance += g * p * (1 - p) * coef * coef;
-          }
-        }
-        break;
-      }
-      case "codeQuality": {
-        const f = (factor * c.weight) / 100;
-        part.ownVariance += f * f * panelVariance(c.details.panel.judges);
-        break;
-      }
-      case "deliverables": {
-        const f = (factor * c.weight) / (100 * c.details.items.length);
-        for (const item of c.details.items)
-          if (item.status === "submitted")
-            part.ownVariance += f * f * panelVariance(item.panel.judges);
-        break;
-      }
-      default:
-        break; // security, stability: one observation, no variation
-    }
-  }
-  return ok(part);
-}
-
-function checkTests(
-  tests: unknown,
-  total: number,
-  passed: number,
-): Result<StaticTestVerdict[], ScoringError> {
-  if (!Array.isArray(tests)) return invalid("static.tests", "must be an array of test verdicts");
-  if (tests.length !== total)
-    return invalid("static.tests", `lists ${tests.length} tests, static.total is ${total}`);
-  const seen = new Set<string>();
-  let passes = 0;
-  for (const [i, t] of (tests as unknown[]).entries()) {
-    const v = t as Partial<StaticTestVerdict> | null;
-    if (
-      !v ||
-      typeof v.id !== "string" ||
-      v.id.length === 0 ||
-      typeof v.category !== "string" ||
-      typeof v.passed !== "boolean"
-    )
-      return invalid(`static.tests.${i}`, "must be { id, category, passed }");
-    if (seen.has(v.id))
-      return invalid(`static.tests.${i}.id`, `duplicate test id ${JSON.stringify(v.id)}`);
-    seen.add(v.id);
-    if (v.passed) passes++;
-  }
-  if (passes !== passed)
-    return invalid("static.tests", `${passes} tests pass, static.passed is ${passed}`);
-  return ok(tests as StaticTestVerdict[]);
-}
 
 /** Two 32-bit FNV-1a lanes over the canonical listing: a 64-bit suite digest. */
 function suiteDigest(strata: readonly { key: string; ids: string[] }[]): string {
@@ -185,20 +37,9 @@ export function computePairingProfile(
   input: ScoreInput,
   b: Breakdown,
 ): Result<PairingProfile | null, ScoringError> {
-  let part: Result<Part | null, ScoringError>;
-  if (input.profile === "engineering") {
-    part = engineeringPart(input, { ...b, objective: null }, 1);
-  } else {
-    const objective = b.components.find((c) => c.key === "objective");
-    if (!b.objective || !objective) return ok(null);
-    part = engineeringPart(input.objective, b.objective, objective.weight / 100);
-    if (part.ok && part.value)
-      for (const c of b.components)
-        if (c.key === "process" || c.key === "strategy" || c.key === "recovery") {
-          const f = c.weight / 100;
-          part.value.ownVariance += f * f * panelVariance(c.details.judges);
-        }
-  }
+  const id = input.profile;
+  if (!isProfileId(id)) return unknownProfile(id);
+  const part = scoringProfileOf(id).pairing(input, b);
   if (!part.ok || part.value === null) return part as Result<null, ScoringError>;
   const strata = part.value.strata;
   return ok({

@@ -1,15 +1,17 @@
 /**
  * @module scoring/score
- * One entry point for both profiles. Pure.
+ * One entry point for every profile: the input's `profile` picks its registry entry
+ * (profiles/registry.ts), which computes the breakdown; the pairing profile and the interval
+ * follow. Pure.
  */
-import { computeAgent } from "./agent.ts";
 import type { Breakdown } from "./breakdown.ts";
-import { computeEngineering } from "./engineering.ts";
-import type { AgentInput, EngineeringInput, ScoreInput } from "./input.ts";
+import type { ProfileId, ScoreInput } from "./input.ts";
 import { ok, type Result } from "@bouts/result";
-import { invalid, type ScoringError } from "./errors.ts";
+import type { ScoringError } from "./errors.ts";
 import { computeInterval, type IntervalOptions } from "./interval.ts";
 import { computePairingProfile } from "./pairing.ts";
+import type { InputOf } from "./profiles/profile.ts";
+import { isProfileId, scoringProfileOf, unknownProfile } from "./profiles/registry.ts";
 
 /** Options of {@link computeScore}. */
 export interface ScoreOptions {
@@ -17,8 +19,12 @@ export interface ScoreOptions {
   interval?: IntervalOptions;
 }
 
+/** The entry of `id` computes `input` (which it validates field by field, its tag included). */
+const computeAs = <K extends ProfileId>(id: K, input: InputOf<K>) =>
+  scoringProfileOf(id).compute(input);
+
 /**
- * Computes the breakdown for an input of either profile, or a typed error naming the field.
+ * Computes the breakdown for an input of any profile, or a typed error naming the field.
  * With `options.interval`, the breakdown (and its nested Objective) carries its 95 % interval;
  * with per-test verdicts in `static.tests`, its pairing profile for the board.
  * @example computeScore(input, { interval: { seed: "submission:01J…" } }).value.interval
@@ -28,14 +34,8 @@ export function computeScore(
   options: ScoreOptions = {},
 ): Result<Breakdown, ScoringError> {
   const profile = (input as { profile?: unknown } | null)?.profile;
-  let scored: Result<Breakdown, ScoringError>;
-  if (profile === "engineering") scored = computeEngineering(input as EngineeringInput);
-  else if (profile === "agent") scored = computeAgent(input as AgentInput);
-  else
-    return invalid(
-      "profile",
-      `must be "engineering" or "agent", got ${JSON.stringify(profile ?? null)}`,
-    );
+  if (!isProfileId(profile)) return unknownProfile(profile);
+  const scored = computeAs(profile, input as InputOf<typeof profile>);
   if (!scored.ok) return scored;
   const pairing = computePairingProfile(input, scored.value);
   if (!pairing.ok) return pairing;

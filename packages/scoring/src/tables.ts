@@ -1,7 +1,8 @@
 /**
  * @module scoring/tables
  * Every number of both specifications, in one place, exactly as the specifications table them
- * (docs/specs/), plus the project's own published tables (docs/design.md decisions). Pure
+ * (docs/specs/), plus the project's own published tables (docs/design.md decisions) and each
+ * profile's component labels and version (which its registry entry carries, profiles/). Pure
  * constants.
  */
 
@@ -21,6 +22,19 @@ export const ENGINEERING_WEIGHTS = {
   stability: 5,
 } as const;
 export type EngineeringComponent = keyof typeof ENGINEERING_WEIGHTS;
+
+/** Each engineering component's label in a breakdown. */
+export const ENGINEERING_LABELS: Readonly<Record<EngineeringComponent, string>> = {
+  static: "Static tests",
+  adversarial: "Adversarial tests",
+  codeQuality: "Code quality",
+  deliverables: "Deliverables",
+  security: "Security",
+  stability: "Stability",
+};
+
+/** Version of the engineering profile's rules; a stored breakdown names the version that computed it. */
+export const ENGINEERING_VERSION = 1;
 
 /** The static suite's intended composition in percent (reported, not scored separately). */
 export const STATIC_COMPOSITION = { functionality: 50, edge: 30, integration: 20 } as const;
@@ -115,6 +129,18 @@ export const AGENT_COMPONENTS = [
 ] as const;
 export type AgentComponent = (typeof AGENT_COMPONENTS)[number];
 export type AgentWeights = Record<AgentComponent, number>;
+
+/** Each agent-run component's label in a breakdown. */
+export const AGENT_LABELS: Readonly<Record<AgentComponent, string>> = {
+  objective: "Objective",
+  process: "Process",
+  strategy: "Strategy",
+  recovery: "Recovery",
+  efficiency: "Efficiency",
+};
+
+/** Version of the agent-run profile's rules; a stored breakdown names the version that computed it. */
+export const AGENT_VERSION = 1;
 
 /** Challenge families, and their weights exactly as the agent-run spec tables them (docs/design.md §6). */
 export const FAMILY_WEIGHTS = {
@@ -261,6 +287,3 @@ export type Band = (typeof BANDS)[number];
 export type BandKey = Band["key"];
 /** The band keys, best first: the one band vocabulary (for `z.enum`). */
 export const BAND_KEYS = BANDS.map((b) => b.key) as [BandKey, ...BandKey[]];
-
-/** Version of each profile's rules; a stored breakdown names the version that computed it. */
-export const PROFILE_VERSIONS = { engineering: 1, agent: 1 } as const;

@@ -1,11 +1,13 @@
 /**
  * @module score/agent-run
- * The agent profile's steps around the engine: load and parse the submission's trace from R2
- * (before the runner is asked, so a submission that cannot be scored costs no run), then with
- * the run report analyse the trace and ask the judges about Process / Strategy / Recovery
- * (judgeAgentRun), and with the engineering input compute the agent breakdown (computeAgentRun). Invariants: a missing or
- * invalid trace is a non-retryable failure with the reason; the engine decides every point;
- * the mapping itself is pure (`@bouts/telemetry`, agent-input.ts).
+ * The agent profile's steps around the engine, which its entry of `PROFILE_STEPS`
+ * (profile-steps.ts) calls: load and parse the submission's trace from R2 before the runner is
+ * asked, so a submission that cannot be scored costs no run (loadAgentPrelude); with the final
+ * report, analyse the trace and ask the judges about Process / Strategy / Recovery
+ * (judgeAgentRun); with a view's engineering input, compute the agent breakdown
+ * (computeAgentRun). Invariants: a missing or invalid trace is a non-retryable failure with the
+ * reason; the engine decides every point; the mapping itself is pure (`@bouts/telemetry`,
+ * agent-input.ts).
  */
 import type { ChallengeManifest, RunReport } from "@bouts/contracts";
 import type { ScoringContext } from "@bouts/db";
@@ -69,11 +71,10 @@ export async function loadAgentPrelude(
   return { ok: true, value: { config: config.value, trace: trace.value } };
 }
 
-/** The scored agent run: input, annotated breakdown and the trace judges' records. */
+/** The scored agent run: its input and its annotated breakdown. */
 export interface AgentRun {
   input: AgentInput;
   breakdown: Breakdown;
-  judged: TraceJudgementsOutcome;
 }
 
 /** The trace's analysis against the final report, and what the judges said about it. */
@@ -146,7 +147,6 @@ export function computeAgentRun(e: {
     value: {
       input: input.value,
       breakdown: annotateAgentBreakdown(scored.value, analysis),
-      judged,
     },
   };
 }

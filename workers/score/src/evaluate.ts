@@ -1,21 +1,24 @@
 /**
  * @module score/evaluate
  * What follows the run, before the engine: model-written tests, the code and deliverable judges
- * and, for an agent challenge, the trace judges — at the same time wherever they are independent.
+ * and the profile's own judges (the agent profile's trace judges, profile-steps.ts) — at the
+ * same time wherever they are independent. Knows no profile: the caller passes its judging.
  * Invariant: each step sees exactly what it saw when they ran one after another (the code judges
- * read only the run's sources and deliverables, which model tests never change; the trace's
- * analysis cites test results, so it waits for the final report).
+ * read only the run's sources and deliverables, which model tests never change; the profile's
+ * judges may cite test results, so they wait for the final report).
  */
 import type { AdversarialGenerator } from "@bouts/adversarial";
 import type { ChallengeManifest, RunReport } from "@bouts/contracts";
 import type { ChallengeBrief, Judge } from "@bouts/judges";
-import { judgeAgentRun, type AgentJudged, type AgentPrelude } from "./agent-run.ts";
 import { addModelTests } from "./generation.ts";
 import { judgeRun, type RunJudgements } from "./judging.ts";
 import type { RunnerEnv } from "./runner-client.ts";
 
-/** Everything the steps after the run need. */
-export interface EvaluateRequest {
+/**
+ * Everything the steps after the run need; `P` is what the profile's judges answer (nothing
+ * without `judgeProfile`).
+ */
+export interface EvaluateRequest<P = null> {
   runId: string;
   /** The runner's report of the run (with the deterministic generator's tests). */
   report: RunReport;
@@ -26,31 +29,34 @@ export interface EvaluateRequest {
   generator: AdversarialGenerator | null;
   submission: Uint8Array;
   bundle: Uint8Array;
-  /** The agent profile's parsed trace, or null for an engineering challenge. */
-  agent: AgentPrelude | null;
-  claimsJson: string | null;
   /** The attempt's deadline. */
   signal?: AbortSignal;
   /** Charges the model tests' generated run to the agent. */
   chargeRunner?: (runnerMs: number) => Promise<void>;
-  /** What of the final report the trace judges may read (a split challenge: its public part). */
-  traceView?: (report: RunReport) => RunReport;
+  /**
+   * The profile's own judges (the agent profile's: its trace), asked with the final report once
+   * it exists, beside the code judges; absent when the caller has none to ask.
+   */
+  judgeProfile?: (report: RunReport) => Promise<P>;
 }
 
 /** The final report (with any model-written tests) and every judgement of the run. */
-export interface Evaluation {
+export interface Evaluation<P = null> {
   report: RunReport;
   judged: RunJudgements;
-  /** The trace's analysis and judgements (agent profile), else null. */
-  trace: AgentJudged | null;
+  /** What the profile's judges answered; null when the request had no `judgeProfile`. */
+  profile: P;
 }
 
 /**
  * Runs the steps after the run: the code judges at once; the model's tests (written, checked
- * against the reference and run by the runner) beside them; the trace judges once the final
+ * against the reference and run by the runner) beside them; the profile's judges once the final
  * report exists, still beside the code judges. Takes as long as the longest chain, not the sum.
  */
-export async function evaluateRun(env: RunnerEnv, e: EvaluateRequest): Promise<Evaluation> {
+export async function evaluateRun<P = null>(
+  env: RunnerEnv,
+  e: EvaluateRequest<P>,
+): Promise<Evaluation<P>> {
   const judged = judgeRun(e.judges, e.report, e.manifest, e.challenge, e.signal);
   const extended: Promise<RunReport> = e.generator
     ? addModelTests(env, e.generator, {
@@ -63,20 +69,10 @@ export async function evaluateRun(env: RunnerEnv, e: EvaluateRequest): Promise<E
         ...(e.chargeRunner ? { chargeRunner: e.chargeRunner } : {}),
       })
     : Promise.resolve(e.report);
-  const agent = e.agent;
-  const trace: Promise<AgentJudged | null> = agent
-    ? extended.then((report) =>
-        judgeAgentRun({
-          prelude: agent,
-          judges: e.judges,
-          challenge: e.challenge,
-          manifest: e.manifest,
-          report: e.traceView ? e.traceView(report) : report,
-          claimsJson: e.claimsJson,
-          ...(e.signal ? { signal: e.signal } : {}),
-        }),
-      )
-    : Promise.resolve(null);
-  const [report, code, traced] = await Promise.all([extended, judged, trace]);
-  return { report, judged: code, trace: traced };
+  // Without a profile's judges there is nothing to answer: `P` is then its default, null.
+  const profile: Promise<P> = e.judgeProfile
+    ? extended.then(e.judgeProfile)
+    : Promise.resolve(null as P);
+  const [report, code, answered] = await Promise.all([extended, judged, profile]);
+  return { report, judged: code, profile: answered };
 }

@@ -1,10 +1,12 @@
 /**
  * @module score/score-run
  * One submission scored against one challenge bundle: runner → judges → engine → interval →
- * pairing profile, and the full suite of a split challenge. Shared by live scoring (the bundle
- * of the live version, pipeline.ts) and shadow rescoring (a candidate version's bundle,
- * rescore.ts), so a rescore is computed exactly as a live score would be. Writes nothing but
- * the runner's usage (through `chargeRunner`); the caller stores the result where it belongs.
+ * pairing profile, and the full suite of a split challenge, with the challenge's profile's own
+ * steps (profile-steps.ts: before the run, its judges after it, its score around the
+ * engineering input) chosen once. Shared by live scoring (the bundle of the live version,
+ * pipeline.ts) and shadow rescoring (a candidate version's bundle, rescore.ts), so a rescore is
+ * computed exactly as a live score would be. Writes nothing but the runner's usage (through
+ * `chargeRunner`); the caller stores the result where it belongs.
  */
 import {
   ChallengeManifestSchema,
@@ -23,12 +25,12 @@ import {
   type ScoreInput,
 } from "@bouts/scoring";
 import type { TraceUsage } from "@bouts/telemetry";
-import { computeAgentRun, loadAgentPrelude } from "./agent-run.ts";
 import { buildEngineeringInput } from "./build-input.ts";
 import { evaluateRun } from "./evaluate.ts";
 import { createTestGenerator, resolveDrawKey } from "./generation.ts";
 import { createJudgePanel, type RunJudgements } from "./judging.ts";
 import type { ScoreEnv } from "./env.ts";
+import { resolveProfileSteps, type StepRefusal } from "./profile-steps.ts";
 import { requestRun } from "./runner-client.ts";
 import { cutPublicPart, scoreFullSuite } from "./split-scoring.ts";
 import { readRunUsage } from "./usage.ts";
@@ -101,6 +103,9 @@ const runFailed = (
   ok: false,
   error: { kind: "fail", code, reason },
 });
+/** A profile step's refusal as the run's: retried when ours, else failed with its code. */
+const stepRefused = (e: StepRefusal): { ok: false; error: RunRefusal } =>
+  e.retryable ? retry(e.detail) : runFailed(e.code, e.detail);
 
 /** Scores `ctx`'s submission against `target`'s bundle (docs/score.md). Never throws for expected failures. */
 export async function scoreOnBundle(
@@ -123,10 +128,16 @@ export async function scoreOnBundle(
   const submissionBytes = artifact ? new Uint8Array(await artifact.arrayBuffer()) : null;
   const integrity = await checkArtifact(submissionBytes, ctx.submission.artifactSha256);
   if (!integrity.ok) return runFailed("artifact-integrity", integrity.error);
-  // Agent profile: the trace is checked before the run, so an unscorable submission costs none.
-  const agent =
-    ctx.challenge.profile === "agent" ? await loadAgentPrelude(env.ARTIFACTS, ctx) : null;
-  if (agent && !agent.ok) return runFailed("trace-refused", agent.error.detail);
+  // The profile's steps, chosen once. What it needs (the agent profile's trace) is checked
+  // before the run, so a submission it cannot score costs none.
+  const steps = resolveProfileSteps(ctx.challenge.profile);
+  if (!steps)
+    return runFailed(
+      "challenge-invalid",
+      `the challenge's profile ${JSON.stringify(ctx.challenge.profile)} is not one the engine scores`,
+    );
+  const profile = await steps.prepare(env.ARTIFACTS, ctx);
+  if (!profile.ok) return stepRefused(profile.error);
 
   const panel = createJudgePanel(env);
   if (!panel.ok) return retry(panel.error.detail);
@@ -164,8 +175,8 @@ export async function scoreOnBundle(
     summary: ctx.challenge.description,
   };
   // The run carries the deterministic generator's tests; a configured model adds its own while
-  // the judges read the code (evaluate.ts).
-  const { report, judged, trace } = await evaluateRun(env, {
+  // the judges read the code, and the profile's judges read the final report (evaluate.ts).
+  const evaluation = await evaluateRun(env, {
     runId: opts.runId,
     report: run.value,
     manifest: manifest.data,
@@ -174,14 +185,22 @@ export async function scoreOnBundle(
     generator: generator.value,
     submission: integrity.value,
     bundle: bundleBytes,
-    agent: agent?.value ?? null,
-    claimsJson: ctx.submission.claims,
     signal: opts.signal,
     chargeRunner: async (ms) => {
       await opts.chargeRunner?.("generated", `${opts.runId}-model`, ms);
     },
-    traceView: (r) => cutPublicPart(r, manifest.data)?.report ?? r,
+    judgeProfile: (final) =>
+      profile.value.judge({
+        judges: panel.value.judges,
+        challenge: brief,
+        manifest: manifest.data,
+        report: final,
+        readable: (r) => cutPublicPart(r, manifest.data)?.report ?? r,
+        claimsJson: ctx.submission.claims,
+        signal: opts.signal,
+      }),
   });
+  const { report, judged, profile: profileJudged } = evaluation;
   // A split challenge ranks on its public part; the stored score is that part, and the full
   // suite is scored apart (split-scoring.ts, docs/design.md §29).
   const publicPart = cutPublicPart(report, manifest.data);
@@ -204,30 +223,18 @@ export async function scoreOnBundle(
       `the scoring engine refused the run: ${e.reason === "weight-rule" ? e.rule : e.field}: ${e.detail}`,
     );
   }
-  let stored: { input: ScoreInput; breakdown: Breakdown } = {
-    input: input.value,
-    breakdown: scored.value,
-  };
-  let judgeMode = panel.value.mode;
-  // Agent profile: the trace is scored too (agent-run.ts), with the engineering input as the
-  // nested Objective.
-  if (agent && trace) {
-    const agentRun = computeAgentRun({
-      prelude: agent.value,
-      report: seen.report,
-      objective: input.value,
-      judged: trace,
-    });
-    if (!agentRun.ok)
-      return agentRun.error.retryable
-        ? retry(agentRun.error.detail)
-        : runFailed("trace-refused", agentRun.error.detail);
-    stored = { input: agentRun.value.input, breakdown: agentRun.value.breakdown };
-    judged.records.push(...agentRun.value.judged.records);
-    judged.failures.push(...agentRun.value.judged.failures);
-    if (agentRun.value.judged.offlineTrace && judgeMode !== "offline")
-      judgeMode += "+offline-trace";
-  }
+  // The profile's score around the engineering input (the agent profile's: its trace's, with
+  // the engineering input as the nested Objective), and its judges' records beside the run's.
+  const profiled = profileJudged.score({
+    report: seen.report,
+    objective: input.value,
+    engineering: scored.value,
+  });
+  if (!profiled.ok) return stepRefused(profiled.error);
+  const stored: { input: ScoreInput; breakdown: Breakdown } = profiled.value;
+  judged.records.push(...profileJudged.records);
+  judged.failures.push(...profileJudged.failures);
+  const judgeMode = profileJudged.judgeMode(panel.value.mode);
 
   // The 95 % interval (docs/scoring.md, "Score interval"), seeded by the submission id: the
   // same breakdown and id always give the same interval, and `npm run score -- --seed` redraws it.
@@ -250,7 +257,7 @@ export async function scoreOnBundle(
       report,
       manifest: manifest.data,
       judged,
-      agent: agent && trace ? { prelude: agent.value, trace } : null,
+      profile: profileJudged,
       now: opts.now(),
     });
     // The agent reads the failure reason: it names nothing of the private part (logged instead).
@@ -263,7 +270,7 @@ export async function scoreOnBundle(
     }
     full = row.value;
   }
-  const usage = await readRunUsage(env.ARTIFACTS, ctx, agent?.value.trace ?? null);
+  const usage = await readRunUsage(env.ARTIFACTS, ctx, profile.value.trace);
   return {
     ok: true,
     value: { input: stored.input, breakdown, judgeMode, report, seen, judged, full, usage },

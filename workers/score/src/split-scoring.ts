@@ -4,15 +4,16 @@
  * public part is what `scores` stores and every agent-visible surface reads; the full suite
  * (public + private) goes to `full_scores`, read only at close. Invariant: the public report
  * carries nothing of a private test — no result, id, name, count or duration (generated tests are
- * always public). Pure, but for `storeFullSuite` (R2 and D1).
+ * always public). The full suite is scored by the challenge's profile (profile-steps.ts), as the
+ * public part is. Pure, but for `storeFullSuite` (R2 and D1).
  */
 import { resolveManifestSplit, type ChallengeManifest, type RunReport } from "@bouts/contracts";
 import { saveFullScore, type Db, type FullScoreRow } from "@bouts/db";
 import type { Result } from "@bouts/result";
-import { computeEngineering, submissionSeed, withInterval, type TestSplit } from "@bouts/scoring";
-import { computeAgentRun, type AgentJudged, type AgentPrelude } from "./agent-run.ts";
+import { submissionSeed, withInterval, type TestSplit } from "@bouts/scoring";
 import { buildEngineeringInput } from "./build-input.ts";
 import type { RunJudgements } from "./judging.ts";
+import type { ProfileJudged } from "./profile-steps.ts";
 
 /** The run as the public part sees it, and the split it was cut by. */
 export interface PublicPart {
@@ -115,13 +116,14 @@ export interface FullSuiteEvidence {
   report: RunReport;
   manifest: ChallengeManifest;
   judged: RunJudgements;
-  agent: { prelude: AgentPrelude; trace: AgentJudged } | null;
+  /** The challenge's profile, with what its own judges said: it scores the full suite too. */
+  profile: ProfileJudged;
   now: number;
 }
 
 /**
  * The full-suite score of a run (public + private tests), with its 95 % interval, as its
- * `full_scores` row; the same engine, judgements and seed as the public score.
+ * `full_scores` row; the same profile, engine, judgements and seed as the public score.
  */
 export function scoreFullSuite(e: FullSuiteEvidence): Result<FullScoreRow, string> {
   const input = buildEngineeringInput({
@@ -131,22 +133,9 @@ export function scoreFullSuite(e: FullSuiteEvidence): Result<FullScoreRow, strin
     deliverables: e.judged.deliverables,
   });
   if (!input.ok) return { ok: false, error: input.error.detail };
-  let breakdown;
-  if (e.agent) {
-    const run = computeAgentRun({
-      prelude: e.agent.prelude,
-      report: e.report,
-      objective: input.value,
-      judged: e.agent.trace,
-    });
-    if (!run.ok) return { ok: false, error: run.error.detail };
-    breakdown = run.value.breakdown;
-  } else {
-    const scored = computeEngineering(input.value);
-    if (!scored.ok) return { ok: false, error: scored.error.detail };
-    breakdown = scored.value;
-  }
-  const withIv = withInterval(breakdown, { seed: submissionSeed(e.submissionId) });
+  const scored = e.profile.score({ report: e.report, objective: input.value, engineering: null });
+  if (!scored.ok) return { ok: false, error: scored.error.detail };
+  const withIv = withInterval(scored.value.breakdown, { seed: submissionSeed(e.submissionId) });
   if (!withIv.ok) return { ok: false, error: withIv.error.detail };
   const b = withIv.value;
   return {

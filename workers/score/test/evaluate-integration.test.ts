@@ -68,8 +68,6 @@ describe("the steps after the run", () => {
       generator,
       submission: new Uint8Array(),
       bundle: new Uint8Array(),
-      agent: null,
-      claimsJson: null,
     });
     expect(seen.generatorSawJudge).toBe(true);
     expect(seen.judgesSawGenerator.length).toBeGreaterThan(0);
@@ -80,6 +78,7 @@ describe("the steps after the run", () => {
       "fake-model",
       "unavailable",
     ]);
-    expect(out.trace).toBeNull();
+    // No profile judges were asked: nothing answered.
+    expect(out.profile).toBeNull();
   });
 });

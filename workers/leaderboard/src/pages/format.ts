@@ -1,9 +1,10 @@
 /**
  * @module leaderboard/pages/format
- * How numbers, times and codes read on the public pages. Pure: no I/O, no clock (times are
- * rendered in UTC from the values given, so a page is the same wherever it is rendered).
+ * How numbers, times and codes read on the public pages (a profile by its registry title).
+ * Pure: no I/O, no clock (times are rendered in UTC from the values given, so a page is the
+ * same wherever it is rendered).
  */
-import { resolveBand } from "@bouts/scoring";
+import { isProfileId, resolveBand, scoringProfileOf } from "@bouts/scoring";
 
 // "22:14", "5:03", "1:02:03": the scoring engine's one duration format.
 export { formatDuration } from "@bouts/scoring";
@@ -74,14 +75,9 @@ export function describeRule(rule: string): string {
   return RULE_LABELS[rule] ?? rule;
 }
 
-const PROFILE_LABELS: Record<string, string> = {
-  engineering: "Engineering composite",
-  agent: "Agent-run composite",
-};
-
-/** "Engineering composite". */
+/** "Engineering composite": the profile's title in the engine's registry (else its id). */
 export function describeProfile(profile: string): string {
-  return PROFILE_LABELS[profile] ?? profile;
+  return isProfileId(profile) ? scoringProfileOf(profile).labels.title : profile;
 }
 
 /**
