@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./scripts/lib/test-order.ts";
 
 // Each workspace owns its vitest config (Node projects, and workerd projects through the
 // Cloudflare plugin); the root only lists them. CI asks for a JSON report to count totals.
@@ -18,6 +19,8 @@ export default defineConfig({
       "scripts/vitest.config.ts",
       "e2e/vitest.config.ts",
     ],
+    // The longest files first, across projects (scripts/lib/test-order.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: json ? ["default", ["json", { outputFile: json }]] : ["default"],
   },
 });

@@ -1,13 +1,14 @@
 /**
- * `npm test`'s plan (scripts/test.ts): every vitest project runs in exactly one step, the
- * static checks share a phase with e2e and not with the timing-sensitive tests, and the table
- * and totals read what vitest reported.
+ * `npm test`'s plan (scripts/test.ts): every vitest project runs in exactly one step, with the
+ * worker count given on the command line; the static checks, e2e and the unit tests share a
+ * phase, the timing-sensitive contention tests have the last to themselves; the table and
+ * totals read what vitest reported.
  */
 import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatTable, PLAN, readVitestTotals } from "../test.ts";
+import { formatTable, MAX_WORKERS, PLAN, readVitestTotals } from "../test.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 
@@ -53,14 +54,22 @@ describe("npm test's plan", () => {
     }
   });
 
-  it("puts the static checks beside e2e, and the contention tests alone, last", () => {
-    const checks = PLAN.find((phase) => phase.flat().some((s) => s.name === "lint"))!;
-    expect(checks.flat().map((s) => s.name)).toEqual(
-      expect.arrayContaining(["format", "lint", "typecheck", "deploy-check", "e2e"]),
-    );
-    expect(checks).toHaveLength(2);
+  it("puts the checks, e2e and the unit tests side by side, and the contention tests alone, last", () => {
+    const main = PLAN.find((phase) => phase.flat().some((s) => s.name === "lint"))!;
+    expect(main.map((lane) => lane.map((s) => s.name))).toEqual([
+      ["format", "lint", "typecheck", "deploy-check"],
+      ["e2e"],
+      ["unit"],
+    ]);
     expect(PLAN.at(-1)).toEqual([[expect.objectContaining({ name: "contention" })]]);
     expect(PLAN[0]!.flat().map((s) => s.name)).toEqual(["setup"]);
+  });
+
+  it("gives every vitest step the worker count on the command line", () => {
+    // vitest 5 passes a root config's maxWorkers to no project declared by file.
+    for (const step of vitestSteps)
+      expect(step.command, step.name).toContain(`--maxWorkers=${MAX_WORKERS}`);
+    expect(MAX_WORKERS).toBeGreaterThanOrEqual(2);
   });
 });
 

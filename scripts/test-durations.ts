@@ -1,0 +1,34 @@
+/**
+ * @module scripts/test-durations
+ * `npm run test:durations`: rewrites scripts/lib/test-durations.json, the file lengths the test
+ * order starts from on a machine without vitest's results cache (scripts/lib/test-order.ts),
+ * from the vitest reports of the last `npm test` (test-artifacts/vitest/*.json). Files under
+ * three seconds are left out: their order does not move the end of a run.
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+const ROOT = path.join(import.meta.dirname, "..");
+const REPORTS = path.join(ROOT, "test-artifacts/vitest");
+const OUT = path.join(ROOT, "scripts/lib/test-durations.json");
+const MIN_SECONDS = 3;
+
+if (!existsSync(REPORTS)) {
+  console.error(`test:durations: ${REPORTS} is missing: run npm test first`);
+  process.exit(1);
+}
+const seconds: Record<string, number> = {};
+for (const report of readdirSync(REPORTS).filter((f) => f.endsWith(".json"))) {
+  const r = JSON.parse(readFileSync(path.join(REPORTS, report), "utf8")) as {
+    testResults: { name: string; startTime: number; endTime: number }[];
+  };
+  for (const t of r.testResults) {
+    const s = Math.round((t.endTime - t.startTime) / 1000);
+    if (s >= MIN_SECONDS) seconds[path.relative(ROOT, t.name).split(path.sep).join("/")] = s;
+  }
+}
+const sorted = Object.fromEntries(Object.entries(seconds).sort((a, b) => b[1] - a[1]));
+writeFileSync(OUT, `${JSON.stringify(sorted, null, 2)}\n`);
+console.log(
+  `test:durations: ${Object.keys(sorted).length} files written to ${path.relative(ROOT, OUT)}`,
+);
