@@ -3,6 +3,10 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   test: {
     name: "runner",
+    // npm test runs these beside lint, the type check and e2e on two cores: a CPU-bound
+    // test gets seconds of margin, not vitest's default 5 s.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     include: ["test/**/*.test.ts"],
     // The fairness tests between concurrent runs run alone: vitest.contention.config.ts.
     exclude: ["test/contention/**", "**/node_modules/**"],

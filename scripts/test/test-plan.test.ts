@@ -65,6 +65,26 @@ describe("npm test's plan", () => {
     expect(PLAN[0]!.flat().map((s) => s.name)).toEqual(["setup"]);
   });
 
+  it("gives every project seconds of margin per test, as its files share the cores", () => {
+    // The default 5 s failed a CPU-bound property test under the three lanes' load.
+    const configs = globSync(
+      [
+        "packages/*/vitest.config.ts",
+        "containers/runner/vitest.config.ts",
+        "workers/*/vitest.config.ts",
+        "scripts/vitest.config.ts",
+        "e2e/vitest.config.ts",
+      ],
+      { cwd: ROOT },
+    );
+    expect(configs.length).toBeGreaterThan(20);
+    for (const file of configs) {
+      const text = readFileSync(path.join(ROOT, file), "utf8");
+      const ms = Number(/\btestTimeout:\s*([\d_]+)/.exec(text)?.[1]?.replaceAll("_", ""));
+      expect(ms, file).toBeGreaterThanOrEqual(30_000);
+    }
+  });
+
   it("gives every vitest step the worker count on the command line", () => {
     // vitest 5 passes a root config's maxWorkers to no project declared by file.
     for (const step of vitestSteps)

@@ -30,6 +30,10 @@ export default defineProject({
   ],
   test: {
     name: "webhooks-worker",
+    // npm test runs these beside lint, the type check and e2e on two cores: a CPU-bound
+    // test gets seconds of margin, not vitest's default 5 s.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     include: ["test/**/*.test.ts"],
     setupFiles: ["./test/apply-migrations.ts"],
   },
