@@ -23,6 +23,11 @@ import { openScratchDir } from "./scratch-mount.ts";
 export interface SandboxMount {
   src: string;
   dest: string;
+  /**
+   * A writable mount's own cap, in bytes, instead of the 1 MiB of a socket folder (an install's
+   * output folder); it is not drawn from the memory limit's budget.
+   */
+  capBytes?: number;
 }
 
 /**
@@ -149,20 +154,34 @@ export function computeScratchCaps(
   };
 }
 
-/** Writable mounts other than a run-mounted /tmp or /dev/shm (those replace bwrap's own). */
+/**
+ * Writable mounts other than a run-mounted /tmp or /dev/shm (those replace bwrap's own) and
+ * other than those with a cap of their own.
+ */
 function countSocketMounts(mounts: readonly SandboxMount[]): number {
-  return mounts.filter((m) => !(SCRATCH_DESTS as readonly string[]).includes(m.dest)).length;
+  return mounts.filter(
+    (m) => !(SCRATCH_DESTS as readonly string[]).includes(m.dest) && m.capBytes === undefined,
+  ).length;
 }
 
 /**
  * The cap a writable mount at `dest` is held to: /tmp and /dev/shm keep their share of the
- * budget (one inode per page at most), any other writable mount 1 MiB and 1024 inodes.
+ * budget (one inode per page at most), a mount with a cap of its own that cap (one inode per
+ * KiB, at least 4096: an npm tree is many small files), any other writable mount 1 MiB and
+ * 1024 inodes.
  */
 export function scratchMountOptions(
   dest: string,
   caps: ScratchCaps,
   uid: number,
+  ownCapBytes?: number,
 ): { capBytes: number; maxInodes: number; uid: number } {
+  if (ownCapBytes !== undefined)
+    return {
+      capBytes: ownCapBytes,
+      maxInodes: Math.max(4096, Math.floor(ownCapBytes / 1024)),
+      uid,
+    };
   const capBytes =
     dest === "/tmp" ? caps.tmpBytes : dest === "/dev/shm" ? caps.shmBytes : caps.writableBytes;
   const maxInodes =
@@ -311,7 +330,10 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxOutcome> {
   const releases: (() => Promise<void>)[] = [];
   try {
     for (const m of writable) {
-      const r = await openScratchDir(m.src, scratchMountOptions(m.dest, caps, spec.hostUid));
+      const r = await openScratchDir(
+        m.src,
+        scratchMountOptions(m.dest, caps, spec.hostUid, m.capBytes),
+      );
       if (!r.ok)
         return notStarted(
           `cannot cap the writable mount ${m.dest} (${r.error.reason}): ${r.error.detail}`,
