@@ -1,7 +1,7 @@
 /**
  * @module runner/scan/advisories
- * Known-vulnerable dependencies: the shipped advisory snapshot, matching by each ecosystem's
- * version rules and the severity of a match (docs/dependencies-advisories.md).
+ * Known-vulnerable dependencies: the shipped advisory snapshot, the live OSV source, matching by
+ * each ecosystem's version rules and the severity of a match (docs/dependencies-advisories.md).
  * Invariant: no source, no verdict: nothing here ever turns "no advisories read" into "clean".
  */
 export { buildAdvisoryFindings, DEPS_TOOL } from "./findings.ts";
@@ -23,6 +23,8 @@ export type {
   AffectedPackage,
   SnapshotSource,
 } from "./model.ts";
+export { DEFAULT_OSV_ENDPOINT, DEFAULT_OSV_LIMITS, queryOsv } from "./osv.ts";
+export type { OsvError, OsvLimits, OsvQueryOptions } from "./osv.ts";
 export { readOsvRecord } from "./osv-record.ts";
 export {
   computeCvss3BaseScore,
