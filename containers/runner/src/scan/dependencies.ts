@@ -15,6 +15,7 @@ import {
   loadShippedSnapshot,
   matchAdvisories,
   queryOsv,
+  uniquePackages,
 } from "./advisories/index.ts";
 import type { AdvisoryPackage, AdvisorySnapshot } from "./advisories/index.ts";
 
@@ -131,14 +132,15 @@ export async function checkDependencies(
         ? `no resolved packages were given: ${lockfile} not read`
         : `${lockfile} resolves no packages to check`,
     );
-  const unchecked = packages
+  const distinct = uniquePackages(packages);
+  const unchecked = distinct
     .filter((p) => !isValidVersion(p.ecosystem, p.version))
     .map((p) => ({
       name: p.name,
       version: p.version,
       reason: `not a version ${p.ecosystem === "npm" ? "semver" : "PEP 440"} can order: only advisories listing it exactly were checked`,
     }));
-  const checkedPackages = packages.length - unchecked.length;
+  const checkedPackages = distinct.length - unchecked.length;
   let fallback: string | undefined;
   if (source.kind === "live") {
     const live = await queryOsv(packages, {
@@ -197,16 +199,16 @@ export function toScanAdvisories(p: AdvisoryProvenance): ScanAdvisories {
  * the shipped snapshot as its fallback), else the shipped snapshot; null when neither can be
  * had (the snapshot failed to load and no endpoint is set).
  */
-export async function resolveAdvisorySource(config: {
-  ADVISORY_ENDPOINT?: string | undefined;
-  ADVISORY_TIMEOUT_MS: number;
-}): Promise<AdvisorySource | null> {
+export async function resolveAdvisorySource(
+  config: { ADVISORY_ENDPOINT?: string | undefined; ADVISORY_TIMEOUT_MS: number },
+  fetchImpl: typeof fetch = globalThis.fetch,
+): Promise<AdvisorySource | null> {
   const loaded = await loadShippedSnapshot();
   const snapshot = loaded.ok ? loaded.value : null;
   if (config.ADVISORY_ENDPOINT !== undefined)
     return {
       kind: "live",
-      fetch: globalThis.fetch,
+      fetch: fetchImpl,
       endpoint: config.ADVISORY_ENDPOINT,
       timeoutMs: config.ADVISORY_TIMEOUT_MS,
       snapshot,

@@ -74,6 +74,16 @@ describe("checkDependencies from the snapshot", () => {
     expect(r).toMatchObject({ measured: true, findings: [], provenance: { checkedPackages: 1 } });
   });
 
+  it("counts a package version listed twice once", async () => {
+    const r = await checkDependencies({
+      packages: [LODASH_OLD, LODASH_OLD, { ...JINJA2_OLD, name: "jinja2" }, JINJA2_OLD],
+      lockfile: LOCKFILE,
+      source: { kind: "snapshot", snapshot },
+    });
+    expect(r.measured && r.provenance.checkedPackages).toBe(2);
+    expect(r.measured && r.findings.filter((f) => f.rule === "NSWG-ECO-368")).toHaveLength(1);
+  });
+
   it("lists a version its ecosystem cannot read as unchecked, not as clean", async () => {
     const r = await checkDependencies({
       packages: [{ ecosystem: "PyPI", name: "requests", version: "main" }, JINJA2_OLD],

@@ -12,7 +12,7 @@ export {
   readAdvisorySnapshot,
 } from "./load.ts";
 export type { SnapshotError } from "./load.ts";
-export { indexAdvisories, matchAdvisories, mergeAliasedMatches } from "./match.ts";
+export { indexAdvisories, matchAdvisories, mergeAliasedMatches, uniquePackages } from "./match.ts";
 export { ADVISORY_ECOSYSTEMS, AdvisorySnapshotSchema } from "./model.ts";
 export type {
   Advisory,
