@@ -79,6 +79,18 @@ export const RunnerEnvSchema = z
       .string()
       .optional()
       .describe("Semgrep engine (semgrep-core); default: the one beside SEMGREP_BIN's venv"),
+    ADVISORY_ENDPOINT: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "OSV querybatch URL the dependency check asks live (e.g. https://api.osv.dev/v1/querybatch); unset: the shipped advisory snapshot alone",
+      ),
+    ADVISORY_TIMEOUT_MS: int(
+      10_000,
+      100,
+      60_000,
+      "deadline of the live advisory query; past it the dependency check falls back to the snapshot",
+    ),
     SELF_TEST: z
       .enum(["on", "off"])
       .default("on")
