@@ -4,12 +4,19 @@
  * description (docs/runner.md mirrors this table). The limits here are ceilings: a challenge or a
  * request may only lower them. A bad value is reported and the process exits non-zero.
  */
+import { createRequire } from "node:module";
 import path from "node:path";
 import { z } from "zod";
 import type { Err, Ok } from "@bouts/result";
 import { MIN_SECRET_LENGTH } from "@bouts/runner-auth";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
+/** npm's CLI of the npm package the runner pins (package.json), not whichever npm is on PATH. */
+const DEFAULT_NPM_CLI = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("npm/package.json")),
+  "bin",
+  "npm-cli.js",
+);
 
 const int = (def: number, min: number, max: number, description: string) =>
   z.coerce.number().int().min(min).max(max).default(def).describe(description);
@@ -70,6 +77,19 @@ export const RunnerEnvSchema = z
       .optional()
       .describe(
         "keep publishable QA reports here by bundle sha256 and reuse them; unset: no cache",
+      ),
+    NPM_REGISTRY: z
+      .url({ protocol: /^https?$/ })
+      .default("https://registry.npmjs.org")
+      .describe(
+        "the one npm registry dependency installs may fetch from (through the install sandbox's proxy)",
+      ),
+    NPM_CLI: z
+      .string()
+      .refine((p) => path.isAbsolute(p), "must be absolute")
+      .default(DEFAULT_NPM_CLI)
+      .describe(
+        "npm's CLI script run inside install sandboxes (default: the pinned npm package's)",
       ),
     SEMGREP_BIN: z
       .string()

@@ -4873,13 +4873,14 @@ export interface components {
       status: "received" | "queued" | "running" | "waiting" | "scored" | "failed";
       failureReason: string | null;
       /**
-       * @description why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, challenge-invalid, scoring-refused, infrastructure (costs no iteration; an operator may re-judge it)
+       * @description why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, dependencies (its own locked dependencies were refused or did not install; costs no iteration), challenge-invalid, scoring-refused, infrastructure (costs no iteration; an operator may re-judge it)
        * @enum {string|null}
        */
       failureCode:
         | "archive-refused"
         | "artifact-integrity"
         | "trace-refused"
+        | "dependencies"
         | "challenge-invalid"
         | "scoring-refused"
         | "infrastructure"

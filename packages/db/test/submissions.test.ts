@@ -126,6 +126,28 @@ describe("insertSubmission: guards", () => {
     expect(listed.map((s) => s.iteration)).toEqual([4, 3, 2, 1]);
   });
 
+  it("gives back the iteration of a submission whose own dependencies were refused, not of a refused archive", async () => {
+    const { agentId, challengeId } = await seedEntrant(db);
+    const guard = { ...OPEN_GUARD, maxIterations: 2 };
+    const first = submissionRow(agentId, challengeId);
+    const second = submissionRow(agentId, challengeId);
+    expect((await insertSubmission(db, first, guard, null)).kind).toBe("inserted");
+    expect((await insertSubmission(db, second, guard, null)).kind).toBe("inserted");
+    expect(
+      await failSubmission(db, first.id, "left-pad: not in the lock", T0 + 1, "dependencies"),
+    ).toBe(true);
+    expect(await failSubmission(db, second.id, "unsafe path", T0 + 2, "archive-refused")).toBe(
+      true,
+    );
+    // One iteration back (the dependencies failure), none for the refused archive.
+    expect(
+      (await insertSubmission(db, submissionRow(agentId, challengeId), guard, null)).kind,
+    ).toBe("inserted");
+    expect(await insertSubmission(db, submissionRow(agentId, challengeId), guard, null)).toEqual({
+      kind: "refused",
+    });
+  });
+
   it("admits nothing under a quota of 0", async () => {
     const { agentId, challengeId } = await seedEntrant(db);
     const guard = { ...OPEN_GUARD, maxIterations: 0 };

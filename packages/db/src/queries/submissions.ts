@@ -4,7 +4,8 @@
  * the agent × challenge, unique index as a backstop), under the same statement's guards
  * (challenge published, agent entered, quota and cooldown), so no interleaving of requests
  * can skip, reuse or exceed an iteration. A submission that failed on our side
- * (`failure_code = 'infrastructure'`) does not count against the quota. Status moves forward
+ * (`failure_code = 'infrastructure'`), or whose own dependencies were refused
+ * (`'dependencies'`), does not count against the quota. Status moves forward
  * only, except an operator's re-judgement of such a failure (audited in the same batch).
  */
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
@@ -166,9 +167,12 @@ export async function insertSubmission(
   return (claimed?.meta.changes ?? 0) > 0 ? { kind: "refused" } : { kind: "duplicate" };
 }
 
-// A failure on our side never costs the agent an iteration. Only failed rows carry a code, and
-// `IS NOT` keeps a null code counted.
-const COUNTS_AGAINST_QUOTA = "failure_code IS NOT 'infrastructure'";
+// A failure on our side never costs the agent an iteration, and neither does a submission whose
+// own dependencies were refused or did not install (it was never run: issue 37 asks that it
+// cost none). Only failed rows carry a code, and `IS NOT` keeps a null code counted.
+const countsAgainstQuota = (alias = "") =>
+  `${alias}failure_code IS NOT 'infrastructure' AND ${alias}failure_code IS NOT 'dependencies'`;
+const COUNTS_AGAINST_QUOTA = countsAgainstQuota();
 
 /** The columns of a challenge that a submit checks. */
 export type SubmitChallenge = Pick<
@@ -223,7 +227,7 @@ const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operato
     EXISTS (SELECT 1 FROM entries e WHERE e.agent_id = k.agent_id AND e.challenge_id = c.id)
       AS entered,
     (SELECT COUNT(*) FROM submissions s WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id
-      AND s.${COUNTS_AGAINST_QUOTA}) AS count,
+      AND ${countsAgainstQuota("s.")}) AS count,
     (SELECT MAX(s.received_at) FROM submissions s
       WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id) AS last,
     EXISTS (SELECT 1 FROM idempotency_keys i
