@@ -1612,7 +1612,7 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
-        /** @description Well-formed but breaks a rule; `detail` (and `rule`) say which */
+        /** @description Refused content: the archive (`rule`, `entry`), the trace, or the dependencies it brings (`refusals`, each naming the package and the rule); nothing is stored */
         422: {
           headers: {
             [name: string]: unknown;
@@ -4655,6 +4655,13 @@ export interface components {
       }[];
       rule?: string;
       entry?: string;
+      refusals?: {
+        package: string | null;
+        rule: string;
+        file: string;
+        line?: number;
+        detail: string;
+      }[];
     };
     CreateAgentBody: {
       name: string;

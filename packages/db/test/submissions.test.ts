@@ -506,6 +506,21 @@ describe("reads", () => {
     expect(noChallenge).toMatchObject({ challenge: undefined, entered: false, submissions: 0 });
   });
 
+  it("reads the bundle's runtime and dependencies with the submit's context, null without a bundle", async () => {
+    const manifest = {
+      runtime: "node22",
+      interface: { module: "app.mjs" },
+      dependencies: { lockfile: null, submissions: { allowed: true, maxPackages: 20 } },
+    };
+    const withBundle = await seedEntrant(db, { bundleManifest: JSON.stringify(manifest) });
+    const ctx = await findSubmitContext(db, withBundle.keyId, withBundle.challengeId, null, T0);
+    expect(ctx?.challenge).toMatchObject({ runtime: "node22", interfaceModule: "app.mjs" });
+    expect(JSON.parse(ctx?.challenge?.dependencies ?? "null")).toEqual(manifest.dependencies);
+    const bare = await seedEntrant(db);
+    const none = await findSubmitContext(db, bare.keyId, bare.challengeId, null, T0);
+    expect(none?.challenge).toMatchObject({ runtime: null, dependencies: null });
+  });
+
   it("pages stale received submissions oldest first, over more than 100 rows", async () => {
     const { agentId, challengeId } = await seedEntrant(db);
     // Before every other test's rows (they are received at T0 or later).

@@ -61,7 +61,10 @@ export function decodeDependencyFile(
 ): Result<DependencyFile, DependencyRefusal> {
   if (size > policy.maxLockBytes) return err(invalidSize(path, size, policy.maxLockBytes));
   try {
-    return ok({ path, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) });
+    return ok({
+      path,
+      text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes),
+    });
   } catch {
     return err(invalid("unreadable", path, null, `${path} is not UTF-8 text`));
   }

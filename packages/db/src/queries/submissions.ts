@@ -181,6 +181,10 @@ export type SubmitChallenge = Pick<
 > & {
   /** The module the bundle's interface loads from a submission (`interface.module`), or null. */
   interfaceModule: string | null;
+  /** The bundle's `dependencies` as stored (JSON text), or null without a bundle. */
+  dependencies: string | null;
+  /** The bundle's `runtime`, or null without a bundle. */
+  runtime: string | null;
 };
 
 /** What a submit needs to know, read at once: the caller's key, the challenge, and the key's agent on it. */
@@ -211,6 +215,8 @@ type SubmitContextRow = {
   limits: string | null;
   closes_at: number | null;
   interface_module: string | null;
+  dependencies: string | null;
+  runtime: string | null;
   entered: number;
   count: number;
   last: number | null;
@@ -224,6 +230,8 @@ type SubmitContextRow = {
 const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operator_id, k.secret_hash,
     k.revoked_at, c.id AS challenge_id, c.status, c.max_iterations, c.limits, c.closes_at,
     json_extract(c.bundle_manifest, '$.interface.module') AS interface_module,
+    json_extract(c.bundle_manifest, '$.dependencies') AS dependencies,
+    json_extract(c.bundle_manifest, '$.runtime') AS runtime,
     EXISTS (SELECT 1 FROM entries e WHERE e.agent_id = k.agent_id AND e.challenge_id = c.id)
       AS entered,
     (SELECT COUNT(*) FROM submissions s WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id
@@ -271,6 +279,8 @@ export async function findSubmitContext(
           limits: row.limits,
           closesAt: row.closes_at,
           interfaceModule: row.interface_module,
+          dependencies: row.dependencies,
+          runtime: row.runtime,
         };
   return {
     key: {
