@@ -1,7 +1,7 @@
 /**
  * `npm run advisories:refresh -- --pypa <dir> --npm <dir> [--pypa-commit <sha>]
  * [--npm-commit <sha>] [--out <file>]`: builds the runner's offline advisory snapshot
- * (containers/runner/advisories/, docs/dependencies-advisories.md) from a copy of the PyPA
+ * (containers/runner/advisories/, docs/dependencies.md, "Advisories") from a copy of the PyPA
  * advisory database and of the Node.js security WG's `vuln/npm` records. Invariants: the output
  * is deterministic (sorted records, fixed key order, no build time in it) and passes the schema
  * the runner loads it with; a record of the wrong shape stops the build, naming it.

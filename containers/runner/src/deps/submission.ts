@@ -50,7 +50,7 @@ export function resolveSubmissionPolicy(manifest: ChallengeManifest): Dependency
 }
 
 /** Reads the dependency files at the root of `dir`, each bounded by the policy in bytes. */
-function readRootFiles(
+export function readRootFiles(
   dir: string,
   policy: DependencyPolicy,
 ): Result<DependencyFile[], InstallError> {

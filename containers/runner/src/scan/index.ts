@@ -51,8 +51,10 @@ export interface ScanOptions {
    */
   dependencies?: {
     lockfile: string | null;
-    packages: readonly AdvisoryPackage[] | null;
+    /** Undefined when the lockfile could not be read (`refused` says why). */
+    packages: readonly AdvisoryPackage[] | null | undefined;
     source: AdvisorySource | null;
+    refused?: string;
   };
 }
 
@@ -191,6 +193,8 @@ async function runDependencyCheck(
   });
   if (!given) return notRun((await describeDependencyCheck(dir, options.runtime)).reason);
   if (given.source === null) return notRun("no advisory source is available");
+  if (given.packages === undefined)
+    return notRun(`the lockfile could not be read: ${given.refused ?? "refused"}`);
   if (given.packages === null) {
     const source = given.source;
     return {

@@ -1,7 +1,7 @@
 /**
  * @module runner/scan/advisories
  * Known-vulnerable dependencies: the shipped advisory snapshot, the live OSV source, matching by
- * each ecosystem's version rules and the severity of a match (docs/dependencies-advisories.md).
+ * each ecosystem's version rules and the severity of a match (docs/dependencies.md, "Advisories").
  * Invariant: no source, no verdict: nothing here ever turns "no advisories read" into "clean".
  */
 export { buildAdvisoryFindings, DEPS_TOOL } from "./findings.ts";
