@@ -11,6 +11,7 @@
  * since the command began; it stays in the foreground until Ctrl-C, then stops every child it
  * started.
  */
+import { startCachedNpmRegistry } from "@bouts/fixtures";
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -400,6 +401,10 @@ async function main() {
   // migrations run and the Worker starts.
   let runnerHealthy: Promise<boolean> = Promise.resolve(false);
   if (existsSync(RUNNER_ENTRY)) {
+    // The example challenges' npm packages, from the tarballs setup cached (checked against
+    // their locks): the runner installs them with no network (docs/dependencies.md).
+    const registry = process.env.RUNNER_NPM_REGISTRY ?? (await startCachedNpmRegistry(ROOT)).url;
+    log(`npm packages of the example challenges from ${registry}`);
     log(`starting the runner on ${RUNNER}`);
     // Supervised: a runner that exits is started again (same secret, same port) after a
     // backoff, with a loud line each time; a submission it was running is retried within
@@ -418,6 +423,7 @@ async function main() {
             RUNNER_PORT: String(RUNNER_PORT),
             RUNNER_QA_CACHE_DIR: QA_CACHE,
             RUNNER_SHARED_SECRET: RUNNER_SECRET,
+            RUNNER_NPM_REGISTRY: registry,
           },
           false,
           (line) => {

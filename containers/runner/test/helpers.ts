@@ -14,6 +14,7 @@ import {
   prepareChallenge,
   type PreparedChallenge,
 } from "../src/challenge/bundle.ts";
+import { startCachedNpmRegistry } from "@bouts/fixtures";
 import { parseRunnerConfig, type RunnerConfig } from "../src/config.ts";
 import { createRunnerEnvironment } from "../src/environment.ts";
 import { randomUUID } from "node:crypto";
@@ -25,6 +26,7 @@ import { resolvePrepareOptions } from "../src/challenge/prepare-options.ts";
 export const FIXTURES = path.join(import.meta.dirname, "fixtures");
 export const EXPLOITS = path.join(import.meta.dirname, "exploits");
 export const CHALLENGES = path.resolve(import.meta.dirname, "../../../challenges");
+const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 
 /**
  * Runner tests own uids 62000–65999: 500 per vitest worker, 8 per environment.
@@ -42,7 +44,13 @@ export function buildTestConfig(overrides: Record<string, string> = {}): RunnerC
   // now and then (two files sharing uids share RLIMIT_NPROC); vitest's pool id is unique among
   // the workers running at once, and the counter separates environments within one file.
   const uidBase = String(TEST_UID_BASE + POOL_SLOT * 500 + (environmentCount++ % 62) * 8);
-  const r = parseRunnerConfig({ RUNNER_WORK_DIR: workDir, RUNNER_UID_BASE: uidBase, ...overrides });
+  const r = parseRunnerConfig({
+    RUNNER_WORK_DIR: workDir,
+    RUNNER_UID_BASE: uidBase,
+    // Never npm's registry: createTestEnvironment gives the local one of the cached tarballs.
+    RUNNER_NPM_REGISTRY: "http://127.0.0.1:9",
+    ...overrides,
+  });
   if (!r.ok) throw new Error(r.error.issues.join("; "));
   if (r.value.MAX_CONCURRENT_RUNS > 4)
     throw new Error("a test environment has 8 uids: at most 4 runs");
@@ -53,7 +61,8 @@ export function buildTestConfig(overrides: Record<string, string> = {}): RunnerC
 export async function createTestEnvironment(
   overrides: Record<string, string> = {},
 ): Promise<RunnerEnvironment> {
-  const config = buildTestConfig(overrides);
+  const registry = overrides.RUNNER_NPM_REGISTRY ?? (await startCachedNpmRegistry(REPO_ROOT)).url;
+  const config = buildTestConfig({ RUNNER_NPM_REGISTRY: registry, ...overrides });
   const env = await createRunnerEnvironment(config);
   if (!env.ok) throw new Error(`runner environment failed: ${JSON.stringify(env.error)}`);
   return env.value.environment;
