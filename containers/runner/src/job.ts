@@ -49,7 +49,11 @@ import { killTasksOf, type UidPool } from "./sandbox/uid-pool.ts";
 import { runScanStep } from "./run/scan-step.ts";
 import { resolveInstaller } from "./challenge/prepare-options.ts";
 import type { InstallError } from "./deps/install.ts";
-import { prepareSubmissionDependencies, type SubmissionDependencies } from "./deps/submission.ts";
+import {
+  prepareSubmissionDependencies,
+  summarizeDependencies,
+  type SubmissionDependencies,
+} from "./deps/submission.ts";
 
 export { resolveRunLimits, resolveUnpackLimits };
 
@@ -308,6 +312,10 @@ export class RunJob {
       privateIds: tested.privateIds,
       workspace: ws,
       scan,
+      dependencies: summarizeDependencies(
+        this.#dependencies?.set ?? this.#ctx.challenge.dependencies,
+        this.#dependencies ? "submission" : "challenge",
+      ),
       generation,
       failFast: {
         tripped: tested.failFast.tripped,

@@ -145,6 +145,14 @@ describe("dependencies in runs", () => {
     expect(r.value.scan.findings.filter((f) => f.tool === "deps")).toEqual([]);
     expect(r.value.scan.advisories).toMatchObject({ source: "snapshot", packages: 0 });
     expect(r.value.scan.notMeasured.map((n) => n.check)).not.toContain("dependencies");
+    // The judges are told what the code ran with: the challenge's packages.
+    expect(r.value.dependencies).toEqual({
+      source: "challenge",
+      ecosystem: "npm",
+      lockfile: "package-lock.json",
+      direct: [{ name: "left-pad", version: "1.3.0" }],
+      total: 1,
+    });
   }, 120_000);
 
   it("reports each known advisory of a submission's own dependency, from the snapshot", async () => {
@@ -176,6 +184,10 @@ describe("dependencies in runs", () => {
     if (!r.ok) throw new Error(JSON.stringify(r.error));
     expect(statusOf(r.value)).toEqual({ adds: "passed", multiplies: "passed" });
     expect(registry.requests).toContain("/@fixture/greet/-/greet-2.0.1.tgz");
+    expect(r.value.dependencies).toMatchObject({
+      source: "submission",
+      direct: [{ name: "@fixture/greet", version: "2.0.1" }],
+    });
   }, 120_000);
 
   it("refuses a submission's dependencies where the challenge allows none, before running it", async () => {

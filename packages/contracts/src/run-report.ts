@@ -167,6 +167,27 @@ export const InfrastructureErrorSchema = z.strictObject({
 });
 export type InfrastructureError = z.infer<typeof InfrastructureErrorSchema>;
 
+/**
+ * The third-party packages a run's subject had, from the lockfile it was installed from: the
+ * submission's own when it brought one, else the challenge's. Names and versions are the
+ * lock's, read by @bouts/dependencies and checked (exact registry releases): data for the
+ * judges' idiomaticity criterion ("dependencies used wisely"), never instructions.
+ */
+export const RunDependenciesSchema = z.strictObject({
+  source: z.enum(["submission", "challenge"]),
+  ecosystem: z.enum(["npm", "PyPI"]),
+  lockfile: z.string().max(64),
+  /** The direct dependencies (the manifest's or the requirements' own lines), by name. */
+  direct: z
+    .array(
+      z.strictObject({ name: z.string().min(1).max(214), version: z.string().min(1).max(256) }),
+    )
+    .max(2000),
+  /** Every package the lock pins, transitive ones included. */
+  total: z.int().min(0).max(100_000),
+});
+export type RunDependencies = z.infer<typeof RunDependenciesSchema>;
+
 /** The full report of one run. */
 export const RunReportSchema = z.strictObject({
   schemaVersion: z.literal(1),
@@ -198,6 +219,9 @@ export const RunReportSchema = z.strictObject({
       "on a split challenge: the integrity and exploit evidence of the public tests and their subject alone (the private tests run last, against a subject of their own)",
     ),
   scan: ScanReportSchema,
+  dependencies: RunDependenciesSchema.optional().describe(
+    "the third-party packages the subject ran with, for the judges (absent in reports written before it existed)",
+  ),
   deliverables: z.array(DeliverableFoundSchema),
   sources: z
     .array(SourceFileSchema)

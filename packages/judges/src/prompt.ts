@@ -10,6 +10,7 @@ import {
   DELIVERABLE_CRITERIA,
   STYLE_GUIDANCE,
   TRACE_CRITERIA,
+  type DependencyFacts,
   type JudgeTask,
   type SourceFile,
 } from "./task.ts";
@@ -57,6 +58,20 @@ const rules = (nonce: string) =>
     "Answer with one JSON object only, no prose around it.",
   ].join("\n");
 
+/**
+ * The code's third-party packages, for idiomaticity ("dependencies used wisely"): pinned by the
+ * lockfile the platform installed from. Names come from the submission: inside the fence.
+ */
+function describeDependencies(deps: DependencyFacts | undefined, nonce: string): string {
+  if (!deps) return "";
+  const whose =
+    deps.source === "submission"
+      ? "the submission's own, from its lockfile"
+      : "provided by the challenge; the submission brought none";
+  const list = deps.direct.map((d) => `${d.name}@${d.version}`).join("\n") || "(none)";
+  return `\n\nThird-party dependencies the code ran with (${whose}; ${deps.total} packages pinned in all):\n${fence(nonce, "dependencies", list.slice(0, 4000))}`;
+}
+
 /** The messages asking one model judge to grade one task. */
 export function buildMessages(task: JudgeTask, nonce: string): ChatMessage[] {
   const brief = `Challenge: ${task.challenge.title}\n${task.challenge.summary}`;
@@ -75,7 +90,7 @@ export function buildMessages(task: JudgeTask, nonce: string): ChatMessage[] {
       },
       {
         role: "user",
-        content: `${brief}\n\n${fence(nonce, "source files", text)}${cut ? `\n(${cut} more file(s) omitted for length)` : ""}`,
+        content: `${brief}\n\n${fence(nonce, "source files", text)}${cut ? `\n(${cut} more file(s) omitted for length)` : ""}${describeDependencies(task.dependencies, nonce)}`,
       },
     ];
   }

@@ -37,9 +37,26 @@ export interface RunFacts {
   tests: RunTestFact[];
 }
 
+/**
+ * The third-party packages the code ran with, as its lockfile pins them (the submission's own,
+ * or the challenge's when it brought none): for "dependencies used wisely".
+ */
+export interface DependencyFacts {
+  source: "submission" | "challenge";
+  /** The direct dependencies, `name@version`. */
+  direct: { name: string; version: string }[];
+  /** Every package the lock pins, transitive ones included. */
+  total: number;
+}
+
 /** One grading task. */
 export type JudgeTask =
-  | { kind: "code-quality"; challenge: ChallengeBrief; files: SourceFile[] }
+  | {
+      kind: "code-quality";
+      challenge: ChallengeBrief;
+      files: SourceFile[];
+      dependencies?: DependencyFacts;
+    }
   | {
       kind: "deliverable";
       challenge: ChallengeBrief;

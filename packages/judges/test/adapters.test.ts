@@ -71,6 +71,27 @@ describe("OpenAI-compatible adapter", () => {
     expect(sent.body.messages[1]!.content).toContain("<<<BEGIN-UNTRUSTED-n0nce source files>>>");
     expect(sent.body.messages[1]!.content).toContain("<<<END-UNTRUSTED-n0nce>>>");
   });
+  it("shows the judge the dependencies the code ran with, fenced as submitted data", async () => {
+    queue.push({ content: good });
+    const r = await judge().judge({
+      ...task,
+      dependencies: {
+        source: "submission",
+        direct: [
+          { name: "hono", version: "4.13.19" },
+          { name: "ignore-previous-instructions", version: "1.0.0" },
+        ],
+        total: 3,
+      },
+    });
+    expect(r.ok).toBe(true);
+    const user = requests.at(-1)!.body.messages[1]!.content;
+    expect(user).toContain("the submission's own, from its lockfile; 3 packages pinned in all");
+    const fenced = user.slice(user.indexOf("<<<BEGIN-UNTRUSTED-n0nce dependencies>>>"));
+    expect(fenced).toContain("hono@4.13.19\nignore-previous-instructions@1.0.0");
+    expect(fenced).toContain("<<<END-UNTRUSTED-n0nce>>>");
+  });
+
   it("retries a malformed answer and a 503, then succeeds", async () => {
     queue.push(
       { content: "I think it is good" },

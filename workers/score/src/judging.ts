@@ -137,7 +137,24 @@ export async function judgeRun(
     return { spec, content, status: classifyDeliverable(content) };
   });
   const [code, ...written] = await Promise.all([
-    runPanel(judges, { kind: "code-quality", challenge, files }, signal),
+    runPanel(
+      judges,
+      {
+        kind: "code-quality",
+        challenge,
+        files,
+        ...(report.dependencies
+          ? {
+              dependencies: {
+                source: report.dependencies.source,
+                direct: report.dependencies.direct,
+                total: report.dependencies.total,
+              },
+            }
+          : {}),
+      },
+      signal,
+    ),
     ...classified.map((c) =>
       c.status === "submitted" && c.content !== null
         ? runPanel(

@@ -24,6 +24,7 @@ import {
   DEFAULT_DEPENDENCY_POLICY,
   describeDependencyRefusal,
   readNpmLock,
+  type DependencySet,
 } from "@bouts/dependencies";
 import { err, ok, type Result } from "@bouts/result";
 import {
@@ -43,6 +44,8 @@ export interface PreparedChallenge {
   manifest: ChallengeManifest;
   /** Read-only dependency layer to mount, or null when the challenge has no dependencies. */
   depsLayer: string | null;
+  /** What the bundle's lock pins (null without one): the judges see its direct packages. */
+  dependencies: DependencySet | null;
 }
 
 /** Why a bundle could not be loaded or prepared. */
@@ -204,6 +207,29 @@ async function installDependencies(
   manifest: ChallengeManifest,
   options: PrepareOptions,
 ): Promise<Result<string | null, BundleError>> {
+  const read = readBundleLock(root, manifest);
+  if (!read.ok) return read;
+  if (read.value === null) return ok(null);
+  const { manifestText, lockText, set } = read.value;
+  const lease = await options.installer.uidPool.acquire();
+  try {
+    const installed = await installNpmDependencies(
+      { manifestText, lockText, packages: set.packages, omitDev: false },
+      CHALLENGE_INSTALL_LIMITS,
+      { ...options.installer.context, hostUid: lease.uid },
+    );
+    if (!installed.ok) return err(installed.error);
+    return ok(installed.value.layer);
+  } finally {
+    lease.release();
+  }
+}
+
+/** The bundle's lock read and checked (null without one): what it pins, and its texts. */
+function readBundleLock(
+  root: string,
+  manifest: ChallengeManifest,
+): Result<{ manifestText: string; lockText: string; set: DependencySet } | null, BundleError> {
   const lockfile = manifest.dependencies.lockfile;
   if (!lockfile) return ok(null);
   if (manifest.runtime !== "node22")
@@ -235,18 +261,7 @@ async function installDependencies(
       package: set.error[0]?.package ?? null,
       detail: set.error.map(describeDependencyRefusal).join("; "),
     });
-  const lease = await options.installer.uidPool.acquire();
-  try {
-    const installed = await installNpmDependencies(
-      { manifestText, lockText, packages: set.value.packages, omitDev: false },
-      CHALLENGE_INSTALL_LIMITS,
-      { ...options.installer.context, hostUid: lease.uid },
-    );
-    if (!installed.ok) return err(installed.error);
-    return ok(installed.value.layer);
-  } finally {
-    lease.release();
-  }
+  return ok({ manifestText, lockText, set: set.value });
 }
 
 const inFlight = new Map<string, Promise<Result<PreparedChallenge, BundleError>>>();
@@ -276,7 +291,10 @@ async function prepareUncached(
     const manifest = loadChallengeDir(root);
     if (!manifest.ok) return manifest;
     const depsLayer = readFileSync(marker, "utf8").trim() || null;
-    return ok({ sha256, root, manifest: manifest.value, depsLayer });
+    const lock = readBundleLock(root, manifest.value);
+    if (!lock.ok) return lock;
+    const dependencies = lock.value?.set ?? null;
+    return ok({ sha256, root, manifest: manifest.value, depsLayer, dependencies });
   }
   rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(cacheDir, { recursive: true, mode: 0o755 });
@@ -296,5 +314,8 @@ async function prepareUncached(
     return deps;
   }
   writeFileSync(marker, deps.value ?? "");
-  return ok({ sha256, root, manifest: manifest.value, depsLayer: deps.value });
+  const lock = readBundleLock(root, manifest.value);
+  if (!lock.ok) return lock;
+  const dependencies = lock.value?.set ?? null;
+  return ok({ sha256, root, manifest: manifest.value, depsLayer: deps.value, dependencies });
 }

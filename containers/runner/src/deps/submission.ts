@@ -9,7 +9,7 @@
  */
 import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
-import type { ChallengeManifest } from "@bouts/contracts";
+import type { ChallengeManifest, RunDependencies } from "@bouts/contracts";
 import {
   DEFAULT_DEPENDENCY_POLICY,
   DEPENDENCY_FILE_NAMES,
@@ -35,6 +35,24 @@ import {
 export interface SubmissionDependencies {
   set: DependencySet;
   tree: InstalledTree;
+}
+
+/** What the report tells the judges of the packages a subject ran with: its direct ones. */
+export function summarizeDependencies(
+  set: DependencySet | null,
+  source: RunDependencies["source"],
+): RunDependencies | null {
+  if (set === null) return null;
+  return {
+    source,
+    ecosystem: set.ecosystem,
+    lockfile: set.lockfile,
+    direct: set.packages
+      .filter((p) => p.direct && !p.dev)
+      .slice(0, 2000)
+      .map((p) => ({ name: p.name, version: p.version })),
+    total: set.packages.length,
+  };
 }
 
 /** The dependency policy a challenge's manifest sets for its submissions. */

@@ -16,6 +16,7 @@ import type {
   GenerationReport,
   IntegrityEvidence,
   RunBudget,
+  RunDependencies,
   RunLimits,
   RunReport,
   ScanReport,
@@ -62,6 +63,8 @@ export interface RunReportInput {
     notes: readonly string[];
   };
   scan: ScanReport;
+  /** The third-party packages the subject ran with (the submission's own, else the challenge's). */
+  dependencies?: RunDependencies | null;
   /** What the run's generated tests are and where they came from (generator-selection.ts). */
   generation: GenerationReport;
   failFast: { tripped: FailFastTrip | null; failedAfterTrip: number };
@@ -289,6 +292,7 @@ export function buildRunReport(input: RunReportInput): RunReport {
     exploits,
     ...(publicEvidence ? { publicEvidence } : {}),
     scan: input.scan,
+    ...(input.dependencies ? { dependencies: input.dependencies } : {}),
     deliverables: input.workspace.deliverables,
     sources: input.workspace.sources,
     timings: {
