@@ -18,19 +18,22 @@ import { z } from "zod";
 const scryptAsync = promisify(scrypt);
 const TOKEN_TTL_MS = 2 * 60 * 60 * 1000;
 const MAX_BODY_BYTES = 64 * 1024;
+const PASSWORD_MIN = 8;
+const TEXT_MAX = 200; // titles, search terms, passwords
+const URL_MAX = 2048;
+const TAGS_MAX = 10;
+const LIST_DEFAULT = 50;
+const LIST_MAX = 100;
+const SALT_BYTES = 16;
+const KEY_BYTES = 32;
+const TOKEN_BYTES = 32;
 const TAG = /^[a-z0-9][a-z0-9-]{0,31}$/;
-
-function parseUrl(value) {
-  try {
-    return new URL(value);
-  } catch {
-    return null;
-  }
-}
 
 /** An absolute http(s) URL, or a bare host and path that would be one with https:// in front. */
 function isWebUrl(value) {
-  const parsed = parseUrl(value) ?? parseUrl(`https://${value}`);
+  const text = URL.canParse(value) ? value : `https://${value}`;
+  if (!URL.canParse(text)) return false;
+  const parsed = new URL(text);
   return (
     parsed !== null &&
     (parsed.protocol === "http:" || parsed.protocol === "https:") &&
@@ -40,25 +43,25 @@ function isWebUrl(value) {
 
 const Credentials = z.strictObject({
   username: z.string().regex(/^[a-z0-9_]{3,32}$/, "3 to 32 of a-z, 0-9 and _"),
-  password: z.string().min(8).max(200),
+  password: z.string().min(PASSWORD_MIN).max(TEXT_MAX),
 });
 const Login = z.strictObject({
-  username: z.string().max(200),
-  password: z.string().max(200),
+  username: z.string().max(TEXT_MAX),
+  password: z.string().max(TEXT_MAX),
 });
 const NewLink = z.strictObject({
-  url: z.string().min(1).max(2048).refine(isWebUrl, "an http(s) URL or a bare host"),
-  title: z.string().min(1).max(200),
-  tags: z.array(z.string().regex(TAG, "1 to 32 of a-z, 0-9 and -")).max(10).optional(),
+  url: z.string().min(1).max(URL_MAX).refine(isWebUrl, "an http(s) URL or a bare host"),
+  title: z.string().min(1).max(TEXT_MAX),
+  tags: z.array(z.string().regex(TAG, "1 to 32 of a-z, 0-9 and -")).max(TAGS_MAX).optional(),
 });
 const ListQuery = z.object({
-  q: z.string().max(200).optional(),
+  q: z.string().max(TEXT_MAX).optional(),
   tag: z.string().regex(TAG, "1 to 32 of a-z, 0-9 and -").optional(),
   limit: z
     .string()
     .regex(/^[1-9][0-9]{0,2}$/, "an integer from 1 to 100")
     .transform(Number)
-    .pipe(z.number().max(100))
+    .pipe(z.number().max(LIST_MAX))
     .optional(),
 });
 const LinkId = z
@@ -115,17 +118,17 @@ async function readJson(c) {
 const hashToken = (token) => createHash("sha256").update(token).digest("hex");
 
 async function hashPassword(password) {
-  const salt = randomBytes(16);
-  const hash = await scryptAsync(password, salt, 32);
+  const salt = randomBytes(SALT_BYTES);
+  const hash = await scryptAsync(password, salt, KEY_BYTES);
   return `${salt.toString("hex")}:${hash.toString("hex")}`;
 }
 
 // Checked for unknown users too, so a login's timing does not tell which usernames exist.
-const DUMMY_HASH = `${"00".repeat(16)}:${"00".repeat(32)}`;
+const DUMMY_HASH = `${"00".repeat(SALT_BYTES)}:${"00".repeat(KEY_BYTES)}`;
 
 async function verifyPassword(password, stored) {
   const [saltHex, hashHex] = stored.split(":");
-  const actual = await scryptAsync(password, Buffer.from(saltHex, "hex"), 32);
+  const actual = await scryptAsync(password, Buffer.from(saltHex, "hex"), KEY_BYTES);
   return timingSafeEqual(actual, Buffer.from(hashHex, "hex"));
 }
 
@@ -238,7 +241,7 @@ export function createApp({ database = ":memory:" } = {}) {
     const user = sql.userByName.get(username);
     const valid = await verifyPassword(password, user?.password ?? DUMMY_HASH);
     if (!user || !valid) throw problem(401, "wrong username or password");
-    const token = randomBytes(32).toString("base64url");
+    const token = randomBytes(TOKEN_BYTES).toString("base64url");
     sql.insertSession.run(hashToken(token), user.id, Date.now() + TOKEN_TTL_MS);
     return c.json({ token }, 200);
   });
@@ -259,7 +262,7 @@ export function createApp({ database = ":memory:" } = {}) {
   });
 
   app.get("/links", (c) => {
-    const { q = null, tag = null, limit = 50 } = parse(ListQuery, c.req.query());
+    const { q = null, tag = null, limit = LIST_DEFAULT } = parse(ListQuery, c.req.query());
     const rows = sql.listLinks.all(c.get("userId"), q, q, tag, tag, limit);
     return c.json(rows.map(toLink), 200);
   });

@@ -1,4 +1,6 @@
-// Bookmarks API: Hono routes over node:sqlite, zod schemas at every boundary.
+// Bookmarks API: Hono routes over node:sqlite, zod schemas at every boundary. Requests pass
+// request-id, secure-headers and body-limit middleware, then the token check on /links, then
+// validation in the handler; every failure leaves through one problem+json error handler.
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
 import { createAdaptorServer } from "@hono/node-server";
@@ -10,35 +12,47 @@ import { secureHeaders } from "hono/secure-headers";
 import { z } from "zod";
 
 const SESSION_HOURS = 2;
+const HOUR_MS = 3_600_000;
+const BODY_LIMIT_BYTES = 64 * 1024;
+const MIN_PASSWORD = 8;
+const MAX_TEXT = 200;
+const MAX_URL = 2048;
+const MAX_TAGS = 10;
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 100;
+const SALT_BYTES = 16;
+const HASH_BYTES = 32;
+const TOKEN_BYTES = 32;
 const TAG_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
+/** Request schemas: strict objects, so a client cannot set fields it does not own. */
 const schemas = {
   register: z.strictObject({
     username: z.string().regex(/^[a-z0-9_]{3,32}$/),
-    password: z.string().min(8).max(200),
+    password: z.string().min(MIN_PASSWORD).max(MAX_TEXT),
   }),
   login: z.strictObject({
-    username: z.string().max(200),
-    password: z.string().max(200),
+    username: z.string().max(MAX_TEXT),
+    password: z.string().max(MAX_TEXT),
   }),
   link: z.strictObject({
     url: z
       .string()
       .min(1)
-      .max(2048)
+      .max(MAX_URL)
       .refine(isHttpUrl, { message: "must be an http(s) URL or a bare host" }),
-    title: z.string().min(1).max(200),
-    tags: z.array(z.string().regex(TAG_PATTERN)).max(10).default([]),
+    title: z.string().min(1).max(MAX_TEXT),
+    tags: z.array(z.string().regex(TAG_PATTERN)).max(MAX_TAGS).default([]),
   }),
   search: z.object({
-    q: z.string().max(200).optional(),
+    q: z.string().max(MAX_TEXT).optional(),
     tag: z.string().regex(TAG_PATTERN).optional(),
     limit: z
       .string()
       .regex(/^\d{1,3}$/)
       .transform(Number)
-      .pipe(z.number().int().min(1).max(100))
-      .default(50),
+      .pipe(z.number().int().min(1).max(MAX_PAGE))
+      .default(DEFAULT_PAGE),
   }),
   id: z
     .string()
@@ -46,6 +60,7 @@ const schemas = {
     .transform(Number),
 };
 
+/** An absolute http(s) URL, or a bare host and path that parses once https:// is put in front. */
 function isHttpUrl(text) {
   for (const candidate of [text, `https://${text}`]) {
     if (!URL.canParse(candidate)) continue;
@@ -55,6 +70,7 @@ function isHttpUrl(text) {
   return false;
 }
 
+/** An HTTP error with the problem's detail and, for validation failures, the field issues. */
 class Problem extends HTTPException {
   constructor(status, detail, issues) {
     super(status, { message: detail });
@@ -62,6 +78,7 @@ class Problem extends HTTPException {
   }
 }
 
+/** The parsed input, or a 400 Problem listing each failing field by its dotted path. */
 function validate(schema, input) {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
@@ -82,12 +99,14 @@ async function jsonBody(c) {
 
 function scryptHash(password, salt) {
   return new Promise((resolve, reject) =>
-    scrypt(password, salt, 32, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password, salt, HASH_BYTES, (err, key) => (err ? reject(err) : resolve(key))),
   );
 }
 
+// Sessions are looked up by the token's digest, so the database never holds a usable token.
 const sha256 = (text) => createHash("sha256").update(text).digest("base64url");
 
+/** The SQLite schema and every prepared statement; tables survive a restart on the same file. */
 class Store {
   constructor(path) {
     this.db = new DatabaseSync(path);
@@ -154,13 +173,14 @@ export function createApp({ database = ":memory:" } = {}) {
   app.use(requestId(), secureHeaders());
   app.use(
     bodyLimit({
-      maxSize: 64 * 1024,
+      maxSize: BODY_LIMIT_BYTES,
       onError: () => {
         throw new Problem(413, "request body too large");
       },
     }),
   );
 
+  // Auth runs before any handler validates, so an anonymous request is a 401 whatever its body.
   app.on(["GET", "POST", "DELETE"], ["/links", "/links/*"], async (c, next) => {
     const [scheme, token, extra] = (c.req.header("Authorization") ?? "").split(" ");
     const session =
@@ -174,8 +194,9 @@ export function createApp({ database = ":memory:" } = {}) {
 
   app.post("/register", async (c) => {
     const { username, password } = validate(schemas.register, await jsonBody(c));
-    const salt = randomBytes(16);
+    const salt = randomBytes(SALT_BYTES);
     const hash = await scryptHash(password, salt);
+    // INSERT OR IGNORE: the UNIQUE constraint settles concurrent registrations of one name.
     const result = stmt.addUser.run(username, salt, hash);
     if (result.changes === 0) throw new Problem(409, "username already registered");
     return c.json({ id: Number(result.lastInsertRowid), username }, 201);
@@ -184,11 +205,12 @@ export function createApp({ database = ":memory:" } = {}) {
   app.post("/login", async (c) => {
     const { username, password } = validate(schemas.login, await jsonBody(c));
     const user = stmt.findUser.get(username);
-    const salt = user?.salt ?? Buffer.alloc(16);
+    // Hash even for an unknown user, so the answer's timing does not reveal who exists.
+    const salt = user?.salt ?? Buffer.alloc(SALT_BYTES);
     const actual = await scryptHash(password, salt);
     if (!user || !timingSafeEqual(actual, user.hash)) throw new Problem(401, "bad credentials");
-    const token = randomBytes(32).toString("base64url");
-    stmt.addSession.run(sha256(token), user.id, Date.now() + SESSION_HOURS * 3_600_000);
+    const token = randomBytes(TOKEN_BYTES).toString("base64url");
+    stmt.addSession.run(sha256(token), user.id, Date.now() + SESSION_HOURS * HOUR_MS);
     return c.json({ token });
   });
 
@@ -204,6 +226,7 @@ export function createApp({ database = ":memory:" } = {}) {
     const { q, tag, limit } = validate(schemas.search, c.req.query());
     const rows = stmt.search.all({
       owner: c.get("user"),
+      // The term is matched as text: LIKE's wildcards (and the escape character) are escaped.
       q: q === undefined ? null : q.replace(/[!%_]/g, "!$&"),
       tag: tag ?? null,
       limit,

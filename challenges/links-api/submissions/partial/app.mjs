@@ -1,4 +1,6 @@
-// Bookmarks API: Hono routes over node:sqlite, zod schemas at every boundary.
+// Bookmarks API: Hono routes over node:sqlite, zod schemas at every boundary. Requests pass
+// request-id, secure-headers and body-limit middleware, then the token check on /links, then
+// validation in the handler; every failure leaves through one problem+json error handler.
 // TODO: ?limit, tag normalisation, and keeping data in the database file the caller names.
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto";
 import { DatabaseSync } from "node:sqlite";
@@ -10,7 +12,6 @@ import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import { z } from "zod";
 
-const SESSION_HOURS = 2;
 const TAG_PATTERN = /^[a-z0-9][a-z0-9-]{0,31}$/;
 
 const schemas = {
@@ -42,12 +43,17 @@ const schemas = {
 };
 
 function isHttpUrl(text) {
-  for (const candidate of [text, `https://${text}`]) {
-    if (!URL.canParse(candidate)) continue;
-    const { protocol, hostname } = new URL(candidate);
-    return (protocol === "http:" || protocol === "https:") && hostname.length > 0;
+  let url;
+  try {
+    url = new URL(text);
+  } catch {
+    try {
+      url = new URL(`https://${text}`);
+    } catch {
+      return false;
+    }
   }
-  return false;
+  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0;
 }
 
 class Problem extends HTTPException {
@@ -81,6 +87,7 @@ function scryptHash(password, salt) {
   );
 }
 
+// Sessions are looked up by the token's digest, so the database never holds a usable token.
 const sha256 = (text) => createHash("sha256").update(text).digest("base64url");
 
 class Store {
@@ -140,7 +147,6 @@ const present = (row) => ({
   createdAt: row.created,
 });
 
-/** Builds the API over an in-memory store. */
 export function createApp() {
   const store = new Store();
   const { stmt } = store;
@@ -149,13 +155,14 @@ export function createApp() {
   app.use(requestId(), secureHeaders());
   app.use(
     bodyLimit({
-      maxSize: 64 * 1024,
+      maxSize: 65536,
       onError: () => {
         throw new Problem(413, "request body too large");
       },
     }),
   );
 
+  // Auth runs before any handler validates, so an anonymous request is a 401 whatever its body.
   app.on(["GET", "POST", "DELETE"], ["/links", "/links/*"], async (c, next) => {
     const [scheme, token, extra] = (c.req.header("Authorization") ?? "").split(" ");
     const session =
@@ -171,6 +178,7 @@ export function createApp() {
     const { username, password } = validate(schemas.register, await jsonBody(c));
     const salt = randomBytes(16);
     const hash = await scryptHash(password, salt);
+    // INSERT OR IGNORE: the UNIQUE constraint settles concurrent registrations of one name.
     const result = stmt.addUser.run(username, salt, hash);
     if (result.changes === 0) throw new Problem(409, "username already registered");
     return c.json({ id: Number(result.lastInsertRowid), username }, 201);
@@ -179,11 +187,12 @@ export function createApp() {
   app.post("/login", async (c) => {
     const { username, password } = validate(schemas.login, await jsonBody(c));
     const user = stmt.findUser.get(username);
+    // Hash even for an unknown user, so the answer's timing does not reveal who exists.
     const salt = user?.salt ?? Buffer.alloc(16);
     const actual = await scryptHash(password, salt);
     if (!user || !timingSafeEqual(actual, user.hash)) throw new Problem(401, "bad credentials");
     const token = randomBytes(32).toString("base64url");
-    stmt.addSession.run(sha256(token), user.id, Date.now() + SESSION_HOURS * 3_600_000);
+    stmt.addSession.run(sha256(token), user.id, Date.now() + 7200000);
     return c.json({ token });
   });
 
@@ -199,6 +208,7 @@ export function createApp() {
     const { q, tag } = validate(schemas.search, c.req.query());
     const rows = stmt.search.all({
       owner: c.get("user"),
+      // The term is matched as text: LIKE's wildcards (and the escape character) are escaped.
       q: q === undefined ? null : q.replace(/[!%_]/g, "!$&"),
       tag: tag ?? null,
     });
