@@ -25,6 +25,7 @@ const PURE_PACKAGES = [
   "adversarial",
   "archive",
   "contracts",
+  "dependencies",
   "judges",
   "ranking",
   "result",

@@ -17,11 +17,8 @@ import {
 } from "../../containers/runner/src/challenge/bundle.ts";
 import { parseRunnerConfig } from "../../containers/runner/src/config.ts";
 import { createRunnerEnvironment } from "../../containers/runner/src/environment.ts";
-import {
-  resolveUnpackLimits,
-  runJob,
-  type RunnerEnvironment,
-} from "../../containers/runner/src/job.ts";
+import { runJob, type RunnerEnvironment } from "../../containers/runner/src/job.ts";
+import { resolvePrepareOptions } from "../../containers/runner/src/challenge/prepare-options.ts";
 import { runSandboxed } from "../../containers/runner/src/sandbox/sandbox.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -181,11 +178,7 @@ export default async function bench(args: string[]): Promise<void> {
     const bundle = await packChallengeDir(dir);
     prepared.set(
       id,
-      await prepareChallenge(bundle, {
-        workDir,
-        unpackLimits: resolveUnpackLimits(environment.config),
-        pythonToolsVenv: environment.config.PYTHON_TOOLS,
-      }),
+      await prepareChallenge(bundle, { ...resolvePrepareOptions(environment), workDir }),
     );
     const { wall, report } = await runOnce(id, path.join(dir, "reference"), `bench-${id}`);
     honestWall.set(id, wall);
@@ -233,11 +226,7 @@ export default async function bench(args: string[]): Promise<void> {
 async function benchRecordFlood(environment: RunnerEnvironment): Promise<void> {
   const runnerDir = path.join(ROOT, "containers/runner");
   const bundle = await packChallengeDir(path.join(runnerDir, "test/fixtures/exploit-node"));
-  const challenge = await prepareChallenge(bundle, {
-    workDir: environment.config.WORK_DIR,
-    unpackLimits: resolveUnpackLimits(environment.config),
-    pythonToolsVenv: environment.config.PYTHON_TOOLS,
-  });
+  const challenge = await prepareChallenge(bundle, resolvePrepareOptions(environment));
   if (!challenge.ok) throw new Error(JSON.stringify(challenge.error));
   const submission = await packDir(path.join(runnerDir, "test/exploits/record-flood"));
   const before = process.memoryUsage.rss();

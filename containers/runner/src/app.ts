@@ -42,7 +42,8 @@ import {
 import { runChallengeQa, type QaError } from "./challenge/qa.ts";
 import { runCachedChallengeQa } from "./challenge/qa-cache.ts";
 import { runGeneratedSuite } from "./generated-run.ts";
-import { resolveUnpackLimits, runJob, type JobError, type RunnerEnvironment } from "./job.ts";
+import { runJob, type JobError, type RunnerEnvironment } from "./job.ts";
+import { resolvePrepareOptions } from "./challenge/prepare-options.ts";
 import type { SelfTestReport } from "./sandbox/self-test.ts";
 import { guardRun } from "./guard.ts";
 
@@ -154,6 +155,22 @@ export function toProblem(e: ServiceError): RunnerProblem {
             "Limit above the runner's ceiling",
             `${e.error.key}: requested ${e.error.requested}, ceiling ${e.error.ceiling}`,
           );
+        case "dependencies":
+          // The install sandbox failing to start is ours, not the submission's.
+          if (e.error.rule === "sandbox")
+            return buildProblem(
+              503,
+              "sandbox-unavailable",
+              "Sandbox unavailable",
+              `the dependency install could not start: ${e.error.detail}`,
+            );
+          return buildProblem(
+            422,
+            "dependencies",
+            "Submission dependencies refused",
+            e.error.detail,
+            { rule: e.error.rule },
+          );
         case "invalid-state":
           return buildProblem(500, "internal", "Internal error", "job state machine misuse");
       }
@@ -221,11 +238,7 @@ export function createRunnerApp(
   const app = createApp<BlankEnv>();
   const maxBody = config.MAX_ARCHIVE_BYTES * 2 + 1024 * 1024;
   let active = 0;
-  const prepareOptions = {
-    workDir: config.WORK_DIR,
-    unpackLimits: resolveUnpackLimits(config),
-    pythonToolsVenv: config.PYTHON_TOOLS,
-  };
+  const prepareOptions = resolvePrepareOptions(environment);
 
   app.get("/healthz", (c) =>
     c.json({

@@ -4,12 +4,19 @@
  * description (docs/runner.md mirrors this table). The limits here are ceilings: a challenge or a
  * request may only lower them. A bad value is reported and the process exits non-zero.
  */
+import { createRequire } from "node:module";
 import path from "node:path";
 import { z } from "zod";
 import type { Err, Ok } from "@bouts/result";
 import { MIN_SECRET_LENGTH } from "@bouts/runner-auth";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
+/** npm's CLI of the npm package the runner pins (package.json), not whichever npm is on PATH. */
+const DEFAULT_NPM_CLI = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("npm/package.json")),
+  "bin",
+  "npm-cli.js",
+);
 
 const int = (def: number, min: number, max: number, description: string) =>
   z.coerce.number().int().min(min).max(max).default(def).describe(description);
@@ -71,6 +78,19 @@ export const RunnerEnvSchema = z
       .describe(
         "keep publishable QA reports here by bundle sha256 and reuse them; unset: no cache",
       ),
+    NPM_REGISTRY: z
+      .url({ protocol: /^https?$/ })
+      .default("https://registry.npmjs.org")
+      .describe(
+        "the one npm registry dependency installs may fetch from (through the install sandbox's proxy)",
+      ),
+    NPM_CLI: z
+      .string()
+      .refine((p) => path.isAbsolute(p), "must be absolute")
+      .default(DEFAULT_NPM_CLI)
+      .describe(
+        "npm's CLI script run inside install sandboxes (default: the pinned npm package's)",
+      ),
     SEMGREP_BIN: z
       .string()
       .optional()
@@ -79,6 +99,18 @@ export const RunnerEnvSchema = z
       .string()
       .optional()
       .describe("Semgrep engine (semgrep-core); default: the one beside SEMGREP_BIN's venv"),
+    ADVISORY_ENDPOINT: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "OSV querybatch URL the dependency check asks live (e.g. https://api.osv.dev/v1/querybatch); unset: the shipped advisory snapshot alone",
+      ),
+    ADVISORY_TIMEOUT_MS: int(
+      10_000,
+      100,
+      60_000,
+      "deadline of the live advisory query; past it the dependency check falls back to the snapshot",
+    ),
     SELF_TEST: z
       .enum(["on", "off"])
       .default("on")

@@ -18,7 +18,6 @@ import {
   type RunLimits,
   type RunReport,
   type RunBudget,
-  type ScanReport,
   type Runtime,
 } from "@bouts/contracts";
 import { describeUnpackError, type UnpackError } from "./archive/unpack.ts";
@@ -47,7 +46,10 @@ import { mountScratchDir, unmountScratchDir } from "./sandbox/scratch-mount.ts";
 import { watchScratchMounts, type WatchedMount } from "./run/disk-watch.ts";
 import type { RuntimePaths } from "./sandbox/runtime.ts";
 import { killTasksOf, type UidPool } from "./sandbox/uid-pool.ts";
-import { resolveSemgrepCoreBin, scanSubmission } from "./scan/index.ts";
+import { runScanStep } from "./run/scan-step.ts";
+import { resolveInstaller } from "./challenge/prepare-options.ts";
+import type { InstallError } from "./deps/install.ts";
+import { prepareSubmissionDependencies, type SubmissionDependencies } from "./deps/submission.ts";
 
 export { resolveRunLimits, resolveUnpackLimits };
 
@@ -58,6 +60,7 @@ export type JobState = "ready" | "primed" | "executed" | "cleaned";
 export type JobError =
   | { reason: "invalid-state"; state: JobState; action: "prime" | "execute" }
   | { reason: "submission-rejected"; error: UnpackError; message: string }
+  | InstallError
   | LimitAboveCeiling;
 
 /** Everything a job needs; `environment` is shared by all jobs of a runner process. */
@@ -103,15 +106,6 @@ interface TestPhase {
   testsMs: number;
 }
 
-const UNAVAILABLE_SCAN = (reason: string): ScanReport => ({
-  status: "unavailable",
-  findings: [],
-  tools: [],
-  skipped: [],
-  notMeasured: [{ check: "all", reason }],
-  durationMs: 0,
-});
-
 /** One run of one submission against one prepared challenge. */
 export class RunJob {
   #state: JobState = "ready";
@@ -122,6 +116,8 @@ export class RunJob {
   #primeMs = 0;
   #generated: { tests: GeneratedTestSpec[]; report: GenerationReport } | null = null;
   #filesSha256: string | null = null;
+  /** The submission's own installed dependencies, when it brings any (its subject mounts them). */
+  #dependencies: SubmissionDependencies | null = null;
   readonly #ctx: JobContext;
   readonly #runDir: string;
   readonly #startedAt = new Date();
@@ -182,6 +178,15 @@ export class RunJob {
       });
     }
     this.#workspace = ws.value;
+    // The submission's own dependencies, installed in a sandbox of their own before any of its
+    // code runs (deps/submission.ts); a refusal is the submission's, with no test run.
+    const deps = await prepareSubmissionDependencies(
+      ws.value.submissionDir,
+      this.#ctx.challenge.manifest,
+      resolveInstaller(this.#ctx.environment),
+    );
+    if (!deps.ok) return deps;
+    this.#dependencies = deps.value;
     // "The code" is the files the run uses, however they were packed (docs/design.md §31).
     this.#filesSha256 = await hashTree(ws.value.submissionDir, config.MAX_EXPANDED_BYTES);
     this.#generated = await this.#generate(ws.value);
@@ -321,29 +326,21 @@ export class RunJob {
   }
 
   /** The security scan of the submission's own copy; never rejects (a failure is `unavailable`). */
-  async #scan(
-    ws: Workspace,
-    timeoutMs: number,
-    signal: AbortSignal,
-  ): Promise<{ scan: ScanReport; scanMs: number }> {
-    const t0 = performance.now();
-    let scan: ScanReport;
-    if (typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated)
-      scan = UNAVAILABLE_SCAN("not scanned: this run only checks generated tests");
-    else if (this.#ctx.scan === false)
-      scan = UNAVAILABLE_SCAN("not scanned: challenge QA judges only test verdicts");
-    else
-      try {
-        scan = await scanSubmission(ws.submissionDir, {
-          runtime: this.#ctx.challenge.manifest.runtime === "node22" ? "node" : "python",
-          timeoutMs,
-          signal,
-          semgrepCoreBin: resolveSemgrepCoreBin(this.#ctx.environment.config),
-        });
-      } catch (e) {
-        scan = UNAVAILABLE_SCAN(`scanner failed: ${(e as Error).message}`.slice(0, 500));
-      }
-    return { scan, scanMs: performance.now() - t0 };
+  #scan(ws: Workspace, timeoutMs: number, signal: AbortSignal) {
+    return runScanStep({
+      submissionDir: ws.submissionDir,
+      manifest: this.#ctx.challenge.manifest,
+      config: this.#ctx.environment.config,
+      skip:
+        typeof this.#ctx.generation === "object" && this.#ctx.generation.onlyGenerated
+          ? "not scanned: this run only checks generated tests"
+          : this.#ctx.scan === false
+            ? "not scanned: challenge QA judges only test verdicts"
+            : null,
+      dependencies: this.#dependencies?.set ?? null,
+      timeoutMs,
+      signal,
+    });
   }
 
   /**
@@ -355,6 +352,8 @@ export class RunJob {
    */
   async #test(ws: Workspace, limits: RunLimits, deadline: number): Promise<TestPhase> {
     const { manifest, depsLayer } = this.#ctx.challenge;
+    // The subject runs on its own dependencies when it brings them, the tests on the challenge's.
+    const subjectDepsLayer = this.#dependencies?.tree.layer ?? depsLayer;
     const env = this.#ctx.environment;
     const tests = this.#listTests();
     const privateIds = this.#privateIds();
@@ -431,6 +430,7 @@ export class RunJob {
       if (part === "private" && failPrivateAtOnce(phaseTests)) return;
       const host = new SubjectHost({
         ...shared,
+        depsLayer: subjectDepsLayer,
         name: part === "public" ? this.#ctx.runId : `${this.#ctx.runId}-private`,
         hostUid: lease.uid,
         workspace: ws.workDir,

@@ -33,6 +33,21 @@ describe("runner config", () => {
     const r = parseRunnerConfig({ RUNNER_URL: "http://localhost:8080" });
     expect(r.ok && r.warnings).toEqual(["RUNNER_URL: not a runner variable (ignored)"]);
   });
+  it("keeps the live advisory source off unless an http(s) endpoint is set", () => {
+    const off = parseRunnerConfig({});
+    expect(off.ok && off.value.ADVISORY_ENDPOINT).toBeUndefined();
+    expect(off.ok && off.value.ADVISORY_TIMEOUT_MS).toBe(10_000);
+    const on = parseRunnerConfig({
+      RUNNER_ADVISORY_ENDPOINT: "https://api.osv.dev/v1/querybatch",
+      RUNNER_ADVISORY_TIMEOUT_MS: "2500",
+    });
+    expect(on.ok && [on.value.ADVISORY_ENDPOINT, on.value.ADVISORY_TIMEOUT_MS]).toEqual([
+      "https://api.osv.dev/v1/querybatch",
+      2500,
+    ]);
+    const bad = parseRunnerConfig({ RUNNER_ADVISORY_ENDPOINT: "file:///etc/passwd" });
+    expect(!bad.ok && bad.error.issues.join()).toContain("RUNNER_ADVISORY_ENDPOINT");
+  });
   it("refuses a relative work dir", () => {
     expect(parseRunnerConfig({ RUNNER_WORK_DIR: "tmp" }).ok).toBe(false);
   });

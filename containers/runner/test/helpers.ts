@@ -19,7 +19,8 @@ import { createRunnerEnvironment } from "../src/environment.ts";
 import { randomUUID } from "node:crypto";
 import type { RunLimits, RunReport } from "@bouts/contracts";
 import type { TestJudgement } from "../src/run/analyze.ts";
-import { resolveUnpackLimits, runJob, type RunnerEnvironment } from "../src/job.ts";
+import { runJob, type RunnerEnvironment } from "../src/job.ts";
+import { resolvePrepareOptions } from "../src/challenge/prepare-options.ts";
 
 export const FIXTURES = path.join(import.meta.dirname, "fixtures");
 export const EXPLOITS = path.join(import.meta.dirname, "exploits");
@@ -64,11 +65,7 @@ export async function prepareDir(
   dir: string,
 ): Promise<PreparedChallenge> {
   const bytes = await packChallengeDir(dir);
-  const r = await prepareChallenge(bytes, {
-    workDir: environment.config.WORK_DIR,
-    unpackLimits: resolveUnpackLimits(environment.config),
-    pythonToolsVenv: environment.config.PYTHON_TOOLS,
-  });
+  const r = await prepareChallenge(bytes, resolvePrepareOptions(environment));
   if (!r.ok) throw new Error(JSON.stringify(r.error));
   return r.value;
 }

@@ -1612,7 +1612,7 @@ export interface paths {
             "application/problem+json": components["schemas"]["Problem"];
           };
         };
-        /** @description Well-formed but breaks a rule; `detail` (and `rule`) say which */
+        /** @description Refused content: the archive (`rule`, `entry`), the trace, or the dependencies it brings (`refusals`, each naming the package and the rule); nothing is stored */
         422: {
           headers: {
             [name: string]: unknown;
@@ -4655,6 +4655,13 @@ export interface components {
       }[];
       rule?: string;
       entry?: string;
+      refusals?: {
+        package: string | null;
+        rule: string;
+        file: string;
+        line?: number;
+        detail: string;
+      }[];
     };
     CreateAgentBody: {
       name: string;
@@ -4873,13 +4880,14 @@ export interface components {
       status: "received" | "queued" | "running" | "waiting" | "scored" | "failed";
       failureReason: string | null;
       /**
-       * @description why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, challenge-invalid, scoring-refused, infrastructure (costs no iteration; an operator may re-judge it)
+       * @description why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, dependencies (its own locked dependencies were refused or did not install; costs no iteration), challenge-invalid, scoring-refused, infrastructure (costs no iteration; an operator may re-judge it)
        * @enum {string|null}
        */
       failureCode:
         | "archive-refused"
         | "artifact-integrity"
         | "trace-refused"
+        | "dependencies"
         | "challenge-invalid"
         | "scoring-refused"
         | "infrastructure"

@@ -91,6 +91,69 @@ export const ChallengeLimitsSchema = z.strictObject({
 });
 export type ChallengeLimits = z.infer<typeof ChallengeLimitsSchema>;
 
+const MIB = 1024 * 1024;
+
+/**
+ * Whether, and within what bounds, a submission may bring third-party packages of its own,
+ * pinned by a lockfile at its root (package-lock.json, requirements.txt or uv.lock; read by
+ * @bouts/dependencies, docs/dependencies.md). Refused by default.
+ */
+export const SubmissionDependenciesSchema = z.strictObject({
+  allowed: z
+    .boolean()
+    .default(false)
+    .describe("whether a submission may bring its own locked third-party dependencies"),
+  maxPackages: z
+    .int()
+    .min(1)
+    .max(2000)
+    .default(200)
+    .describe("most packages a submission's lockfile may pin"),
+  maxInstalledBytes: z
+    .int()
+    .min(MIB)
+    .max(512 * MIB)
+    .default(64 * MIB)
+    .describe("most bytes a submission's dependencies may take once installed"),
+  maxInstallMs: z
+    .int()
+    .min(1000)
+    .max(600_000)
+    .default(120_000)
+    .describe(
+      "most wall time, in ms, the sandboxed install of a submission's dependencies may take",
+    ),
+});
+export type SubmissionDependencies = z.infer<typeof SubmissionDependenciesSchema>;
+
+/** A package name as npm or PyPI spells it (scoped npm names included), for `allowNames`. */
+const PackageNameSchema = z
+  .string()
+  .min(1)
+  .max(214)
+  .regex(
+    /^(@[A-Za-z0-9][A-Za-z0-9._~-]*\/)?[A-Za-z0-9][A-Za-z0-9._~-]*$/,
+    "an npm or PyPI package name",
+  );
+
+/** The challenge's third-party dependencies, and what its submissions may bring. */
+export const ChallengeDependenciesSchema = z.strictObject({
+  lockfile: RelativePathSchema.nullable().describe(
+    "package-lock.json or requirements.lock in the bundle; null = no third-party deps",
+  ),
+  submissions: SubmissionDependenciesSchema.prefault({}).describe(
+    "whether and how far submissions may add dependencies of their own",
+  ),
+  allowNames: z
+    .array(PackageNameSchema)
+    .max(100)
+    .default([])
+    .describe(
+      "package names exempt from the typosquat check (an honest package one slip from a popular one)",
+    ),
+});
+export type ChallengeDependencies = z.infer<typeof ChallengeDependenciesSchema>;
+
 /** What a baseline stands for: the reference solution, an empty or stub one, or another. */
 export const BASELINE_KINDS = ["reference", "stub", "other"] as const;
 
@@ -153,13 +216,7 @@ export const ChallengeManifestSchema = z
     adversarialTests: z.array(AdversarialTestSpecSchema).max(500).default([]),
     deliverables: z.array(DeliverableSpecSchema).max(20).default([]),
     limits: ChallengeLimitsSchema.prefault({}),
-    dependencies: z
-      .strictObject({
-        lockfile: RelativePathSchema.nullable().describe(
-          "package-lock.json or requirements.lock in the bundle; null = no third-party deps",
-        ),
-      })
-      .prefault({ lockfile: null }),
+    dependencies: ChallengeDependenciesSchema.prefault({ lockfile: null }),
     interface: InterfaceSpecSchema.optional().describe(
       "the submission's public interface; drives the deterministic adversarial generator",
     ),

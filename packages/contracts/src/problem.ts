@@ -16,6 +16,19 @@ export const ProblemFieldErrorSchema = z.strictObject({
 });
 export type ProblemFieldError = z.infer<typeof ProblemFieldErrorSchema>;
 
+/**
+ * One refused dependency of a submission: the package (null for a rule about a whole file),
+ * the rule it broke, the file (and requirements.txt line), and why (docs/dependencies.md).
+ */
+export const DependencyRefusalWireSchema = z.object({
+  package: z.string().nullable(),
+  rule: z.string(),
+  file: z.string(),
+  line: z.int().optional(),
+  detail: z.string(),
+});
+export type DependencyRefusalWire = z.infer<typeof DependencyRefusalWireSchema>;
+
 /** An RFC 9457 problem document, with the platform's optional extension members. */
 export const ProblemSchema = z.object({
   type: z.string(),
@@ -29,6 +42,8 @@ export const ProblemSchema = z.object({
   rule: z.string().optional(),
   /** The archive entry a refused upload is refused for, as named in the archive. */
   entry: z.string().optional(),
+  /** Every refused dependency of a submission, each naming its package and rule. */
+  refusals: z.array(DependencyRefusalWireSchema).optional(),
 });
 export type Problem = z.infer<typeof ProblemSchema>;
 
@@ -43,7 +58,7 @@ export function buildProblem(
   code: string,
   title: string,
   detail: string,
-  extra: Pick<Problem, "errors" | "rule" | "instance" | "entry"> = {},
+  extra: Pick<Problem, "errors" | "rule" | "instance" | "entry" | "refusals"> = {},
 ): Problem {
   return { type: buildProblemType(code), title, status, detail, ...extra };
 }

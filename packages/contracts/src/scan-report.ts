@@ -17,6 +17,28 @@ export const ScanToolRunSchema = z.strictObject({
 });
 export type ScanToolRun = z.infer<typeof ScanToolRunSchema>;
 
+/** Where the dependency check's advisories came from, when the check was measured. */
+export const ScanAdvisoriesSchema = z.strictObject({
+  source: z
+    .enum(["osv-api", "snapshot"])
+    .describe("osv-api: asked live; snapshot: the advisory snapshot shipped with the runner"),
+  asOf: z.iso
+    .datetime()
+    .describe("snapshot: its newest record's modified time; osv-api: when it was asked"),
+  packages: z.int().min(0).describe("resolved packages whose versions were checked"),
+  sources: z
+    .array(z.string().min(1).max(200))
+    .max(16)
+    .optional()
+    .describe("the snapshot's sources, each as id@commit (snapshot only)"),
+  fallback: z
+    .string()
+    .max(500)
+    .optional()
+    .describe("why the live source was configured but not used: its failure or timeout"),
+});
+export type ScanAdvisories = z.infer<typeof ScanAdvisoriesSchema>;
+
 /** Result of scanning a submission: findings plus everything that was not looked at, and why. */
 export const ScanReportSchema = z.strictObject({
   status: z.enum(SCAN_STATUSES),
@@ -31,5 +53,8 @@ export const ScanReportSchema = z.strictObject({
     .describe(
       "the scan's own deadline; exhausted: a tool was stopped by it (scan partial, files in skipped)",
     ),
+  advisories: ScanAdvisoriesSchema.optional().describe(
+    "where the dependency check's advisories came from; absent when it was not measured (then it is in notMeasured)",
+  ),
 });
 export type ScanReport = z.infer<typeof ScanReportSchema>;

@@ -53,6 +53,69 @@ describe("challenge manifest", () => {
   });
 });
 
+describe("manifest dependencies", () => {
+  const withDependencies = (dependencies: unknown) =>
+    ChallengeManifestSchema.safeParse({ ...base, dependencies });
+
+  it("refuses submissions' dependencies by default, with every bound at its default", () => {
+    expect(ChallengeManifestSchema.parse(base).dependencies).toEqual({
+      lockfile: null,
+      submissions: {
+        allowed: false,
+        maxPackages: 200,
+        maxInstalledBytes: 64 * 1024 * 1024,
+        maxInstallMs: 120_000,
+      },
+      allowNames: [],
+    });
+  });
+
+  it("keeps an existing manifest's dependencies valid, filling the new fields", () => {
+    const m = withDependencies({ lockfile: "package-lock.json" });
+    expect(m.success && m.data.dependencies).toMatchObject({
+      lockfile: "package-lock.json",
+      submissions: { allowed: false, maxPackages: 200 },
+      allowNames: [],
+    });
+  });
+
+  it("takes a challenge that allows submissions' dependencies, within its bounds", () => {
+    const m = withDependencies({
+      lockfile: null,
+      submissions: { allowed: true, maxPackages: 2000, maxInstalledBytes: 512 * 1024 * 1024 },
+      allowNames: ["expresss", "@scope/pkg", "Flask_Bcrypt", "ruamel.yaml"],
+    });
+    expect(m.success && m.data.dependencies.submissions).toEqual({
+      allowed: true,
+      maxPackages: 2000,
+      maxInstalledBytes: 512 * 1024 * 1024,
+      maxInstallMs: 120_000,
+    });
+  });
+
+  it.each([
+    ["maxPackages over 2000", { submissions: { maxPackages: 2001 } }],
+    ["maxPackages of 0", { submissions: { maxPackages: 0 } }],
+    ["maxPackages not an integer", { submissions: { maxPackages: 1.5 } }],
+    [
+      "maxInstalledBytes over 512 MiB",
+      { submissions: { maxInstalledBytes: 512 * 1024 * 1024 + 1 } },
+    ],
+    ["maxInstalledBytes under 1 MiB", { submissions: { maxInstalledBytes: 1000 } }],
+    ["maxInstallMs over ten minutes", { submissions: { maxInstallMs: 600_001 } }],
+    ["maxInstallMs under a second", { submissions: { maxInstallMs: 999 } }],
+    ["allowed as a string", { submissions: { allowed: "yes" } }],
+    ["an unknown submissions field", { submissions: { registry: "https://evil.test" } }],
+    ["an unknown dependencies field", { registries: ["https://evil.test"] }],
+    ["more than 100 allowed names", { allowNames: Array.from({ length: 101 }, (_, i) => `p${i}`) }],
+    ["an allowed name with a space", { allowNames: ["bad name"] }],
+    ["an allowed name that is a URL", { allowNames: ["https://evil.test/x"] }],
+    ["an empty allowed name", { allowNames: [""] }],
+  ])("rejects %s", (_what, dependencies) => {
+    expect(withDependencies({ lockfile: null, ...dependencies }).success).toBe(false);
+  });
+});
+
 describe("manifest split", () => {
   const two = {
     ...base,

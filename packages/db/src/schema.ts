@@ -35,14 +35,16 @@ export const SUBMISSION_STATUSES = [
 ] as const;
 /**
  * Why a submission failed, as a stable code beside the free-text `failureReason`: the
- * submission's own fault (`archive-refused`, `trace-refused`), a stored artifact that is not
- * what was uploaded (`artifact-integrity`), or one of ours (`challenge-invalid`,
- * `scoring-refused`, `infrastructure`).
+ * submission's own fault (`archive-refused`, `trace-refused`, `dependencies`: its own locked
+ * dependencies were refused or did not install), a stored artifact that is not what was
+ * uploaded (`artifact-integrity`), or one of ours (`challenge-invalid`, `scoring-refused`,
+ * `infrastructure`).
  */
 export const SUBMISSION_FAILURE_CODES = [
   "archive-refused",
   "artifact-integrity",
   "trace-refused",
+  "dependencies",
   "challenge-invalid",
   "scoring-refused",
   "infrastructure",

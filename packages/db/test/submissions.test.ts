@@ -126,6 +126,28 @@ describe("insertSubmission: guards", () => {
     expect(listed.map((s) => s.iteration)).toEqual([4, 3, 2, 1]);
   });
 
+  it("gives back the iteration of a submission whose own dependencies were refused, not of a refused archive", async () => {
+    const { agentId, challengeId } = await seedEntrant(db);
+    const guard = { ...OPEN_GUARD, maxIterations: 2 };
+    const first = submissionRow(agentId, challengeId);
+    const second = submissionRow(agentId, challengeId);
+    expect((await insertSubmission(db, first, guard, null)).kind).toBe("inserted");
+    expect((await insertSubmission(db, second, guard, null)).kind).toBe("inserted");
+    expect(
+      await failSubmission(db, first.id, "left-pad: not in the lock", T0 + 1, "dependencies"),
+    ).toBe(true);
+    expect(await failSubmission(db, second.id, "unsafe path", T0 + 2, "archive-refused")).toBe(
+      true,
+    );
+    // One iteration back (the dependencies failure), none for the refused archive.
+    expect(
+      (await insertSubmission(db, submissionRow(agentId, challengeId), guard, null)).kind,
+    ).toBe("inserted");
+    expect(await insertSubmission(db, submissionRow(agentId, challengeId), guard, null)).toEqual({
+      kind: "refused",
+    });
+  });
+
   it("admits nothing under a quota of 0", async () => {
     const { agentId, challengeId } = await seedEntrant(db);
     const guard = { ...OPEN_GUARD, maxIterations: 0 };
@@ -482,6 +504,21 @@ describe("reads", () => {
     expect(await findSubmitContext(db, "no-key", challengeId, null, T0)).toBeUndefined();
     const noChallenge = await findSubmitContext(db, keyId, "no-such-challenge", null, T0);
     expect(noChallenge).toMatchObject({ challenge: undefined, entered: false, submissions: 0 });
+  });
+
+  it("reads the bundle's runtime and dependencies with the submit's context, null without a bundle", async () => {
+    const manifest = {
+      runtime: "node22",
+      interface: { module: "app.mjs" },
+      dependencies: { lockfile: null, submissions: { allowed: true, maxPackages: 20 } },
+    };
+    const withBundle = await seedEntrant(db, { bundleManifest: JSON.stringify(manifest) });
+    const ctx = await findSubmitContext(db, withBundle.keyId, withBundle.challengeId, null, T0);
+    expect(ctx?.challenge).toMatchObject({ runtime: "node22", interfaceModule: "app.mjs" });
+    expect(JSON.parse(ctx?.challenge?.dependencies ?? "null")).toEqual(manifest.dependencies);
+    const bare = await seedEntrant(db);
+    const none = await findSubmitContext(db, bare.keyId, bare.challengeId, null, T0);
+    expect(none?.challenge).toMatchObject({ runtime: null, dependencies: null });
   });
 
   it("pages stale received submissions oldest first, over more than 100 rows", async () => {

@@ -14,6 +14,7 @@ import {
   type ArchiveRefusal,
 } from "@bouts/archive";
 import { buildProblem, type ProblemFieldError } from "@bouts/contracts";
+import { describeDependencyRefusal, type DependencyRefusal } from "@bouts/dependencies";
 import {
   answerProblem,
   answerRetryLater,
@@ -36,6 +37,8 @@ export type IngestError =
       what: "archive" | "bundle";
       refusal: ArchiveRefusal | AdmissionRefusal;
     }
+  | { reason: "dependencies-not-allowed"; file: string; detail: string }
+  | { reason: "dependencies-refused"; refusals: DependencyRefusal[] }
   | { reason: "rate-limited"; retryAfter: number; detail: string }
   | { reason: "quota-exhausted"; retryAfter: number; detail: string }
   | { reason: "runner-time-exhausted"; retryAfter: number; detail: string }
@@ -54,6 +57,36 @@ const answerTooMany = (
   e: { reason: string; detail: string; retryAfter: number },
   title: string,
 ): ProblemAnswer => answerRetryLater(buildProblem(429, e.reason, title, e.detail), e.retryAfter);
+
+// A hostile lock can break a rule per entry: the answer lists this many, and says how many more.
+const MAX_LISTED_REFUSALS = 50;
+
+/** 422 listing each refused dependency (package, rule, file, line, detail); the first in `detail`. */
+function answerDependenciesRefused(refusals: readonly DependencyRefusal[]): ProblemAnswer {
+  const listed = refusals.slice(0, MAX_LISTED_REFUSALS);
+  const more = refusals.length - listed.length;
+  const first = refusals[0];
+  const others = refusals.length > 1 ? ` (and ${refusals.length - 1} more: see refusals)` : "";
+  return answerProblem(
+    buildProblem(
+      422,
+      "dependencies-refused",
+      "Dependencies refused",
+      `The submission's dependencies were refused: ${first ? describeDependencyRefusal(first) : "no reason"}${others}` +
+        (more > 0 ? `; ${more} refusals are not listed` : ""),
+      {
+        rule: first?.rule ?? "dependencies-refused",
+        refusals: listed.map((r) => ({
+          package: r.package,
+          rule: r.rule,
+          file: r.file,
+          ...(r.line !== undefined ? { line: r.line } : {}),
+          detail: r.detail,
+        })),
+      },
+    ),
+  );
+}
 
 /** Thrown to abort a request with a domain error; the app's `onError` renders it. */
 export const IngestHttpError = defineDomainHttpError<IngestError>("IngestHttpError", toProblem);
@@ -110,6 +143,22 @@ export function toProblem(e: IngestError): ProblemAnswer {
           },
         ),
       );
+    case "dependencies-not-allowed":
+      return answerProblem(
+        buildProblem(
+          422,
+          e.reason,
+          "Dependencies not allowed",
+          `This challenge does not allow submissions to add dependencies: ${e.detail}. ` +
+            "Remove them and use what the runtime provides.",
+          {
+            rule: e.reason,
+            refusals: [{ package: null, rule: e.reason, file: e.file, detail: e.detail }],
+          },
+        ),
+      );
+    case "dependencies-refused":
+      return answerDependenciesRefused(e.refusals);
     case "unsupported-media-type":
       return answerProblem(buildProblem(415, e.reason, "Unsupported media type", e.detail));
     case "rate-limited":
@@ -181,7 +230,7 @@ export function toProblem(e: IngestError): ProblemAnswer {
 /**
  * Whether the answer to `e` is stored under the request's `Idempotency-Key` and replayed to
  * every retry (docs/api.md "Idempotency"). Stored: verdicts on the request's content, which
- * the same bytes always get again (a refused archive, invalid claims or trace, a part over
+ * the same bytes always get again (a refused archive or dependencies, invalid claims or trace, a part over
  * its limit). Not stored: answers a retry may rightly change (401/403, every 429, 409, 5xx,
  * a missing or closed challenge) and the answers about the key itself.
  */
@@ -192,6 +241,8 @@ export function isStoredUnderIdempotencyKey(e: IngestError): boolean {
     case "payload-too-large":
     case "unsupported-media-type":
     case "archive-refused":
+    case "dependencies-not-allowed":
+    case "dependencies-refused":
       return true;
     case "not-found":
     case "weight-rule":

@@ -273,7 +273,7 @@ export const SubmissionSchema = z
       .enum(SUBMISSION_FAILURE_CODES)
       .nullable()
       .describe(
-        "why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, challenge-invalid, scoring-refused, infrastructure (costs no iteration; an operator may re-judge it)",
+        "why it failed, stably: archive-refused, artifact-integrity (the stored archive is not the one uploaded), trace-refused, dependencies (its own locked dependencies were refused or did not install; costs no iteration), challenge-invalid, scoring-refused, infrastructure (costs no iteration; an operator may re-judge it)",
       ),
     waiting: z
       .object({

@@ -2,9 +2,10 @@
  * @module ingest/submission-parts
  * The body of a submit request and its parts (archive, claims, trace): read from the multipart
  * body within the challenge's limits, then judged (sizes, the archive's signature, the runner's
- * own validator and admission rules, the claims schema, the trace format). Invariants: nothing
- * is stored here; the same parts always get the same verdict on a challenge, which is what lets
- * a refusal be replayed under its `Idempotency-Key`; expected failures are values.
+ * own validator and admission rules, the dependencies it brings, the claims schema, the trace
+ * format). Invariants: nothing is stored here; the same parts always get the same verdict on a
+ * challenge, which is what lets a refusal be replayed under its `Idempotency-Key`; expected
+ * failures are values.
  */
 import {
   checkAdmission,
@@ -20,6 +21,7 @@ import type { IngestError } from "./errors.ts";
 import { ok, refuse, type Result } from "./result.ts";
 import { ClaimsSchema, type ChallengeLimitsBody } from "./schemas.ts";
 import type { StoredObject } from "./storage.ts";
+import { checkSubmissionDependencies, createDependencyCatcher } from "./submission-dependencies.ts";
 import { archiveContentType, checkTrace, readBodyLimited, type ArchiveType } from "./uploads.ts";
 
 const MULTIPART_OVERHEAD = 64 * 1024;
@@ -130,8 +132,10 @@ export async function checkSubmissionParts(
     });
   }
   // The runner's own validator and admission rules, in full, before anything is stored: an
-  // archive it would refuse never reaches R2 or the queue.
-  const admission = createAdmissionSink();
+  // archive it would refuse never reaches R2 or the queue. The dependency files at its root
+  // are caught on the way, for the challenge's dependency rules.
+  const catcher = createDependencyCatcher();
+  const admission = createAdmissionSink(catcher.sink);
   const checked = await readArchive(
     archiveBytes,
     { ...DEFAULT_ARCHIVE_LIMITS, maxArchiveBytes: archiveLimit },
@@ -149,6 +153,8 @@ export async function checkSubmissionParts(
   );
   if (!admitted.ok)
     return refuse({ reason: "archive-refused", what: "archive", refusal: admitted.error });
+  const dependencies = checkSubmissionDependencies(catcher.filesAt(admitted.value.wrapper), ch);
+  if (!dependencies.ok) return dependencies;
 
   let claimsJson: string | null = null;
   const text = raw.claimsText;

@@ -178,20 +178,28 @@ export function manifest(slug: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-/** A bundle (.tar.gz) for `slug`; `extraFiles` may carry the fake runner's markers. */
-export function bundle(slug: string, extraFiles: Record<string, string> = {}) {
+/**
+ * A bundle (.tar.gz) for `slug`; `extraFiles` may carry the fake runner's markers, and
+ * `manifestExtra` sets manifest fields (`dependencies`, `runtime`, …).
+ */
+export function bundle(
+  slug: string,
+  extraFiles: Record<string, string> = {},
+  manifestExtra: Record<string, unknown> = {},
+) {
   return tarGz({
-    "challenge.json": JSON.stringify(manifest(slug)),
+    "challenge.json": JSON.stringify(manifest(slug, manifestExtra)),
     "tests/static/fizz.test.js": "// hidden test: SECRET_HIDDEN_TEST_BODY\n",
     ...extraFiles,
   });
 }
 
-/** Creates, uploads and publishes a challenge; returns its id. */
+/** Creates, uploads and publishes a challenge (its manifest with `manifestExtra`); returns its id. */
 export async function publishedChallenge(
   opToken: string,
   slug: string,
   overrides: Record<string, unknown> = {},
+  manifestExtra: Record<string, unknown> = {},
 ): Promise<string> {
   const created = await callJson(
     "/v1/challenges",
@@ -204,7 +212,7 @@ export async function publishedChallenge(
   const up = await call(`/v1/challenges/${id}/bundle`, {
     method: "PUT",
     headers: { "Content-Type": "application/gzip" },
-    body: await bundle(slug),
+    body: await bundle(slug, {}, manifestExtra),
     token: opToken,
   });
   expect(up.status).toBe(200);

@@ -37,8 +37,12 @@ export type RunnerError =
   | {
       reason: "submission-refused";
       retryable: false;
-      /** `artifact-integrity` when the runner got other bytes than the recorded sha256. */
-      code: "archive-refused" | "artifact-integrity";
+      /**
+       * `artifact-integrity` when the runner got other bytes than the recorded sha256,
+       * `dependencies` when the submission's own locked dependencies were refused or did not
+       * install (nothing of it ran; it costs no iteration).
+       */
+      code: "archive-refused" | "artifact-integrity" | "dependencies";
       detail: string;
     };
 
@@ -206,7 +210,11 @@ async function exchange<T>(
       // keep the raw text
     }
     const code =
-      type === buildProblemType("artifact-integrity") ? "artifact-integrity" : "archive-refused";
+      type === buildProblemType("artifact-integrity")
+        ? "artifact-integrity"
+        : type === buildProblemType("dependencies")
+          ? "dependencies"
+          : "archive-refused";
     return { ok: false, error: { reason: "submission-refused", retryable: false, code, detail } };
   }
   if (!res.ok)

@@ -1,7 +1,8 @@
 /**
  * How the score role reads the runner's refusals (docs/runner.md, "POST /v1/runs"): the
  * problem `type` is the platform's `urn:bouts:problem:<code>`; only `artifact-integrity` is an
- * integrity failure, any other 422 or 413 a refused archive, each with the runner's `detail`.
+ * integrity failure and `dependencies` the submission's own dependencies refused, any other 422
+ * or 413 a refused archive, each with the runner's `detail`.
  */
 import { buildProblem } from "@bouts/contracts";
 import { describe, expect, it } from "vitest";
@@ -36,6 +37,21 @@ describe("the runner's refusals", () => {
         detail: problem.detail,
       },
     });
+  });
+
+  it("reads a dependencies problem as the submission's dependencies refused", async () => {
+    const problem = buildProblem(
+      422,
+      "dependencies",
+      "Submission dependencies refused",
+      "expresss@4.0.0: one edit from express (typosquat)",
+      { rule: "lockfile-refused" },
+    );
+    const r = await requestRun(
+      answering(() => Response.json(problem, { status: 422 })),
+      run,
+    );
+    expect(!r.ok && r.error).toMatchObject({ code: "dependencies", detail: problem.detail });
   });
 
   it("reads any other refusal as a refused archive, with the runner's detail", async () => {

@@ -6,7 +6,6 @@
  * dependencies into a layer the runs mount read-only. Invariants: a cached bundle is only used
  * once its `ready` marker exists; dependency installs never run package scripts.
  */
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -16,13 +15,25 @@ import {
   readFileSync,
   rmSync,
   writeFileSync,
-  copyFileSync,
 } from "node:fs";
 import path from "node:path";
 import { create as createTar } from "tar";
 import { ChallengeManifestSchema, type ChallengeManifest } from "@bouts/contracts";
 import { describeUnpackError, unpackArchive, type UnpackLimits } from "../archive/unpack.ts";
+import {
+  DEFAULT_DEPENDENCY_POLICY,
+  describeDependencyRefusal,
+  readNpmLock,
+} from "@bouts/dependencies";
 import { err, ok, type Result } from "@bouts/result";
+import {
+  installNpmDependencies,
+  NPM_LOCK_REGISTRIES,
+  type InstallContext,
+  type InstallError,
+  type InstallLimits,
+} from "../deps/install.ts";
+import type { UidPool } from "../sandbox/uid-pool.ts";
 
 /** A challenge ready to run: its files on disk and its validated manifest. */
 export interface PreparedChallenge {
@@ -39,7 +50,8 @@ export type BundleError =
   | { reason: "bundle-unpack"; detail: string }
   | { reason: "manifest-invalid"; issues: string[] }
   | { reason: "bundle-missing-file"; path: string; detail: string }
-  | { reason: "prepare-failed"; detail: string };
+  | { reason: "prepare-failed"; detail: string }
+  | InstallError;
 
 /** Formats a bundle error for logs and problem details. */
 export function describeBundleError(e: BundleError): string {
@@ -51,16 +63,21 @@ export function describeBundleError(e: BundleError): string {
     case "bundle-missing-file":
       return `bundle file ${e.path}: ${e.detail}`;
     case "prepare-failed":
-      return `preparing dependencies failed: ${e.detail}`;
+      return `preparing the bundle failed: ${e.detail}`;
+    case "dependencies":
+      return `the bundle's dependencies (${e.rule}${e.package ? `, ${e.package}` : ""}): ${e.detail}`;
   }
 }
 
-/** Host tools used to install locked dependencies. */
+/** Where bundles are prepared, and how their locked dependencies are installed. */
 export interface PrepareOptions {
   workDir: string;
   unpackLimits: UnpackLimits;
-  /** venv whose python has pip, for requirements.lock installs. */
-  pythonToolsVenv: string;
+  installer: {
+    /** Where the install sandbox runs and what it mounts (its uid comes from the pool). */
+    context: Omit<InstallContext, "hostUid">;
+    uidPool: UidPool;
+  };
 }
 
 /** Files that belong in a bundle archive; example submissions stay out of it. */
@@ -172,80 +189,64 @@ export function loadChallengeDir(root: string): Result<ChallengeManifest, Bundle
   return ok(manifest);
 }
 
-function runTool(cmd: string, args: string[], cwd: string): Promise<Result<void, BundleError>> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, {
-      cwd,
-      stdio: ["ignore", "ignore", "pipe"],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: cwd },
-    });
-    let stderr = "";
-    child.stderr.on("data", (c: Buffer) => {
-      if (stderr.length < 4000) stderr += c.toString("utf8");
-    });
-    child.on("error", (e) => resolve(err({ reason: "prepare-failed", detail: e.message })));
-    child.on("close", (code) =>
-      resolve(
-        code === 0
-          ? ok(undefined)
-          : err({
-              reason: "prepare-failed",
-              detail: `${cmd} exited ${code}: ${stderr.slice(-1000)}`,
-            }),
-      ),
-    );
-  });
-}
+/** The bounds of a challenge's own install (an operator's bundle: larger than a submission's). */
+export const CHALLENGE_INSTALL_LIMITS: InstallLimits = {
+  maxInstalledBytes: 512 * 1024 * 1024,
+  maxInstallMs: 300_000,
+};
 
-/** Installs locked dependencies into `<cacheDir>/layer`; returns the folder to mount. */
+/**
+ * Installs the bundle's locked dependencies in an install sandbox (src/deps/install.ts), or finds
+ * them installed by an earlier bundle with the same lock; answers the folder runs mount.
+ */
 async function installDependencies(
   root: string,
   manifest: ChallengeManifest,
-  cacheDir: string,
   options: PrepareOptions,
 ): Promise<Result<string | null, BundleError>> {
   const lockfile = manifest.dependencies.lockfile;
   if (!lockfile) return ok(null);
-  const layer = path.join(cacheDir, "layer");
-  mkdirSync(layer, { recursive: true });
-  if (manifest.runtime === "node22") {
-    const pkg = path.join(root, "harness", "package.json");
-    if (!isRegularFile(pkg))
-      return err({
-        reason: "bundle-missing-file",
-        path: "harness/package.json",
-        detail: "needed with a package-lock.json",
-      });
-    copyFileSync(pkg, path.join(layer, "package.json"));
-    copyFileSync(path.join(root, lockfile), path.join(layer, "package-lock.json"));
-    const r = await runTool(
-      "npm",
-      ["ci", "--ignore-scripts", "--no-audit", "--no-fund", "--omit=dev"],
-      layer,
+  if (manifest.runtime !== "node22")
+    return err({
+      reason: "dependencies",
+      rule: "ecosystem-not-installed",
+      package: null,
+      detail: `${lockfile}: Python dependencies are not installed by this runner yet (the sandboxed pip install is not built); only npm lockfiles are`,
+    });
+  const pkg = path.join(root, "harness", "package.json");
+  if (!isRegularFile(pkg))
+    return err({
+      reason: "bundle-missing-file",
+      path: "harness/package.json",
+      detail: "needed with a package-lock.json",
+    });
+  const manifestText = readFileSync(pkg, "utf8");
+  const lockText = readFileSync(path.join(root, lockfile), "utf8");
+  const set = readNpmLock(manifestText, lockText, {
+    ...DEFAULT_DEPENDENCY_POLICY,
+    registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, npm: NPM_LOCK_REGISTRIES },
+    maxPackages: 2000,
+    allowNames: manifest.dependencies.allowNames,
+  });
+  if (!set.ok)
+    return err({
+      reason: "dependencies",
+      rule: "lockfile-refused",
+      package: set.error[0]?.package ?? null,
+      detail: set.error.map(describeDependencyRefusal).join("; "),
+    });
+  const lease = await options.installer.uidPool.acquire();
+  try {
+    const installed = await installNpmDependencies(
+      { manifestText, lockText, packages: set.value.packages, omitDev: false },
+      CHALLENGE_INSTALL_LIMITS,
+      { ...options.installer.context, hostUid: lease.uid },
     );
-    if (!r.ok) return r;
-    return ok(path.join(layer, "node_modules"));
+    if (!installed.ok) return err(installed.error);
+    return ok(installed.value.layer);
+  } finally {
+    lease.release();
   }
-  const target = path.join(layer, "site-packages");
-  const py = path.join(options.pythonToolsVenv, "bin", "python");
-  const r = await runTool(
-    py,
-    [
-      "-m",
-      "pip",
-      "install",
-      "--require-hashes",
-      "--no-deps",
-      "--only-binary=:all:",
-      "--target",
-      target,
-      "-r",
-      path.join(root, lockfile),
-    ],
-    layer,
-  );
-  if (!r.ok) return r;
-  return ok(target);
 }
 
 const inFlight = new Map<string, Promise<Result<PreparedChallenge, BundleError>>>();
@@ -289,7 +290,7 @@ async function prepareUncached(
     rmSync(cacheDir, { recursive: true, force: true });
     return manifest;
   }
-  const deps = await installDependencies(root, manifest.value, cacheDir, options);
+  const deps = await installDependencies(root, manifest.value, options);
   if (!deps.ok) {
     rmSync(cacheDir, { recursive: true, force: true });
     return deps;

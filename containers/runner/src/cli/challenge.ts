@@ -21,7 +21,8 @@ import {
 import { runChallengeQa } from "../challenge/qa.ts";
 import { loadRunnerConfigOrExit } from "../config.ts";
 import { createRunnerEnvironment } from "../environment.ts";
-import { resolveUnpackLimits, runJob } from "../job.ts";
+import { runJob } from "../job.ts";
+import { resolvePrepareOptions } from "../challenge/prepare-options.ts";
 
 function usage(): never {
   console.error(
@@ -89,11 +90,7 @@ async function main(): Promise<number> {
   }
   const { environment } = env.value;
   const bundle = await packChallengeDir(path.resolve(challengeDir));
-  const prepared = await prepareChallenge(bundle, {
-    workDir: config.WORK_DIR,
-    unpackLimits: resolveUnpackLimits(config),
-    pythonToolsVenv: config.PYTHON_TOOLS,
-  });
+  const prepared = await prepareChallenge(bundle, resolvePrepareOptions(environment));
   if (!prepared.ok) {
     console.error(describeBundleError(prepared.error));
     return 1;

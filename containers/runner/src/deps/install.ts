@@ -98,10 +98,16 @@ export interface InstalledTree {
   requests: ProxyRequest[];
 }
 
-/** Why an install was refused or failed; `rule` names what was broken, `package` by whom. */
+/**
+ * Why dependencies were refused or did not install; `rule` names what was broken (the lockfile
+ * reader's own rule is in `detail`), `package` by whom, where one package is to blame.
+ */
 export interface InstallError {
   reason: "dependencies";
   rule:
+    | "not-allowed"
+    | "lockfile-refused"
+    | "ecosystem-not-installed"
     | "install-failed"
     | "install-timeout"
     | "install-too-large"
@@ -111,6 +117,13 @@ export interface InstallError {
   package: string | null;
   detail: string;
 }
+
+/**
+ * Where a lock's `resolved` URLs may point: npm's public registry, as npm writes them. The
+ * runner fetches the same paths from its configured registry (NPM_REGISTRY: the public one, a
+ * mirror, or a local one in tests), since npm replaces that host with the one it is given.
+ */
+export const NPM_LOCK_REGISTRIES: readonly string[] = ["https://registry.npmjs.org/"];
 
 const MIB = 1024 * 1024;
 const NPM_IN_SANDBOX = "/opt/bouts/npm";

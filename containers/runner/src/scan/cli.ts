@@ -2,14 +2,25 @@
  * @module runner/scan/cli
  * `npm run scan -- <dir> [--json] [--runtime node|python]`: scans a folder outside any
  * challenge with the same scanners and rules as the runner, and prints the findings, their CWE
- * and severity, and the security score they would give. Exit code: 0 when the scan ran (with or
+ * and severity, and the security score they would give. The folder's lockfile
+ * (package-lock.json, requirements.txt or uv.lock, read by @bouts/dependencies) is checked
+ * against the runner's advisory source: offline, the snapshot shipped with the runner. Exit code: 0 when the scan ran (with or
  * without findings), 1 when it was unavailable, 2 on bad usage.
  */
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { ScanReport } from "@bouts/contracts";
 import { loadRunnerConfigOrExit } from "../config.ts";
-import { resolveSemgrepCoreBin, scanSubmission } from "./index.ts";
+import {
+  DEFAULT_DEPENDENCY_POLICY,
+  describeDependencyRefusal,
+  readDependencySet,
+} from "@bouts/dependencies";
+import type { RunnerConfig } from "../config.ts";
+import { NPM_LOCK_REGISTRIES } from "../deps/install.ts";
+import { readRootFiles } from "../deps/submission.ts";
+import { resolveAdvisorySource } from "./dependencies.ts";
+import { resolveSemgrepCoreBin, scanSubmission, type ScanOptions } from "./index.ts";
 import { computeSecurityScore, CRITICAL_FINAL_SCORE_CAP } from "./severity.ts";
 
 const USAGE = "usage: npm run scan -- <dir> [--json] [--runtime node|python]";
@@ -32,8 +43,12 @@ async function main(argv: string[]): Promise<number> {
     console.error(`scan: ${dir} is not a directory\n${USAGE}`);
     return 2;
   }
-  const semgrepCoreBin = resolveSemgrepCoreBin(loadRunnerConfigOrExit());
-  const report = await scanSubmission(dir, { runtime, semgrepCoreBin });
+  const config = loadRunnerConfigOrExit();
+  const report = await scanSubmission(dir, {
+    runtime,
+    semgrepCoreBin: resolveSemgrepCoreBin(config),
+    dependencies: await readFolderDependencies(dir, config),
+  });
   const security = report.status === "unavailable" ? null : computeSecurityScore(report.findings);
   if (json) {
     console.log(JSON.stringify({ ...report, security }, null, 2));
@@ -41,6 +56,33 @@ async function main(argv: string[]): Promise<number> {
     console.log(renderText(dir, report, security));
   }
   return report.status === "unavailable" ? 1 : 0;
+}
+
+/**
+ * What the folder's lockfile resolves, for the dependency check; a folder with no lockfile
+ * resolves nothing (measured: none vulnerable), one whose lockfile is refused is not measured.
+ */
+async function readFolderDependencies(
+  dir: string,
+  config: RunnerConfig,
+): Promise<NonNullable<ScanOptions["dependencies"]>> {
+  const source = await resolveAdvisorySource(config);
+  const policy = {
+    ...DEFAULT_DEPENDENCY_POLICY,
+    registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, npm: NPM_LOCK_REGISTRIES },
+  };
+  const files = readRootFiles(dir, policy);
+  if (!files.ok)
+    return { lockfile: null, packages: undefined, source, refused: files.error.detail };
+  const set = readDependencySet(files.value, policy);
+  if (!set.ok)
+    return {
+      lockfile: null,
+      packages: undefined,
+      source,
+      refused: set.error.map(describeDependencyRefusal).join("; "),
+    };
+  return { lockfile: set.value?.lockfile ?? null, packages: set.value?.packages ?? null, source };
 }
 
 function renderText(

@@ -11,7 +11,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ScanReport } from "@bouts/contracts";
 import { buildDeadlineFinding, buildDeadlineSkips } from "./deadline.ts";
-import { describeDependencyCheck } from "./dependencies.ts";
+import {
+  checkDependencies,
+  describeDependencyCheck,
+  toScanAdvisories,
+  type AdvisorySource,
+} from "./dependencies.ts";
+import type { AdvisoryPackage } from "./advisories/index.ts";
 import { buildUnscannedFinding, describeDynamicCode } from "./dynamic-code.ts";
 import { runEslint } from "./eslint.ts";
 import { normalizeFindings } from "./normalize.ts";
@@ -38,6 +44,18 @@ export interface ScanOptions {
   perFileTimeoutSec?: number;
   /** The Semgrep engine, semgrep-core (default: resolveSemgrepCoreBin() in semgrep.ts). */
   semgrepCoreBin?: string;
+  /**
+   * The dependency check: the packages the submission's own lockfile resolves (null when it
+   * brings none) and where advisories come from (null: none, the check is not measured).
+   * Absent: not measured, naming the lockfiles found.
+   */
+  dependencies?: {
+    lockfile: string | null;
+    /** Undefined when the lockfile could not be read (`refused` says why). */
+    packages: readonly AdvisoryPackage[] | null | undefined;
+    source: AdvisorySource | null;
+    refused?: string;
+  };
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -74,7 +92,8 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
       [...semgrep.findings, ...eslint.findings],
       fileOf,
     );
-    const dependencies = await describeDependencyCheck(dir, options.runtime);
+    const deps = await runDependencyCheck(dir, options, controller.signal);
+    findings.push(...deps.findings);
     // Only the deadline makes a stopped tool a partial scan; the caller's signal is a failure.
     const byDeadline = deadlineHit && !(options.signal?.aborted ?? false);
     const stopped = [semgrep, eslint].filter((t) => t.stopped);
@@ -82,11 +101,7 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
       t.run = byDeadline
         ? { ...t.run, detail: `stopped by the scan's deadline of ${deadlineMs} ms` }
         : { ...t.run, status: "failed", detail: "stopped: the scan was cancelled" };
-    const tools: ScanReport["tools"] = [
-      semgrep.run,
-      eslint.run,
-      { tool: "deps", version: null, status: "not-run", detail: dependencies.reason },
-    ];
+    const tools: ScanReport["tools"] = [semgrep.run, eslint.run, deps.tool];
     if (unplaced.length > 0) {
       // A rule without a placed CWE is our bug; do not let it pass as a clean result.
       tools.push({
@@ -143,7 +158,8 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
       findings,
       tools,
       skipped: allSkipped,
-      notMeasured: [dependencies],
+      notMeasured: deps.notMeasured,
+      ...(deps.advisories ? { advisories: deps.advisories } : {}),
       durationMs: Math.round(performance.now() - started),
       deadline: { ms: deadlineMs, exhausted },
     };
@@ -152,4 +168,69 @@ export async function scanSubmission(dir: string, options: ScanOptions): Promise
     options.signal?.removeEventListener("abort", onAbort);
     await rm(scratchDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The dependency check of a scan: the submission's own resolved packages against advisories.
+ * A submission that brings no dependencies has none vulnerable (measured, 0 packages); without
+ * an advisory source, or without the packages, it is not measured, never clean.
+ */
+async function runDependencyCheck(
+  dir: string,
+  options: ScanOptions,
+  signal: AbortSignal,
+): Promise<{
+  findings: ScanReport["findings"];
+  tool: ScanReport["tools"][number];
+  notMeasured: ScanReport["notMeasured"];
+  advisories?: ScanReport["advisories"];
+}> {
+  const given = options.dependencies;
+  const notRun = (reason: string) => ({
+    findings: [],
+    tool: { tool: "deps", version: null, status: "not-run" as const, detail: reason },
+    notMeasured: [{ check: "dependencies", reason: reason.slice(0, 500) }],
+  });
+  if (!given) return notRun((await describeDependencyCheck(dir, options.runtime)).reason);
+  if (given.source === null) return notRun("no advisory source is available");
+  if (given.packages === undefined)
+    return notRun(`the lockfile could not be read: ${given.refused ?? "refused"}`);
+  if (given.packages === null) {
+    const source = given.source;
+    return {
+      findings: [],
+      tool: {
+        tool: "deps",
+        version: null,
+        status: "ok",
+        detail: "the submission brings no dependencies of its own",
+      },
+      notMeasured: [],
+      advisories:
+        source.kind === "live"
+          ? { source: "osv-api", asOf: new Date().toISOString(), packages: 0 }
+          : { source: "snapshot", asOf: source.snapshot.asOf, packages: 0 },
+    };
+  }
+  const checked = await checkDependencies({
+    packages: given.packages,
+    lockfile: given.lockfile ?? "package-lock.json",
+    source: given.source,
+    signal,
+  });
+  if (!checked.measured) return notRun(checked.notMeasured.reason);
+  const unchecked = checked.unchecked.map((u) => `${u.name}@${u.version}: ${u.reason}`);
+  return {
+    findings: checked.findings,
+    tool: {
+      tool: "deps",
+      version: null,
+      status: "ok",
+      detail: `${checked.provenance.checkedPackages} package versions checked against ${checked.provenance.source} (as of ${checked.provenance.asOf})`,
+    },
+    notMeasured: unchecked.length
+      ? [{ check: "dependencies", reason: `not checked: ${unchecked.join("; ")}`.slice(0, 500) }]
+      : [],
+    advisories: toScanAdvisories(checked.provenance),
+  };
 }

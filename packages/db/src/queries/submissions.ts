@@ -4,7 +4,8 @@
  * the agent × challenge, unique index as a backstop), under the same statement's guards
  * (challenge published, agent entered, quota and cooldown), so no interleaving of requests
  * can skip, reuse or exceed an iteration. A submission that failed on our side
- * (`failure_code = 'infrastructure'`) does not count against the quota. Status moves forward
+ * (`failure_code = 'infrastructure'`), or whose own dependencies were refused
+ * (`'dependencies'`), does not count against the quota. Status moves forward
  * only, except an operator's re-judgement of such a failure (audited in the same batch).
  */
 import { and, asc, desc, eq, inArray, lt, or } from "drizzle-orm";
@@ -166,9 +167,12 @@ export async function insertSubmission(
   return (claimed?.meta.changes ?? 0) > 0 ? { kind: "refused" } : { kind: "duplicate" };
 }
 
-// A failure on our side never costs the agent an iteration. Only failed rows carry a code, and
-// `IS NOT` keeps a null code counted.
-const COUNTS_AGAINST_QUOTA = "failure_code IS NOT 'infrastructure'";
+// A failure on our side never costs the agent an iteration, and neither does a submission whose
+// own dependencies were refused or did not install (it was never run: issue 37 asks that it
+// cost none). Only failed rows carry a code, and `IS NOT` keeps a null code counted.
+const countsAgainstQuota = (alias = "") =>
+  `${alias}failure_code IS NOT 'infrastructure' AND ${alias}failure_code IS NOT 'dependencies'`;
+const COUNTS_AGAINST_QUOTA = countsAgainstQuota();
 
 /** The columns of a challenge that a submit checks. */
 export type SubmitChallenge = Pick<
@@ -177,6 +181,10 @@ export type SubmitChallenge = Pick<
 > & {
   /** The module the bundle's interface loads from a submission (`interface.module`), or null. */
   interfaceModule: string | null;
+  /** The bundle's `dependencies` as stored (JSON text), or null without a bundle. */
+  dependencies: string | null;
+  /** The bundle's `runtime`, or null without a bundle. */
+  runtime: string | null;
 };
 
 /** What a submit needs to know, read at once: the caller's key, the challenge, and the key's agent on it. */
@@ -207,6 +215,8 @@ type SubmitContextRow = {
   limits: string | null;
   closes_at: number | null;
   interface_module: string | null;
+  dependencies: string | null;
+  runtime: string | null;
   entered: number;
   count: number;
   last: number | null;
@@ -220,10 +230,12 @@ type SubmitContextRow = {
 const SUBMIT_CONTEXT_SQL = `SELECT k.id AS key_id, k.role, k.agent_id, k.operator_id, k.secret_hash,
     k.revoked_at, c.id AS challenge_id, c.status, c.max_iterations, c.limits, c.closes_at,
     json_extract(c.bundle_manifest, '$.interface.module') AS interface_module,
+    json_extract(c.bundle_manifest, '$.dependencies') AS dependencies,
+    json_extract(c.bundle_manifest, '$.runtime') AS runtime,
     EXISTS (SELECT 1 FROM entries e WHERE e.agent_id = k.agent_id AND e.challenge_id = c.id)
       AS entered,
     (SELECT COUNT(*) FROM submissions s WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id
-      AND s.${COUNTS_AGAINST_QUOTA}) AS count,
+      AND ${countsAgainstQuota("s.")}) AS count,
     (SELECT MAX(s.received_at) FROM submissions s
       WHERE s.agent_id = k.agent_id AND s.challenge_id = c.id) AS last,
     EXISTS (SELECT 1 FROM idempotency_keys i
@@ -267,6 +279,8 @@ export async function findSubmitContext(
           limits: row.limits,
           closesAt: row.closes_at,
           interfaceModule: row.interface_module,
+          dependencies: row.dependencies,
+          runtime: row.runtime,
         };
   return {
     key: {

@@ -105,7 +105,20 @@ submissionRoutes.openapi(
         ...json(SubmissionSchema, "Accepted: stored and queued for scoring"),
         headers: { Location: { schema: { type: "string" }, description: "the submission's URL" } },
       },
-      ...problems(...ACCESS_PROBLEMS.agent, 400, 404, 409, 413, 415, 422, 503),
+      ...problems(
+        ...ACCESS_PROBLEMS.agent,
+        400,
+        404,
+        409,
+        413,
+        415,
+        [
+          422,
+          "Refused content: the archive (`rule`, `entry`), the trace, or the dependencies it " +
+            "brings (`refusals`, each naming the package and the rule); nothing is stored",
+        ],
+        503,
+      ),
     },
   }),
   async (c) => {

@@ -1,0 +1,12 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: {
+    name: "dependencies",
+    include: ["test/**/*.test.ts"],
+    // npm test runs these beside lint, the type check and e2e on two cores: a CPU-bound
+    // test gets seconds of margin, not vitest's default 5 s.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
