@@ -24,15 +24,32 @@ import { computeSri, NPM_TARBALL_CACHE, tarballCacheName } from "@bouts/fixtures
 
 const ROOT = path.join(import.meta.dirname, "..");
 
-/** Every package.json + package-lock.json pair of the example challenges. */
+/**
+ * Every package.json + package-lock.json pair of the example challenges: each bundle's lock
+ * (challenge.json `dependencies.lockfile`, with harness/package.json) and each example
+ * submission's own.
+ */
 function findLocks(): { dir: string; manifest: string; lock: string }[] {
   const out: { dir: string; manifest: string; lock: string }[] = [];
   const challenges = path.join(ROOT, "challenges");
   for (const name of readdirSync(challenges).sort()) {
-    const dirs = [path.join(challenges, name, "harness")];
-    const subs = path.join(challenges, name, "submissions");
-    if (existsSync(subs)) for (const s of readdirSync(subs).sort()) dirs.push(path.join(subs, s));
-    for (const dir of dirs) {
+    const root = path.join(challenges, name);
+    const manifestFile = path.join(root, "challenge.json");
+    if (!existsSync(manifestFile)) continue;
+    const bundle = JSON.parse(readFileSync(manifestFile, "utf8")) as {
+      dependencies?: { lockfile?: string | null };
+    };
+    const lockfile = bundle.dependencies?.lockfile;
+    if (lockfile)
+      out.push({
+        dir: root,
+        manifest: path.join(root, "harness/package.json"),
+        lock: path.join(root, lockfile),
+      });
+    const subs = path.join(root, "submissions");
+    if (!existsSync(subs)) continue;
+    for (const s of readdirSync(subs).sort()) {
+      const dir = path.join(subs, s);
       const lock = path.join(dir, "package-lock.json");
       const manifest = path.join(dir, "package.json");
       if (existsSync(lock) && existsSync(manifest)) out.push({ dir, manifest, lock });
