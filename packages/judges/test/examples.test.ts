@@ -27,7 +27,7 @@ const grade = (challenge: string, name: string) =>
 
 describe("the heuristic panel on the example submissions", () => {
   it("covers every example challenge", () => {
-    expect(CHALLENGES.sort()).toEqual(["bill-split-py", "deep-merge", "notes-api"]);
+    expect(CHALLENGES.sort()).toEqual(["bill-split-py", "deep-merge", "links-api", "notes-api"]);
   });
   for (const challenge of CHALLENGES)
     it(`orders ${challenge}: reference and complete above partial above hostile`, async () => {
