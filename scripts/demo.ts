@@ -24,7 +24,7 @@ type Credentials = {
 };
 
 const CREDENTIALS = path.resolve(ROOT, process.env.BOUTS_CREDENTIALS ?? ".dev/credentials.json");
-const KINDS = ["complete", "partial", "insecure", "hostile"];
+const KINDS = ["complete", "partial", "insecure", "hostile", "vulnerable-dependency"];
 const DEADLINE_MS = Number(process.env.DEMO_TIMEOUT_MS ?? 15 * 60 * 1000);
 
 if (!existsSync(CREDENTIALS)) {
