@@ -94,6 +94,14 @@ export function toProblem(e: ServiceError): RunnerProblem {
         `requests are limited to ${e.limit} bytes`,
       );
     case "bundle":
+      // The install sandbox failing to start is ours, not the bundle's.
+      if (e.error.reason === "dependencies" && e.error.rule === "sandbox")
+        return buildProblem(
+          503,
+          "sandbox-unavailable",
+          "Sandbox unavailable",
+          `the bundle's dependency install could not start: ${e.error.detail}`,
+        );
       return buildProblem(
         422,
         `bundle-${e.error.reason}`,

@@ -131,6 +131,34 @@ afterAll(async () => {
   await registry?.close();
 });
 
+describe("a bundle's own lock", () => {
+  it("refuses a bundle whose lock pins a typosquat-shaped name, naming it, before installing", async () => {
+    const dir = writeChallenge("deps-typosquat", false);
+    const project = buildNpmProject({ expresss: "4.0.0" }, [lookalike]);
+    writeFileSync(path.join(dir, "harness/package.json"), project.manifest);
+    writeFileSync(path.join(dir, "harness/package-lock.json"), project.lock);
+    const before = registry.requests.length;
+    await expect(prepareDir(environment, dir)).rejects.toThrow(
+      /"reason":"dependencies","rule":"lockfile-refused","package":"expresss"/,
+    );
+    expect(registry.requests.length).toBe(before);
+  }, 120_000);
+
+  it("refuses a Python bundle's lockfile by name: not installed by this runner yet", async () => {
+    const dir = path.join(work, "deps-python");
+    cpSync(path.join(FIXTURES, "budget-python"), dir, { recursive: true });
+    const manifestFile = path.join(dir, "challenge.json");
+    const manifest = JSON.parse(readFileSync(manifestFile, "utf8")) as Record<string, unknown>;
+    manifest.dependencies = { lockfile: "requirements.lock" };
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+    writeFileSync(
+      path.join(dir, "requirements.lock"),
+      `tinylib==1.0 --hash=sha256:${"a".repeat(64)}\n`,
+    );
+    await expect(prepareDir(environment, dir)).rejects.toThrow(/"rule":"ecosystem-not-installed"/);
+  }, 120_000);
+});
+
 describe("dependencies in runs", () => {
   it("mounts the challenge's locked tree for a submission that brings none", async () => {
     expect(allowing.depsLayer).toMatch(/\/deps\/npm\/[0-9a-f]{64}\/node_modules$/);
