@@ -38,3 +38,4 @@ export {
 export { findTyposquatTarget, isOneEditApart, TYPOSQUAT_MIN_LENGTH } from "./typosquat.ts";
 export { LOOKALIKES_NPM, LOOKALIKES_PYPI, POPULAR_NPM, POPULAR_PYPI } from "./popular.ts";
 export { isPythonName, isPythonVersion, normalizePythonName } from "./pep.ts";
+export { resolveSubmissionPolicy, RUNTIME_ECOSYSTEMS } from "./policy.ts";

@@ -8,26 +8,21 @@
  * the files' bytes are decoded as UTF-8 or refused, never coerced; refusals are values.
  */
 import type { ArchiveEntryInfo, ArchiveSink, FileSink } from "@bouts/archive";
-import {
-  ChallengeDependenciesSchema,
-  type ChallengeDependencies,
-  type Runtime,
-} from "@bouts/contracts";
+import { ChallengeDependenciesSchema, type ChallengeDependencies } from "@bouts/contracts";
 import {
   decodeDependencyFile,
   DEFAULT_DEPENDENCY_POLICY,
   DEPENDENCY_FILE_NAMES,
   findDeclaredDependencies,
   readDependencySet,
+  resolveSubmissionPolicy,
   type DependencyFile,
   type DependencyPolicy,
   type DependencyRefusal,
-  type Ecosystem,
 } from "@bouts/dependencies";
 import { ok, refuse, type Result } from "./result.ts";
 
 const NAMES: ReadonlySet<string> = new Set(DEPENDENCY_FILE_NAMES);
-const ECOSYSTEM_OF_RUNTIME: Record<Runtime, Ecosystem> = { node22: "npm", "python3.11": "PyPI" };
 
 /** One caught file: its first bytes (at most the bound + 1) and its whole size. */
 interface Caught {
@@ -112,16 +107,13 @@ export function parseStoredDependencies(json: string | null): ChallengeDependenc
   return parsed.success ? parsed.data : ChallengeDependenciesSchema.parse({ lockfile: null });
 }
 
-/** The policy a challenge holds its submissions' lockfiles to. */
+/** The policy a challenge holds its submissions' lockfiles to (@bouts/dependencies' one rule). */
 export function policyOf(deps: ChallengeDependencies, runtime: string | null): DependencyPolicy {
-  const ecosystem =
-    runtime === "node22" || runtime === "python3.11" ? ECOSYSTEM_OF_RUNTIME[runtime] : null;
-  return {
-    ...DEFAULT_DEPENDENCY_POLICY,
+  return resolveSubmissionPolicy({
     maxPackages: deps.submissions.maxPackages,
     allowNames: deps.allowNames,
-    ...(ecosystem ? { ecosystems: [ecosystem] } : {}),
-  };
+    runtime,
+  });
 }
 
 /**

@@ -29,7 +29,6 @@ import {
 import { err, ok, type Result } from "@bouts/result";
 import {
   installNpmDependencies,
-  NPM_LOCK_REGISTRIES,
   type InstallContext,
   type InstallError,
   type InstallLimits,
@@ -200,13 +199,14 @@ export const CHALLENGE_INSTALL_LIMITS: InstallLimits = {
 
 /**
  * Installs the bundle's locked dependencies in an install sandbox (src/deps/install.ts), or finds
- * them installed by an earlier bundle with the same lock; answers the folder runs mount.
+ * them installed by an earlier bundle with the same lock; answers the folder runs mount and what
+ * the lock pins (null without a lock).
  */
 async function installDependencies(
   root: string,
   manifest: ChallengeManifest,
   options: PrepareOptions,
-): Promise<Result<string | null, BundleError>> {
+): Promise<Result<{ layer: string; set: DependencySet } | null, BundleError>> {
   const read = readBundleLock(root, manifest);
   if (!read.ok) return read;
   if (read.value === null) return ok(null);
@@ -219,7 +219,7 @@ async function installDependencies(
       { ...options.installer.context, hostUid: lease.uid },
     );
     if (!installed.ok) return err(installed.error);
-    return ok(installed.value.layer);
+    return ok({ layer: installed.value.layer, set });
   } finally {
     lease.release();
   }
@@ -250,7 +250,6 @@ function readBundleLock(
   const lockText = readFileSync(path.join(root, lockfile), "utf8");
   const set = readNpmLock(manifestText, lockText, {
     ...DEFAULT_DEPENDENCY_POLICY,
-    registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, npm: NPM_LOCK_REGISTRIES },
     maxPackages: 2000,
     allowNames: manifest.dependencies.allowNames,
   });
@@ -313,9 +312,12 @@ async function prepareUncached(
     rmSync(cacheDir, { recursive: true, force: true });
     return deps;
   }
-  writeFileSync(marker, deps.value ?? "");
-  const lock = readBundleLock(root, manifest.value);
-  if (!lock.ok) return lock;
-  const dependencies = lock.value?.set ?? null;
-  return ok({ sha256, root, manifest: manifest.value, depsLayer: deps.value, dependencies });
+  writeFileSync(marker, deps.value?.layer ?? "");
+  return ok({
+    sha256,
+    root,
+    manifest: manifest.value,
+    depsLayer: deps.value?.layer ?? null,
+    dependencies: deps.value?.set ?? null,
+  });
 }

@@ -25,6 +25,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
+import { canonicalTarballPath } from "@bouts/dependencies";
 import { err, ok, type Result } from "@bouts/result";
 import {
   computeScratchCaps,
@@ -118,12 +119,10 @@ export interface InstallError {
   detail: string;
 }
 
-/**
- * Where a lock's `resolved` URLs may point: npm's public registry, as npm writes them. The
- * runner fetches the same paths from its configured registry (NPM_REGISTRY: the public one, a
- * mirror, or a local one in tests), since npm replaces that host with the one it is given.
- */
-export const NPM_LOCK_REGISTRIES: readonly string[] = ["https://registry.npmjs.org/"];
+// A lock's `resolved` URLs name npm's public registry, as npm writes them (the lockfile reader's
+// default policy allows no other); the proxy fetches the same paths from the runner's configured
+// registry (NPM_REGISTRY: the public one, a mirror, or a local one in tests), since npm replaces
+// that host with the one it is given.
 
 const MIB = 1024 * 1024;
 const NPM_IN_SANDBOX = "/opt/bouts/npm";
@@ -296,7 +295,7 @@ async function installUncached(
       socketPath: path.join(proxyDir, SOCKET_NAME),
       upstream: context.registry,
       allowed: wanted.map((p) => ({
-        path: npmTarballPathOf(p.name, p.version),
+        path: tarballPath(p),
         spec: `${p.name}@${p.version}`,
         integrity: p.integrity,
       })),
@@ -306,7 +305,9 @@ async function installUncached(
       fetch: context.fetch,
     });
     const sandboxLimits: SandboxLimits = {
-      memoryMb: 1024,
+      // npm's own 1 GiB, and the capped folder's tmpfs pages, which are charged to the
+      // sandbox's memory cgroup: a tree that fits its cap never runs the sandbox out of memory.
+      memoryMb: 1024 + Math.ceil(limits.maxInstalledBytes / MIB),
       cpuSeconds: Math.max(10, Math.ceil((limits.maxInstallMs / 1000) * 2)),
       maxProcesses: 64,
       maxOpenFiles: 1024,
@@ -357,7 +358,7 @@ async function installUncached(
     if (outcome.timedOut)
       return fail("install-timeout", `the install took longer than ${limits.maxInstallMs} ms`);
     if (refused) {
-      const spec = wanted.find((p) => npmTarballPathOf(p.name, p.version) === refused.path);
+      const spec = wanted.find((p) => tarballPath(p) === refused.path);
       const rule = /byte limit/.test(refused.refused ?? "")
         ? "install-too-large"
         : "registry-refused";
@@ -421,11 +422,8 @@ async function installUncached(
   }
 }
 
-/** The registry path of a package version's tarball (`/<name>/-/<unscoped>-<version>.tgz`). */
-export function npmTarballPathOf(name: string, version: string): string {
-  const unscoped = name.startsWith("@") ? name.slice(name.indexOf("/") + 1) : name;
-  return `/${name}/-/${unscoped}-${version}.tgz`;
-}
+/** Where the registry serves a package's tarball, as the proxy is asked for it. */
+const tarballPath = (p: LockedNpmPackage) => `/${canonicalTarballPath(p.name, p.version)}`;
 
 /** Lists the cached trees (for tests and the cache's own housekeeping). */
 export function listInstalledTrees(cacheDir: string): string[] {

@@ -11,6 +11,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { chmod, rm } from "node:fs/promises";
+import { readBoundedBody } from "../http-body.ts";
 
 /** One tarball the install may fetch: its path on the registry and its lock's integrity. */
 export interface AllowedTarball {
@@ -53,30 +54,6 @@ export interface RegistryProxy {
   /** Bytes served so far. */
   servedBytes(): number;
   close(): Promise<void>;
-}
-
-/** Reads a response body up to `max` bytes; null when it is longer. */
-async function readBounded(res: Response, max: number): Promise<Uint8Array | null> {
-  const declared = Number(res.headers.get("content-length") ?? "NaN");
-  if (Number.isFinite(declared) && declared > max) {
-    await res.body?.cancel();
-    return null;
-  }
-  if (!res.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** Longest Unix socket path Linux takes (sun_path is 108 bytes with its NUL). */
@@ -132,7 +109,7 @@ export async function startRegistryProxy(options: RegistryProxyOptions): Promise
         res.writeHead(502).end();
         return;
       }
-      bytes = await readBounded(
+      bytes = await readBoundedBody(
         r,
         Math.min(options.maxTarballBytes, options.maxTotalBytes - served),
       );

@@ -11,12 +11,12 @@ import { closeSync, lstatSync, openSync, readSync } from "node:fs";
 import path from "node:path";
 import type { ChallengeManifest, RunDependencies } from "@bouts/contracts";
 import {
-  DEFAULT_DEPENDENCY_POLICY,
   DEPENDENCY_FILE_NAMES,
   decodeDependencyFile,
   describeDependencyRefusal,
   findDeclaredDependencies,
   readDependencySet,
+  resolveSubmissionPolicy,
   type DependencyFile,
   type DependencyPolicy,
   type DependencySet,
@@ -25,7 +25,6 @@ import { err, ok, type Result } from "@bouts/result";
 import type { UidPool } from "../sandbox/uid-pool.ts";
 import {
   installNpmDependencies,
-  NPM_LOCK_REGISTRIES,
   type InstallContext,
   type InstallError,
   type InstalledTree,
@@ -56,15 +55,12 @@ export function summarizeDependencies(
 }
 
 /** The dependency policy a challenge's manifest sets for its submissions. */
-export function resolveSubmissionPolicy(manifest: ChallengeManifest): DependencyPolicy {
-  const rules = manifest.dependencies.submissions;
-  return {
-    ...DEFAULT_DEPENDENCY_POLICY,
-    registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, npm: NPM_LOCK_REGISTRIES },
-    maxPackages: rules.maxPackages,
+export function resolveManifestPolicy(manifest: ChallengeManifest): DependencyPolicy {
+  return resolveSubmissionPolicy({
+    maxPackages: manifest.dependencies.submissions.maxPackages,
     allowNames: manifest.dependencies.allowNames,
-    ecosystems: [manifest.runtime === "node22" ? "npm" : "PyPI"],
-  };
+    runtime: manifest.runtime,
+  });
 }
 
 /** Reads the dependency files at the root of `dir`, each bounded by the policy in bytes. */
@@ -113,7 +109,7 @@ export async function prepareSubmissionDependencies(
   manifest: ChallengeManifest,
   installer: { context: Omit<InstallContext, "hostUid">; uidPool: UidPool },
 ): Promise<Result<SubmissionDependencies | null, InstallError>> {
-  const policy = resolveSubmissionPolicy(manifest);
+  const policy = resolveManifestPolicy(manifest);
   const files = readRootFiles(submissionDir, policy);
   if (!files.ok) return files;
   const rules = manifest.dependencies.submissions;

@@ -17,7 +17,6 @@ import {
   readDependencySet,
 } from "@bouts/dependencies";
 import type { RunnerConfig } from "../config.ts";
-import { NPM_LOCK_REGISTRIES } from "../deps/install.ts";
 import { readRootFiles } from "../deps/submission.ts";
 import { resolveAdvisorySource } from "./dependencies.ts";
 import { resolveSemgrepCoreBin, scanSubmission, type ScanOptions } from "./index.ts";
@@ -67,10 +66,7 @@ async function readFolderDependencies(
   config: RunnerConfig,
 ): Promise<NonNullable<ScanOptions["dependencies"]>> {
   const source = await resolveAdvisorySource(config);
-  const policy = {
-    ...DEFAULT_DEPENDENCY_POLICY,
-    registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, npm: NPM_LOCK_REGISTRIES },
-  };
+  const policy = DEFAULT_DEPENDENCY_POLICY;
   const files = readRootFiles(dir, policy);
   if (!files.ok)
     return { lockfile: null, packages: undefined, source, refused: files.error.detail };

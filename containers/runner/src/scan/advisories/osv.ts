@@ -6,6 +6,7 @@
  * field is type-checked before use (osv-record.ts) and nothing is coerced; any failure is an
  * error value, on which the caller falls back to the snapshot.
  */
+import { readBoundedBody } from "../../http-body.ts";
 import { z } from "zod";
 import { err, ok } from "@bouts/result";
 import type { Result } from "@bouts/result";
@@ -238,12 +239,9 @@ async function request(
     await res.body?.cancel().catch(() => undefined);
     throw new OsvAbort({ reason: "http-status", detail: `${url} answered ${res.status}` });
   }
-  const declared = Number(res.headers.get("content-length") ?? "0");
-  if (declared > maxBytes) {
-    await res.body?.cancel().catch(() => undefined);
-    throw new OsvAbort({ reason: "too-large", detail: `${url}: ${declared} bytes` });
-  }
-  const bytes = await readCapped(res, maxBytes, url);
+  const bytes = await readBoundedBody(res, maxBytes);
+  if (bytes === null)
+    throw new OsvAbort({ reason: "too-large", detail: `${url}: over ${maxBytes} bytes` });
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -255,31 +253,6 @@ async function request(
   } catch {
     throw new OsvAbort({ reason: "invalid-response", detail: `${url}: not JSON` });
   }
-}
-
-/** The body, stopped and refused past `maxBytes`. */
-async function readCapped(res: Response, maxBytes: number, url: string): Promise<Uint8Array> {
-  if (!res.body) return new Uint8Array();
-  const reader: ReadableStreamDefaultReader<Uint8Array> = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new OsvAbort({ reason: "too-large", detail: `${url}: over ${maxBytes} bytes` });
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }
 
 /** The error value of whatever stopped the query. */
