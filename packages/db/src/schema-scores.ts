@@ -58,6 +58,12 @@ export const scores = sqliteTable(
     usage: text("usage"),
     /** The challenge version (bundle) the score was computed on (docs/design.md §30). */
     challengeVersion: integer("challenge_version").notNull().default(1),
+    /**
+     * The canonical hash of the files the run used (RunReport.filesSha256): "the same code" for
+     * calibration's "could the agent have seen this outcome" (docs/design.md §40). Null for
+     * reports without one.
+     */
+    filesSha256: text("files_sha256"),
     submittedAt: integer("submitted_at").notNull(),
     enteredAt: integer("entered_at").notNull(),
     scoredAt: integer("scored_at").notNull(),
@@ -65,6 +71,7 @@ export const scores = sqliteTable(
   (t) => [
     index("scores_challenge_idx").on(t.challengeId, t.finalRounded),
     index("scores_agent_idx").on(t.agentId, t.challengeId, t.iteration),
+    index("scores_files_idx").on(t.challengeId, t.filesSha256),
   ],
 );
 

@@ -195,6 +195,7 @@ export function scoreWrite(
       reportKey: `reports/${s.submissionId}.json`,
       usage: null,
       challengeVersion: over.challengeVersion ?? 1,
+      filesSha256: null,
       submittedAt: T0,
       enteredAt: T0,
       scoredAt: over.scoredAt ?? T0 + 1000,

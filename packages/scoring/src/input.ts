@@ -104,6 +104,8 @@ export interface EfficiencyInput {
   toolMisuseActions: number;
   tokensUsed?: number | null;
   tokenBudget?: number | null;
+  /** Where `tokensUsed` comes from: the metering gateway ("observed") or the trace. */
+  tokensProvenance?: Provenance;
 }
 
 /** A stated confidence and whether it turned out right (docs/design.md §9). */
@@ -120,6 +122,37 @@ export interface EvidenceInput<T extends string> {
   trigger: T;
   citation: string;
   count?: number;
+  /** Who saw it: the platform (runner, gateway, records) or the agent's own trace. */
+  provenance?: Provenance;
+}
+
+/**
+ * What a figure rests on (docs/telemetry.md, "What the platform vouches for"): seen by the
+ * platform itself, said by the agent, or said by the agent and checked against what the platform
+ * saw.
+ */
+export type Provenance = "observed" | "self-reported" | "cross-checked";
+
+/** How far the platform vouches for one trace-based component, and the cap that follows. */
+export interface ComponentTrust {
+  provenance: Provenance;
+  /**
+   * The most the component may score (0–100) because what it rests on was contradicted by the
+   * platform or could not be checked (`TRUST_CAPS`); null when uncapped.
+   */
+  cap: number | null;
+  /** What was checked and what it found, with the numbers; shown in the breakdown. */
+  basis: string;
+}
+
+/** The provenance of every agent-run figure the run itself did not produce. */
+export interface AgentTrust {
+  process: ComponentTrust;
+  strategy: ComponentTrust;
+  recovery: ComponentTrust;
+  efficiency: ComponentTrust;
+  integrity: { provenance: Provenance; basis: string };
+  calibration: { provenance: Provenance; basis: string };
 }
 
 /** Everything the agent-run profile scores. Objective is the engineering input of the same submission. */
@@ -135,6 +168,11 @@ export interface AgentInput {
   integrity: EvidenceInput<IntegrityTrigger>[];
   exploits: EvidenceInput<ExploitTrigger>[];
   calibration: { claims: CalibrationClaimInput[] };
+  /**
+   * What the trace-based figures rest on and their caps. Absent in inputs stored before the
+   * platform cross-checked traces: every figure then reads as self-reported and uncapped.
+   */
+  trust?: AgentTrust;
 }
 
 /**

@@ -65,3 +65,4 @@ export {
   type TraceJudgements,
 } from "./agent-input.ts";
 export { extractUsage, type ModelUsage, type TokenUsage, type TraceUsage } from "./usage.ts";
+export type { ObservedModelUsage, ObservedUsage, PlatformObservations } from "./observations.ts";

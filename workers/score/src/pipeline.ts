@@ -271,6 +271,7 @@ export function buildScoreWrite(
       reportKey,
       usage: usage ? JSON.stringify(usage) : null,
       challengeVersion: ctx.challenge.version,
+      filesSha256: report.filesSha256 ?? null,
       submittedAt: ctx.submission.receivedAt,
       enteredAt: ctx.enteredAt,
       scoredAt: now,

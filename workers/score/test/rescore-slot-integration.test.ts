@@ -74,6 +74,7 @@ async function seedRescoring(): Promise<{ challengeId: string; keys: RescoreKey[
         reportKey: `reports/${submissionId}.json`,
         usage: null,
         challengeVersion: 1,
+        filesSha256: null,
         submittedAt: now,
         enteredAt: now,
         scoredAt: now,

@@ -191,6 +191,7 @@ describe("a live score while a candidate version is open", () => {
         reportKey: "reports/x.json",
         usage: null,
         challengeVersion: 1,
+        filesSha256: null,
         submittedAt: now,
         enteredAt: now,
         scoredAt: now,
