@@ -120,6 +120,7 @@ export class RunJob {
   #primeMs = 0;
   #generated: { tests: GeneratedTestSpec[]; report: GenerationReport } | null = null;
   #filesSha256: string | null = null;
+  #files: { path: string; sha256: string }[] | null = null;
   /** The submission's own installed dependencies, when it brings any (its subject mounts them). */
   #dependencies: SubmissionDependencies | null = null;
   readonly #ctx: JobContext;
@@ -192,7 +193,9 @@ export class RunJob {
     if (!deps.ok) return deps;
     this.#dependencies = deps.value;
     // "The code" is the files the run uses, however they were packed (docs/design.md §31).
-    this.#filesSha256 = await hashTree(ws.value.submissionDir, config.MAX_EXPANDED_BYTES);
+    const tree = await hashTree(ws.value.submissionDir, config.MAX_EXPANDED_BYTES);
+    this.#filesSha256 = tree?.sha256 ?? null;
+    this.#files = tree?.files ?? null;
     this.#generated = await this.#generate(ws.value);
     const budget = resolveRunBudget({
       ceilingMs: resolved.runWallMs,
@@ -300,6 +303,7 @@ export class RunJob {
       bundleSha256: this.#ctx.challenge.sha256,
       submissionSha256: this.#ctx.submissionSha256,
       filesSha256: this.#filesSha256,
+      files: this.#files,
       runtimeVersion: env.runtimeVersions[manifest.runtime],
       limits,
       budgetSource: this.#budgetSource,

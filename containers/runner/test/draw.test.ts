@@ -94,6 +94,12 @@ describe("the same code draws the same generated tests", () => {
     // "The code" is one value for all three; the archive's sha256 stays each artifact's own.
     expect(first.filesSha256).toMatch(/^[0-9a-f]{64}$/);
     expect(new Set(reports.map((r) => r.filesSha256)).size).toBe(1);
+    // Each file the run used, by its path inside the unwrapped tree, with its own sha256: what a
+    // trace's file digests are checked against (docs/design.md §40).
+    const expected = files
+      .map((f) => ({ path: f.name, sha256: computeSha256(f.data) }))
+      .sort((a, b) => (a.path < b.path ? -1 : 1));
+    for (const r of reports) expect(r.files).toEqual(expected);
     expect(first.generation!.generators[0]!.detail).toMatch(/^drawn with the platform's key/);
   }, 600_000);
 

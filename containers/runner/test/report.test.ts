@@ -59,6 +59,7 @@ function buildInput(over: Partial<RunReportInput> = {}): RunReportInput {
     bundleSha256: "a".repeat(64),
     submissionSha256: "b".repeat(64),
     filesSha256: "c".repeat(64),
+    files: [{ path: "merge.mjs", sha256: "d".repeat(64) }],
     runtimeVersion: "v22.23.3",
     limits: {
       testTimeoutMs: 10_000,

@@ -202,6 +202,18 @@ export const RunReportSchema = z.strictObject({
     .describe(
       "canonical hash of the submitted files the run used (@bouts/archive canonicalFilesSha256): the same files give the same value however they were packed; absent in reports written before it existed",
     ),
+  files: z
+    .array(
+      z.strictObject({
+        path: z.string().min(1).max(4096),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      }),
+    )
+    .max(5000)
+    .optional()
+    .describe(
+      "each file the run used and its sha256, in path order (the files behind filesSha256): what a telemetry trace's file digests are checked against; absent in reports written before it existed",
+    ),
   runtime: z.strictObject({ name: RuntimeSchema, version: z.string().max(64) }),
   limits: RunLimitsSchema,
   staticTests: z.array(StaticTestResultSchema),

@@ -29,3 +29,4 @@ export * from "./queries/private.ts";
 export * from "./queries/versions.ts";
 export * from "./queries/promotion.ts";
 export * from "./queries/version-report.ts";
+export * from "./queries/observations.ts";

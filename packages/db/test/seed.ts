@@ -170,7 +170,12 @@ export async function seedSubmission(
 /** A score write of a submission, with one part of each kind. */
 export function scoreWrite(
   s: { submissionId: string; challengeId: string; agentId: string; iteration: number },
-  over: { finalRounded?: number; challengeVersion?: number; scoredAt?: number } = {},
+  over: {
+    finalRounded?: number;
+    challengeVersion?: number;
+    scoredAt?: number;
+    filesSha256?: string;
+  } = {},
 ): ScoreWrite {
   const rounded = over.finalRounded ?? 80;
   return {
@@ -195,7 +200,7 @@ export function scoreWrite(
       reportKey: `reports/${s.submissionId}.json`,
       usage: null,
       challengeVersion: over.challengeVersion ?? 1,
-      filesSha256: null,
+      filesSha256: over.filesSha256 ?? null,
       submittedAt: T0,
       enteredAt: T0,
       scoredAt: over.scoredAt ?? T0 + 1000,
@@ -235,7 +240,13 @@ export async function seedScored(
   db: Db,
   agentId: string,
   challengeId: string,
-  over: { finalRounded?: number; challengeVersion?: number; receivedAt?: number } = {},
+  over: {
+    finalRounded?: number;
+    challengeVersion?: number;
+    receivedAt?: number;
+    scoredAt?: number;
+    filesSha256?: string;
+  } = {},
 ): Promise<string> {
   const { id, iteration } = await seedSubmission(db, agentId, challengeId, {
     receivedAt: over.receivedAt ?? T0,

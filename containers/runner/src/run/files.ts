@@ -20,12 +20,19 @@ export function listFiles(dir: string, prefix = ""): string[] {
   return out.sort();
 }
 
+/** A tree's canonical hash and each file's own sha256 (hex), by relative path, in path order. */
+export interface TreeDigests {
+  sha256: string;
+  files: { path: string; sha256: string }[];
+}
+
 /**
  * The canonical hash (`@bouts/archive` canonicalFilesSha256) of every regular file under `dir`,
+ * and each file's sha256 (what a trace's file digests are checked against, docs/design.md §40),
  * read without following links; null when a file cannot be read whole or the total passes
  * `maxBytes` (the unpacker's own cap, so an unpacked tree always fits).
  */
-export async function hashTree(dir: string, maxBytes: number): Promise<string | null> {
+export async function hashTree(dir: string, maxBytes: number): Promise<TreeDigests | null> {
   const files: CanonicalFile[] = [];
   let total = 0;
   for (const rel of listFiles(dir)) {
@@ -52,7 +59,13 @@ export async function hashTree(dir: string, maxBytes: number): Promise<string | 
     }
   }
   const hashed = await canonicalFilesSha256(files);
-  return hashed.ok ? hashed.value : null;
+  if (!hashed.ok) return null;
+  const digests: TreeDigests["files"] = [];
+  for (const f of files) {
+    const d = await crypto.subtle.digest("SHA-256", f.bytes);
+    digests.push({ path: f.path, sha256: Buffer.from(d).toString("hex") });
+  }
+  return { sha256: hashed.value, files: digests };
 }
 
 /** Reads at most `max` bytes of a regular file without following a link; null if not text. */

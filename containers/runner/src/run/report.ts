@@ -40,6 +40,8 @@ export interface RunReportInput {
   submissionSha256: string;
   /** Canonical hash of the submitted files the run used (null when it could not be computed). */
   filesSha256: string | null;
+  /** Each file the run used and its sha256 (null when the tree could not be hashed). */
+  files: readonly { path: string; sha256: string }[] | null;
   runtimeVersion: string;
   /** The limits applied, `runWallMs` being the run's budget. */
   limits: RunLimits;
@@ -229,6 +231,7 @@ export function buildRunReport(input: RunReportInput): RunReport {
     bundleSha256: input.bundleSha256,
     submissionSha256: input.submissionSha256,
     ...(input.filesSha256 ? { filesSha256: input.filesSha256 } : {}),
+    ...(input.files ? { files: [...input.files] } : {}),
     runtime: { name: manifest.runtime, version: input.runtimeVersion },
     limits,
     staticTests: all

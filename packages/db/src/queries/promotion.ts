@@ -27,6 +27,7 @@ const SCORE_FIELDS: readonly (readonly [column: string, path: string])[] = [
   ["judge_mode", "judgeMode"],
   ["report_key", "reportKey"],
   ["usage", "usage"],
+  ["files_sha256", "filesSha256"],
   ["scored_at", "scoredAt"],
 ];
 
@@ -50,6 +51,7 @@ const SCORE_COLUMNS = [
   "report_key",
   "usage",
   "challenge_version",
+  "files_sha256",
   "submitted_at",
   "entered_at",
   "scored_at",

@@ -228,8 +228,8 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
       .prepare(
         `INSERT INTO scores (submission_id, challenge_id, agent_id, iteration, profile, profile_version, family,
            final_unrounded, final_fraction, final_rounded, band, breakdown, input, human_review, judge_mode,
-           report_key, submitted_at, entered_at, scored_at, usage, challenge_version)
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21
+           report_key, submitted_at, entered_at, scored_at, usage, challenge_version, files_sha256)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22
          WHERE EXISTS (SELECT 1 FROM submissions WHERE id = ?1 AND status = 'running')
            AND EXISTS (SELECT 1 FROM challenges WHERE id = ?2 AND version = ?21)
          ON CONFLICT (submission_id) DO NOTHING`,
@@ -256,6 +256,7 @@ export async function saveScore(db: Db, w: ScoreWrite, now: number): Promise<boo
         s.scoredAt,
         s.usage ?? null,
         s.challengeVersion ?? 1,
+        s.filesSha256 ?? null,
       ),
     ...w.components.map((c) =>
       d1
