@@ -4,7 +4,7 @@
  * JSONL, OpenTelemetry GenAI spans), and deterministic extraction of what the scoring engine
  * needs (efficiency signals, integrity and exploit evidence, calibration claims), a bounded
  * summary for the judges, the trace's cross-checks against what the platform observed
- * (cross-check.ts), and their assembly into the engine's agent-run input
+ * (cross-check.ts, disclosure.ts), and their assembly into the engine's agent-run input
  * (agent-input.ts). Pure: no I/O, no clock, no platform APIs.
  */
 export * from "./trace.ts";
@@ -66,6 +66,13 @@ export {
   type RunnerResults,
   type TraceCrossCheck,
 } from "./cross-check.ts";
+export {
+  confirmDisclosures,
+  RUNNER_FAILED_STATUSES,
+  type ConfirmedEvidence,
+  type DisclosureCheck,
+  type DisclosureOutcomes,
+} from "./disclosure.ts";
 export {
   analyzeTrace,
   annotateAgentBreakdown,
