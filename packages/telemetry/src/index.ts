@@ -77,6 +77,7 @@ export {
   analyzeTrace,
   annotateAgentBreakdown,
   buildAgentInput,
+  countRunnerFailures,
   HARNESS_PATHS,
   mergeEvidence,
   NO_TRACE_DETAIL,
@@ -86,6 +87,7 @@ export {
   tracePathsOf,
   type AgentConfig,
   type AgentInputError,
+  type RunnerFacts,
   type TraceAnalysis,
   type TraceJudgements,
 } from "./agent-input.ts";

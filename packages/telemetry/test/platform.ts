@@ -53,13 +53,13 @@ export const manifest = ChallengeManifestSchema.parse({
   testFramework: "node:test",
   staticTests: STATIC_IDS.map((id) => ({
     id,
-    file: "notes.test.mjs",
+    file: "notes.hidden.mjs",
     name: id,
     category: "functionality",
   })),
   adversarialTests: ADVERSARIAL.map((t) => ({
     id: t.id,
-    file: "security.test.mjs",
+    file: "security.hidden.mjs",
     name: t.id,
     severity: "high",
   })),
