@@ -30,6 +30,7 @@ import {
   otherSubmissionEvents,
   PLAIN_FINAL,
   report,
+  silentForgedEvents,
 } from "./platform.ts";
 
 const BUDGET = 100_000;
@@ -243,6 +244,15 @@ describe("hostile traces against the engine (issue #38: at most 5 points over ho
     const forged = run(forgedEvents());
     expect(forged.final).toBeLessThanOrEqual(honest.final + 5);
     expect(forged.input.integrity.map((i) => i.trigger)).toContain("trace-contradicted");
+  });
+
+  // Nothing in it contradicts the platform, so only the engine's unchecked cap (50, on process,
+  // strategy, recovery and efficiency) keeps its invented run from outscoring the honest one.
+  it("a forged trace that states nothing checkable gains nothing: it is capped as unchecked", () => {
+    const silent = run(silentForgedEvents());
+    expect(silent.input.trust?.process).toMatchObject({ cap: TRUST_CAPS.unchecked });
+    expect(silent.analysis.crossCheck?.contradictions).toEqual([]);
+    expect(silent.final).toBeLessThanOrEqual(honestPlain.final + 5);
   });
 
   it("a trace of another submission gains nothing and leaves trace-contradicted", () => {

@@ -216,3 +216,18 @@ export const otherSubmissionEvents = (): TraceEvent[] =>
 /** Numbers events 1…n in their order, one second apart (for traces spliced from others). */
 export const renumbered = (events: TraceEvent[]): TraceEvent[] =>
   events.map((e, i) => ({ ...e, seq: i + 1, ts: at(i + 1) }));
+
+/**
+ * A forged trace that states nothing the platform can check: no file digest, no token count, no
+ * test id — a few efficient actions and a last test run that says the suite passed.
+ */
+export const silentForgedEvents = (): TraceEvent[] => [
+  tool(1, "read_file", '{"path":"src/notes.ts"}', { category: "read", paths: ["src/notes.ts"] }),
+  tool(2, "grep", '{"pattern":"cursor"}', { category: "search" }),
+  edit(3, "src/notes.ts", "modify"),
+  testRun(4, 19, 1, { failedTests: ["notes-search"] }),
+  edit(5, "src/search.ts", "modify"),
+  testRun(6, 20, 0),
+  edit(7, "NOTES.md", "create"),
+  message(8, "assistant", { final: true, text: PLAIN_FINAL }),
+];
