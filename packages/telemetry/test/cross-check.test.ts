@@ -439,11 +439,8 @@ describe("crossCheckTrace — rules at their edges", () => {
     expect(x.contradictions).toEqual([]);
     expect(x.anchored).toBe(false);
     const t = assessTraceTrust(x);
-    expect(t).toEqual({
-      provenance: "self-reported",
-      cap: TRUST_CAPS.unchecked,
-      basis: expect.stringMatching(/^the trace names no file digest the platform could compare/),
-    });
+    expect(t).toMatchObject({ provenance: "self-reported", cap: TRUST_CAPS.unchecked });
+    expect(t.basis).toMatch(/^the trace names no file digest the platform could compare/);
   });
 
   it("is deterministic and dates every time it cites", () => {
