@@ -27,6 +27,7 @@ import {
   type EngineeringInput,
   type EvidenceInput,
   type Family,
+  type IntegrityTrigger,
   type Provenance,
   type ScoreJudgement,
 } from "@bouts/scoring";
@@ -431,17 +432,22 @@ export function buildAgentInput(e: {
 
   // Cross-checked: every item says who saw it, the contradictions are one cited item, and the
   // gateway's tokens replace the trace's.
+  const contradicted: EvidenceInput<IntegrityTrigger>[] =
+    crossCheck.contradictions.length > 0
+      ? [
+          {
+            trigger: "trace-contradicted",
+            citation: joinBounded(crossCheck.contradictions.map((c) => c.detail)),
+            count: crossCheck.contradictions.length,
+            provenance: "observed",
+          },
+        ]
+      : [];
   const integrity = mergeEvidence(
     labelled(e.report.integrity, "observed"),
     labelled(e.analysis.evidence.integrity, "self-reported"),
+    contradicted,
   );
-  if (crossCheck.contradictions.length > 0)
-    integrity.push({
-      trigger: "trace-contradicted",
-      citation: joinBounded(crossCheck.contradictions.map((c) => c.detail)),
-      count: crossCheck.contradictions.length,
-      provenance: "observed",
-    });
   const eff = base.efficiency;
   const efficiency =
     eff === null

@@ -291,7 +291,7 @@ function checkTimes(trace: Trace, o: PlatformObservations): CheckResult[] {
       result(
         "times",
         "match",
-        `${trace.events.length} events from ${iso(firstMs)} to ${iso(lastMs)}, received ${iso(o.receivedAt)}${o.previousReceivedAt !== null ? `, after the previous submission (${iso(o.previousReceivedAt)})` : ""}`,
+        `${trace.events.length} events from ${iso(firstMs)} to ${iso(lastMs)}, received ${iso(o.receivedAt)}${o.previousReceivedAt !== null ? `, ending after the previous submission was received (${iso(o.previousReceivedAt)})` : ""}`,
         { trace: iso(lastMs), platform: iso(o.receivedAt) },
       ),
     );
