@@ -4,11 +4,13 @@
  * carried by a trace, and their resolution against test outcomes into the engine's
  * `CalibrationClaimInput[]`. Invariants: structured claims win — when the submission has
  * any, parsed ones are ignored; a claim naming a test that did not run is left unresolved
- * (reported, never guessed); only status "passed" counts as passing; deterministic. Pure.
+ * (reported, never guessed); with the platform's visibility facts, a claim whose outcome the
+ * agent could have read before it claimed (public tests of code scored before) is left out as
+ * `outcome-visible`; only status "passed" counts as passing; deterministic. Pure.
  */
 import { ConfidenceClaimSchema, type ConfidenceClaim } from "@bouts/contracts";
 import type { CalibrationClaimInput } from "@bouts/scoring";
-import { clip, splitSentences } from "./text.ts";
+import { clip, findMentionedIds, splitSentences } from "./text.ts";
 import type { Trace } from "./trace.ts";
 
 /** Options of {@link extractConfidenceStatements}. */
@@ -44,26 +46,6 @@ export function resolveStatedConfidence(sentence: string): number | "uncertain" 
   return null;
 }
 
-/** Test ids a statement mentions as whole tokens, in the order of `testIds`. */
-function mentionedTests(statement: string, testIds: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const id of testIds) {
-    let from = 0;
-    for (;;) {
-      const at = statement.indexOf(id, from);
-      if (at === -1) break;
-      const before = statement.charAt(at - 1);
-      const after = statement.charAt(at + id.length);
-      if (!/[A-Za-z0-9_-]/.test(before) && !/[A-Za-z0-9_-]/.test(after)) {
-        found.push(id);
-        break;
-      }
-      from = at + 1;
-    }
-  }
-  return found;
-}
-
 /**
  * Parses confidence statements from free text into claims: "I'm 90% confident…", "with 75%
  * confidence", "confidence: 0.7", "Confidence: 80%" give a number; "I'm not sure…", "not
@@ -82,7 +64,7 @@ export function extractConfidenceStatements(
   for (const sentence of splitSentences(text)) {
     const confidence = resolveStatedConfidence(sentence);
     if (confidence === null) continue;
-    const tests = mentionedTests(sentence, options.testIds ?? []);
+    const tests = findMentionedIds(sentence, options.testIds ?? []);
     claims.push({
       id: `${prefix}-${claims.length + 1}`,
       statement: clip(sentence, 1000),
@@ -135,7 +117,7 @@ export interface ClaimSources {
 /** A claim that could not be decided, and why. */
 export interface UnresolvedClaim {
   id: string;
-  reason: "invalid-claim" | "duplicate-id" | "unknown-test" | "no-static-tests";
+  reason: "invalid-claim" | "duplicate-id" | "unknown-test" | "no-static-tests" | "outcome-visible";
   detail: string;
 }
 
@@ -147,6 +129,26 @@ export interface ResolvedClaims {
 }
 
 /**
+ * What the agent could have seen of the outcomes before it claimed (from the platform's
+ * observations): whether identical code was scored on the challenge before, and the tests no
+ * public report ever shows.
+ */
+export interface OutcomeVisibility {
+  codeScoredBefore: boolean;
+  privateTestIds: ReadonlySet<string>;
+}
+
+/** Options of {@link resolveClaims}. */
+export interface ResolveClaimsOptions {
+  /**
+   * With it, only claims about outcomes the agent could not have seen count: a claim naming
+   * tests iff every one is private or the code was not scored before; a claim naming none iff
+   * the code was not scored before. Others are unresolved, `outcome-visible`.
+   */
+  visibility?: OutcomeVisibility;
+}
+
+/**
  * Decides each claim right or wrong: against the tests it names (right iff every one
  * passed), or, naming none, against the whole static suite passing. Produces the engine's
  * `CalibrationClaimInput[]` with a `basis` citing the outcomes.
@@ -155,7 +157,12 @@ export interface ResolvedClaims {
  *   { static: [{ id: "auth", status: "passed" }] })
  * // { source: "structured", claims: [{ id: "c1", confidence: 0.9, correct: true, basis: "auth: passed" }], unresolved: [] }
  */
-export function resolveClaims(sources: ClaimSources, outcomes: TestOutcomes): ResolvedClaims {
+export function resolveClaims(
+  sources: ClaimSources,
+  outcomes: TestOutcomes,
+  options: ResolveClaimsOptions = {},
+): ResolvedClaims {
+  const visibility = options.visibility;
   const structured = sources.structured ?? [];
   const parsed = sources.parsed ?? [];
   const source = structured.length > 0 ? "structured" : parsed.length > 0 ? "parsed" : "none";
@@ -198,12 +205,32 @@ export function resolveClaims(sources: ClaimSources, outcomes: TestOutcomes): Re
         });
         continue;
       }
+      const visible = visibility?.codeScoredBefore
+        ? tests.filter((t) => !visibility.privateTestIds.has(t))
+        : [];
+      if (visible.length > 0) {
+        unresolved.push({
+          id: c.id,
+          reason: "outcome-visible",
+          detail: `identical code was scored before, and the public report showed ${clip(visible.join(", "), 200)}`,
+        });
+        continue;
+      }
       const statuses = tests.map((t) => `${t}: ${byId.get(t) ?? ""}`);
       claims.push({
         id: c.id,
         confidence: c.confidence,
         correct: tests.every((t) => byId.get(t) === "passed"),
         basis: clip(statuses.join(", "), 300),
+      });
+      continue;
+    }
+    if (visibility?.codeScoredBefore) {
+      unresolved.push({
+        id: c.id,
+        reason: "outcome-visible",
+        detail:
+          "names no tests, and identical code was scored before: its public report showed the outcome",
       });
       continue;
     }

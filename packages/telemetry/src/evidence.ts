@@ -75,6 +75,8 @@ export interface TraceObservation {
   seq: number;
   path?: string;
   detail: string;
+  /** For disclosures: the whole sentence of the final report (≤ 1000 characters). */
+  sentence?: string;
 }
 
 /** Evidence items for the engine, plus every observation behind them. */
@@ -181,7 +183,11 @@ function joinCitations(parts: readonly string[]): string {
   return out;
 }
 
-function group<T extends string>(
+/**
+ * Groups observations into one evidence item per trigger, in the order of `triggers`: `count` =
+ * observations, citation = each as `seq N: …`, joined and bounded at 500 characters.
+ */
+export function groupObservations<T extends string>(
   observations: readonly TraceObservation[],
   triggers: readonly T[],
 ): EvidenceInput<T>[] {
@@ -343,12 +349,14 @@ function observeFinalReport(m: MessageEvent, out: TraceObservation[]): void {
         trigger: "known-failure-disclosed",
         seq: m.seq,
         detail: `final report: ${quote(sentence, 160)}`,
+        sentence: clip(sentence, 1000),
       });
     else if (LIMITATION.some((re) => re.test(sentence)))
       out.push({
         trigger: "limitation-disclosed",
         seq: m.seq,
         detail: `final report: ${quote(sentence, 160)}`,
+        sentence: clip(sentence, 1000),
       });
   }
 }
@@ -401,8 +409,8 @@ export function extractTraceEvidence(trace: Trace, options: TraceEvidenceOptions
       observeFinalReport(e, observations);
   }
   return {
-    integrity: group(observations, INTEGRITY_TRIGGERS),
-    exploits: group(observations, EXPLOIT_TRIGGERS),
+    integrity: groupObservations(observations, INTEGRITY_TRIGGERS),
+    exploits: groupObservations(observations, EXPLOIT_TRIGGERS),
     observations,
   };
 }

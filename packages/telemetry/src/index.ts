@@ -3,7 +3,8 @@
  * Agent-run telemetry (issue 9): the `bouts.trace/v1` trace format and its parsers (our
  * JSONL, OpenTelemetry GenAI spans), and deterministic extraction of what the scoring engine
  * needs (efficiency signals, integrity and exploit evidence, calibration claims), a bounded
- * summary for the judges, and their assembly into the engine's agent-run input
+ * summary for the judges, the trace's cross-checks against what the platform observed
+ * (cross-check.ts, disclosure.ts), and their assembly into the engine's agent-run input
  * (agent-input.ts). Pure: no I/O, no clock, no platform APIs.
  */
 export * from "./trace.ts";
@@ -23,6 +24,7 @@ export {
   DEFAULT_NETWORK_TOOLS,
   DEFAULT_TEST_SETUP_PATHS,
   extractTraceEvidence,
+  groupObservations,
   parsePatch,
   type TraceEvidence,
   type TraceEvidenceOptions,
@@ -35,6 +37,8 @@ export {
   resolveStatedConfidence,
   type ClaimSources,
   type ExtractClaimsOptions,
+  type OutcomeVisibility,
+  type ResolveClaimsOptions,
   type ResolvedClaims,
   type TestOutcomeLike,
   type TestOutcomes,
@@ -47,11 +51,33 @@ export {
   type TracePhase,
   type TraceSummary,
 } from "./summary.ts";
-export { digestText, globToRegExp, normalizePath } from "./text.ts";
+export { digestText, findMentionedIds, globToRegExp, normalizePath } from "./text.ts";
+export {
+  assessTraceTrust,
+  CLOCK_SKEW_MS,
+  crossCheckTrace,
+  isSubmitCall,
+  joinBounded,
+  resolveArchivePath,
+  USAGE_FLOOR,
+  type CheckResult,
+  type Contradiction,
+  type CrossCheckName,
+  type RunnerResults,
+  type TraceCrossCheck,
+} from "./cross-check.ts";
+export {
+  confirmDisclosures,
+  RUNNER_FAILED_STATUSES,
+  type ConfirmedEvidence,
+  type DisclosureCheck,
+  type DisclosureOutcomes,
+} from "./disclosure.ts";
 export {
   analyzeTrace,
   annotateAgentBreakdown,
   buildAgentInput,
+  countRunnerFailures,
   HARNESS_PATHS,
   mergeEvidence,
   NO_TRACE_DETAIL,
@@ -61,6 +87,7 @@ export {
   tracePathsOf,
   type AgentConfig,
   type AgentInputError,
+  type RunnerFacts,
   type TraceAnalysis,
   type TraceJudgements,
 } from "./agent-input.ts";

@@ -59,6 +59,31 @@ export function splitSentences(text: string): string[] {
     .filter((s) => s.length > 0);
 }
 
+/**
+ * The ids of `ids` that a text mentions as whole tokens (not inside a longer id), in the order of
+ * `ids`.
+ * @example findMentionedIds("auth-expiry still fails", ["auth", "auth-expiry"]) // ["auth-expiry"]
+ */
+export function findMentionedIds(text: string, ids: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const id of ids) {
+    if (id === "") continue;
+    let from = 0;
+    for (;;) {
+      const at = text.indexOf(id, from);
+      if (at === -1) break;
+      const before = text.charAt(at - 1);
+      const after = text.charAt(at + id.length);
+      if (!/[A-Za-z0-9_-]/.test(before) && !/[A-Za-z0-9_-]/.test(after)) {
+        found.push(id);
+        break;
+      }
+      from = at + 1;
+    }
+  }
+  return found;
+}
+
 /** Normalises a path: backslashes to "/", strips `root` and any leading "./", collapses "//". */
 export function normalizePath(p: string, root = ""): string {
   let s = p.replace(/\\/g, "/").replace(/\/{2,}/g, "/");

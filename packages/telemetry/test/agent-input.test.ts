@@ -207,7 +207,8 @@ describe("analyzeTrace and buildAgentInput", () => {
       investigationsBeforeFirstEdit: 1,
       // #3 is followed by a test run; #5 is not.
       verifiedEdits: 1,
-      finalFailingTests: 0,
+      // The runner's count (auth-bypass failed), not the trace's last run (0 failing).
+      finalFailingTests: 1,
       tokenOveruse: 0.7,
     });
     expect(analysis.summary.text.length).toBeGreaterThan(0);

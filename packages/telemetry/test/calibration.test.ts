@@ -181,3 +181,85 @@ describe("resolveClaims", () => {
     expect(cal.ok && cal.value.points.text).toBe("5");
   });
 });
+
+describe("resolveClaims — only outcomes the agent could not have seen", () => {
+  /** Claims written after reading the public report of identical code: every one right. */
+  const copied = [
+    { id: "c1", statement: "create works", confidence: 0.95, tests: ["auth-expiry"] },
+    { id: "c2", statement: "sqli is blocked", confidence: 0.9, tests: ["sqli"] },
+    {
+      id: "c3",
+      statement: "bypass may remain",
+      confidence: "uncertain" as const,
+      tests: ["auth-bypass"],
+    },
+    { id: "c4", statement: "not everything passes", confidence: "uncertain" as const },
+  ];
+  const points = (claims: Parameters<typeof computeCalibration>[0]["claims"]) => {
+    const cal = computeCalibration({ claims });
+    if (!cal.ok) throw new Error("calibration refused");
+    return cal.value.points.text;
+  };
+
+  it("leaves copied claims on code scored before out as outcome-visible: calibration 0", () => {
+    const r = resolveClaims({ structured: copied }, outcomes, {
+      visibility: { codeScoredBefore: true, privateTestIds: new Set() },
+    });
+    expect(r.claims).toEqual([]);
+    expect(r.unresolved.map((u) => [u.id, u.reason])).toEqual([
+      ["c1", "outcome-visible"],
+      ["c2", "outcome-visible"],
+      ["c3", "outcome-visible"],
+      ["c4", "outcome-visible"],
+    ]);
+    expect(r.unresolved[0]?.detail).toBe(
+      "identical code was scored before, and the public report showed auth-expiry",
+    );
+    expect(points(r.claims)).toBe("0");
+  });
+
+  it("counts the same claims on code not scored before", () => {
+    const r = resolveClaims({ structured: copied }, outcomes, {
+      visibility: { codeScoredBefore: false, privateTestIds: new Set() },
+    });
+    expect(r.claims.map((c) => c.id)).toEqual(["c1", "c2", "c3", "c4"]);
+    expect(r.unresolved).toEqual([]);
+    expect(points(r.claims)).toBe("5");
+  });
+
+  it("counts claims about private tests even on code scored before", () => {
+    const r = resolveClaims({ structured: copied }, outcomes, {
+      visibility: { codeScoredBefore: true, privateTestIds: new Set(["sqli", "auth-bypass"]) },
+    });
+    expect(r.claims.map((c) => c.id)).toEqual(["c2", "c3"]);
+    expect(r.unresolved.map((u) => u.id)).toEqual(["c1", "c4"]);
+    // A claim naming a private and a public test: the public one's outcome was visible.
+    const mixed = resolveClaims(
+      {
+        structured: [{ id: "m", statement: "x", confidence: 0.9, tests: ["sqli", "auth-expiry"] }],
+      },
+      outcomes,
+      { visibility: { codeScoredBefore: true, privateTestIds: new Set(["sqli"]) } },
+    );
+    expect(mixed.unresolved).toEqual([
+      {
+        id: "m",
+        reason: "outcome-visible",
+        detail: "identical code was scored before, and the public report showed auth-expiry",
+      },
+    ]);
+  });
+
+  it("still lets structured claims win over parsed ones, and keeps the other reasons first", () => {
+    const r = resolveClaims(
+      {
+        structured: [{ id: "u", statement: "x", confidence: 0.9, tests: ["nope"] }],
+        parsed: [{ id: "p", statement: "y", confidence: 0.9 }],
+      },
+      outcomes,
+      { visibility: { codeScoredBefore: true, privateTestIds: new Set() } },
+    );
+    expect(r.source).toBe("structured");
+    expect(r.unresolved.map((u) => [u.id, u.reason])).toEqual([["u", "unknown-test"]]);
+  });
+});
