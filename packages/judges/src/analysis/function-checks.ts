@@ -9,7 +9,7 @@ import {
   describeFunctions,
   isHandler,
   isHandlerStub,
-  isStub,
+  isStubFunction,
   isWrapper,
   type FunctionFacts,
 } from "./functions.ts";
@@ -72,7 +72,7 @@ function classifyEntryPoint(
   const factory =
     !python && facts.some((h) => h.start >= fn.start && h.end <= fn.end && isHandler(h));
   if (factory) return { entry: false, stub: false };
-  return { entry: true, stub: isStub(fn.body, python) };
+  return { entry: true, stub: isStubFunction(fn, python) };
 }
 
 /** Size, complexity, nesting and parameter-count findings of one function. */
@@ -86,10 +86,14 @@ function checkShape(fn: FunctionFacts, wrapper: boolean, note: Note): void {
     note("many-parameters", fn.line, `${fn.name}: ${fn.params.length} parameters`);
 }
 
-/** Records the parameters' names and reports those the body never reads. */
+/**
+ * Records the parameters' names and reports those the body never reads. An expression-bodied
+ * arrow's parameters are read where they are declared (`rows.map((r) => r.id)`), so their names
+ * are not weighed as declarations.
+ */
 function checkParameters(fn: FunctionFacts, unit: SourceUnit, note: Note, names: NamedAt[]) {
   for (const p of fn.params) {
-    names.push({ name: p, file: unit.path, line: fn.line });
+    if (!fn.expression) names.push({ name: p, file: unit.path, line: fn.line });
     if (p.startsWith("_")) continue;
     if (
       !new RegExp(`(?<![\\w$.])${p.replace(/\$/g, "\\$")}(?![\\w$])`).test(
@@ -132,17 +136,19 @@ export function measureFunctions(unit: SourceUnit, note: Note): FunctionTally {
   if (unit.test) return tally;
   for (const fn of facts) {
     tally.functions.push(fn);
-    const wrapper = isWrapper(fn.body, python);
+    // An expression-bodied arrow is a callback or a one-expression helper, not a wrapper.
+    const wrapper = !fn.expression && isWrapper(fn.body, python);
     if (wrapper) tally.wrappers.push(fn);
     if (fn.exported) tally.publicNames.push(fn.name);
-    if (fn.exported && isStub(fn.body, python))
+    if (fn.exported && isStubFunction(fn, python))
       note("stub-function", fn.line, `${fn.name} does nothing with its input`);
     const entry = classifyEntryPoint(fn, facts, python, note);
     if (entry.entry) tally.entryPoints += 1;
     if (entry.entry && entry.stub) tally.stubEntryPoints += 1;
     checkShape(fn, wrapper, note);
     checkParameters(fn, unit, note, tally.names);
-    if (fn.name !== "(anonymous)" && fn.name !== "(arrow)")
+    // A `const` arrow's name is already a declared name (collectDeclaredNames).
+    if (fn.name !== "(anonymous)" && fn.name !== "(arrow)" && !fn.expression)
       tally.names.push({ name: fn.name, file: unit.path, line: fn.line });
     if (python && fn.exported) checkPythonDocs(fn, unit, note);
   }

@@ -140,6 +140,10 @@ export function isStub(body: string, python: boolean): boolean {
   return ret !== null && isConstant(ret[1]!, false);
 }
 
+/** `isStub` of a function: an expression-bodied arrow is read as returning its expression. */
+export const isStubFunction = (fn: FunctionFacts, python: boolean): boolean =>
+  isStub(fn.expression ? `return ${fn.body}` : fn.body, python);
+
 /** Names a constant responder may use besides its own: keywords and pure built-ins. */
 const JS_KEYWORDS = new Set(
   "const let var if else return typeof instanceof new await async of in true false null undefined void this JSON String Number".split(
