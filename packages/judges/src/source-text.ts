@@ -21,6 +21,8 @@ export interface FunctionSpan {
   name: string;
   /** 1-based line of the declaration. */
   line: number;
+  /** Offset where the declaration begins: its keyword, name or parameters. */
+  head: number;
   /** Offsets of the body in `code` ([start, end), braces or indented block). */
   start: number;
   end: number;
@@ -228,8 +230,12 @@ const NOT_METHODS = new Set([
   "return",
 ]);
 
-/** Splits a parameter list at its top-level commas (a default or a type may hold commas). */
-function splitTopLevel(raw: string): string[] {
+/**
+ * Splits a parameter or argument list at its top-level commas (a default, a type or an argument
+ * may hold commas of its own).
+ * @example splitTopLevel("c, f(a, b), { x, y }") // ["c", " f(a, b)", " { x, y }"]
+ */
+export function splitTopLevel(raw: string): string[] {
   const parts: string[] = [];
   let depth = 0;
   let angles = 0; // type arguments; a `>` of `=>` closes nothing
@@ -313,6 +319,7 @@ function findExpressionArrows(code: string): FunctionSpan[] {
     found.push({
       name: m[2] ?? "(arrow)",
       line: lineAt(code, m.index),
+      head: m.index,
       start,
       end,
       params: splitParams(m[3]!.replace(/^\(|\)$/g, "")),
@@ -375,6 +382,7 @@ function findJsFunctions(code: string): FunctionSpan[] {
       found.push({
         name,
         line: lineAt(code, m.index),
+        head: m.index,
         start: brace + 1,
         end,
         params: splitParams(params),
@@ -411,6 +419,7 @@ function findPythonFunctions(code: string): FunctionSpan[] {
     found.push({
       name: m[2]!,
       line: lineAt(code, m.index),
+      head: m.index,
       start,
       end,
       params: splitParams(code.slice(open + 1, close)),

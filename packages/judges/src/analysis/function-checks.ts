@@ -1,18 +1,12 @@
 /**
  * @module judges/analysis/function-checks
- * The per-function findings of one file: stubs and stub handlers, entry points, trivial
- * wrappers, size, complexity, nesting, parameters (too many, unused) and, in Python, missing
- * docstrings and type hints. Functions of test files are marked exported but not measured.
+ * The per-function findings of one file: stubs and stub handlers (handlers.ts), entry points,
+ * trivial wrappers, size, complexity, nesting, parameters (too many, unused) and, in Python,
+ * missing docstrings and type hints. Functions of test files are marked exported but not measured.
  * Pure.
  */
-import {
-  describeFunctions,
-  isHandler,
-  isHandlerStub,
-  isStubFunction,
-  isWrapper,
-  type FunctionFacts,
-} from "./functions.ts";
+import { describeFunctions, isStubFunction, isWrapper, type FunctionFacts } from "./functions.ts";
+import { findHandlers, isHandler, isHandlerStub, type HandlerMap } from "./handlers.ts";
 import type { NamedAt } from "./naming.ts";
 import type { Note, SourceUnit } from "./source-unit.ts";
 
@@ -52,25 +46,40 @@ function markExported(facts: FunctionFacts[], { code, python }: SourceUnit): voi
       fn.exported = true;
 }
 
+/** Whether an exported function hands out an app whose routes hold handlers (`app.fetch`). */
+const handsOutApp = (fn: FunctionFacts, found: HandlerMap): boolean =>
+  [...found.apps].some((app) =>
+    new RegExp(`(?<![\\w$.])${app.replace(/\$/g, "\\$")}(?![\\w$])`).test(fn.body),
+  );
+
 /**
- * Whether `fn` is an entry point and a stub one: a request handler, or an exported function
- * (a factory of request handlers counts through them instead).
+ * Whether `fn` is an entry point and a stub one: a request handler, or an exported function (a
+ * factory of request handlers counts through them instead, and so does a function handing out
+ * a module-level app that holds them). Middleware that passes the request on is neither.
  */
 function classifyEntryPoint(
   fn: FunctionFacts,
   facts: FunctionFacts[],
+  found: HandlerMap,
   python: boolean,
   note: Note,
 ): { entry: boolean; stub: boolean } {
-  if (!python && isHandler(fn)) {
-    const stub = isHandlerStub(fn);
-    if (stub) note("stub-handler", fn.line, "a request handler that answers from the URL alone");
+  if (found.handlers.has(fn)) {
+    const stub = isHandlerStub(fn, facts);
+    if (stub)
+      note(
+        "stub-handler",
+        fn.line,
+        isHandler(fn)
+          ? "a request handler that answers from the URL alone"
+          : "a context handler that answers from the request's path alone",
+      );
     return { entry: true, stub };
   }
-  if (!fn.exported) return { entry: false, stub: false };
-  // A factory counts through the handlers it builds, not as an entry point of its own.
+  if (found.middleware.has(fn) || !fn.exported) return { entry: false, stub: false };
   const factory =
-    !python && facts.some((h) => h.start >= fn.start && h.end <= fn.end && isHandler(h));
+    [...found.handlers].some((h) => h.start >= fn.start && h.end <= fn.end) ||
+    handsOutApp(fn, found);
   if (factory) return { entry: false, stub: false };
   return { entry: true, stub: isStubFunction(fn, python) };
 }
@@ -134,6 +143,9 @@ export function measureFunctions(unit: SourceUnit, note: Note): FunctionTally {
     stubEntryPoints: 0,
   };
   if (unit.test) return tally;
+  const found: HandlerMap = python
+    ? { handlers: new Set(), middleware: new Set(), apps: new Set() }
+    : findHandlers(unit.code, facts);
   for (const fn of facts) {
     tally.functions.push(fn);
     // An expression-bodied arrow is a callback or a one-expression helper, not a wrapper.
@@ -142,7 +154,7 @@ export function measureFunctions(unit: SourceUnit, note: Note): FunctionTally {
     if (fn.exported) tally.publicNames.push(fn.name);
     if (fn.exported && isStubFunction(fn, python))
       note("stub-function", fn.line, `${fn.name} does nothing with its input`);
-    const entry = classifyEntryPoint(fn, facts, python, note);
+    const entry = classifyEntryPoint(fn, facts, found, python, note);
     if (entry.entry) tally.entryPoints += 1;
     if (entry.entry && entry.stub) tally.stubEntryPoints += 1;
     checkShape(fn, wrapper, note);
