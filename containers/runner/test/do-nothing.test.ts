@@ -81,8 +81,10 @@ const summary = (s: Scored) =>
       .map((t) => t.id),
   });
 
+const EXAMPLES = ["deep-merge", "bill-split-py", "notes-api", "links-api"];
+
 describe("a submission that refuses everything earns nothing", () => {
-  for (const id of ["deep-merge", "bill-split-py", "notes-api"])
+  for (const id of EXAMPLES)
     it(`${id}: the stub scores adversarial ≤ 10 and total ≤ 34 (Weak)`, async () => {
       const stub = await scoreExample(id, "stub");
       console.log(`${id} stub: ${summary(stub)}`);
@@ -91,7 +93,7 @@ describe("a submission that refuses everything earns nothing", () => {
       expect(["weak", "failed"]).toContain(stub.breakdown.band.key);
     }, 600_000);
 
-  for (const id of ["deep-merge", "bill-split-py", "notes-api"])
+  for (const id of EXAMPLES)
     it(`${id}: the complete solution, which also validates strictly, keeps full marks`, async () => {
       const complete = await scoreExample(id, "complete");
       expect(complete.component("static"), summary(complete)).toBe(100);

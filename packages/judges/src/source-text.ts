@@ -21,6 +21,8 @@ export interface FunctionSpan {
   name: string;
   /** 1-based line of the declaration. */
   line: number;
+  /** Offset where the declaration begins: its keyword, name or parameters. */
+  head: number;
   /** Offsets of the body in `code` ([start, end), braces or indented block). */
   start: number;
   end: number;
@@ -28,6 +30,11 @@ export interface FunctionSpan {
   /** Lines of the body that hold code. */
   lines: number;
   exported: boolean;
+  /**
+   * An expression-bodied arrow (`(c) => c.json(x)`): its span is the expression. Set for the
+   * arrows passed as a call's arguments and those bound by `const`/`let`/`var`.
+   */
+  expression?: boolean;
 }
 
 const REGEX_PRECEDER = /[(,=:[!&|?{};+\-*%<>~^]$|(?:^|[^\w$])(?:return|typeof|case|do|else|in|of)$/;
@@ -223,9 +230,34 @@ const NOT_METHODS = new Set([
   "return",
 ]);
 
+/**
+ * Splits a parameter or argument list at its top-level commas (a default, a type or an argument
+ * may hold commas of its own).
+ * @example splitTopLevel("c, f(a, b), { x, y }") // ["c", " f(a, b)", " { x, y }"]
+ */
+export function splitTopLevel(raw: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let angles = 0; // type arguments; a `>` of `=>` closes nothing
+  let from = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i]!;
+    if (ch === "(" || ch === "[" || ch === "{") depth += 1;
+    else if (ch === ")" || ch === "]" || ch === "}") depth -= 1;
+    else if (ch === "<") angles += 1;
+    else if (ch === ">" && angles > 0 && raw[i - 1] !== "=") angles -= 1;
+    else if (ch === "," && depth === 0 && angles === 0) {
+      parts.push(raw.slice(from, i));
+      from = i + 1;
+    }
+  }
+  parts.push(raw.slice(from));
+  return parts;
+}
+
+/** The named parameters of a list; destructuring patterns name no single parameter. */
 const splitParams = (raw: string): string[] =>
-  raw
-    .split(",")
+  splitTopLevel(raw)
     .map((p) =>
       p
         .trim()
@@ -241,7 +273,68 @@ const codeLinesIn = (code: string, start: number, end: number) =>
     .split("\n")
     .filter((l) => /[^\s{}();,[\]]/.test(l)).length;
 
-/** Functions of a JS/TS source with a block body (expression-bodied arrows are not counted). */
+/** Whether a newline after `before` and before `after` continues an expression (no ASI there). */
+const continuesAcrossLine = (before: string, after: string): boolean =>
+  /(?:[=(,[{?:+\-*/%&|^!<>~.]|\b(?:return|typeof|instanceof|in|of|new|await|void|yield))\s*$/.test(
+    before,
+  ) || /^\s*(?:[.?:+\-*/%&|^,)\]}=<>]|instanceof\b|in\b)/.test(after);
+
+/**
+ * The end (exclusive) of the expression starting at `start`: the first `,` `;` or unmatched
+ * closing bracket outside brackets, or a line break where the statement ends.
+ */
+function expressionEnd(code: string, start: number): number {
+  let depth = 0;
+  for (let i = start; i < code.length; i++) {
+    const ch = code[i]!;
+    if (ch === "(" || ch === "[" || ch === "{") depth += 1;
+    else if (ch === ")" || ch === "]" || ch === "}") {
+      if (depth === 0) return i;
+      depth -= 1;
+    } else if (depth === 0 && (ch === "," || ch === ";")) return i;
+    else if (depth === 0 && ch === "\n") {
+      const lineStart = code.lastIndexOf("\n", i - 1) + 1;
+      const nextEnd = code.indexOf("\n", i + 1);
+      const after = code.slice(i + 1, nextEnd < 0 ? code.length : nextEnd);
+      if (after.trim() === "") continue;
+      if (!continuesAcrossLine(code.slice(lineStart, i), after)) return i;
+    }
+  }
+  return code.length;
+}
+
+/**
+ * Expression-bodied arrows (`(c) => c.json(x)`) passed as a call's arguments or bound by
+ * `const`/`let`/`var`; the span is the expression, trailing blanks left out.
+ */
+function findExpressionArrows(code: string): FunctionSpan[] {
+  const found: FunctionSpan[] = [];
+  const arrow =
+    /(?:(export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*|(?<=[(,]\s*))(?:async\s+)?(\([^()]*\)|[A-Za-z_$][\w$]*)\s*=>\s*(?=[^\s{])/g;
+  for (const m of code.matchAll(arrow)) {
+    const start = m.index + m[0].length;
+    let end = expressionEnd(code, start);
+    while (end > start && /\s/.test(code[end - 1]!)) end -= 1;
+    if (end <= start) continue;
+    found.push({
+      name: m[2] ?? "(arrow)",
+      line: lineAt(code, m.index),
+      head: m.index,
+      start,
+      end,
+      params: splitParams(m[3]!.replace(/^\(|\)$/g, "")),
+      lines: codeLinesIn(code, start, end),
+      exported: Boolean(m[1]),
+      expression: true,
+    });
+  }
+  return found;
+}
+
+/**
+ * Functions of a JS/TS source: declarations, methods and arrows with a block body, and the
+ * expression-bodied arrows of `findExpressionArrows`.
+ */
 function findJsFunctions(code: string): FunctionSpan[] {
   const found: FunctionSpan[] = [];
   const patterns: RegExp[] = [
@@ -289,6 +382,7 @@ function findJsFunctions(code: string): FunctionSpan[] {
       found.push({
         name,
         line: lineAt(code, m.index),
+        head: m.index,
         start: brace + 1,
         end,
         params: splitParams(params),
@@ -297,6 +391,7 @@ function findJsFunctions(code: string): FunctionSpan[] {
       });
     }
   }
+  found.push(...findExpressionArrows(code));
   return found.sort((a, b) => a.start - b.start);
 }
 
@@ -324,6 +419,7 @@ function findPythonFunctions(code: string): FunctionSpan[] {
     found.push({
       name: m[2]!,
       line: lineAt(code, m.index),
+      head: m.index,
       start,
       end,
       params: splitParams(code.slice(open + 1, close)),

@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { SourceFile } from "../src/index.ts";
+import { isSourcePath, measureCode, type SourceFile } from "../src/index.ts";
 import { gradeCodeQuality } from "./grade.ts";
 
 // The example challenges' submissions, graded by the heuristic panel as the score role does.
@@ -16,14 +16,11 @@ const walk = (dir: string, base = dir): SourceFile[] =>
       : [{ path: p.slice(base.length + 1), content: readFileSync(p, "utf8") }];
   });
 
-const grade = (challenge: string, name: string) =>
-  gradeCodeQuality(
-    walk(
-      name === "reference"
-        ? join(ROOT, challenge, "reference")
-        : join(ROOT, challenge, "submissions", name),
-    ),
-  );
+const folder = (challenge: string, name: string) =>
+  name === "reference"
+    ? join(ROOT, challenge, "reference")
+    : join(ROOT, challenge, ...(name.startsWith("baselines/") ? [name] : ["submissions", name]));
+const grade = (challenge: string, name: string) => gradeCodeQuality(walk(folder(challenge, name)));
 
 describe("the heuristic panel on the example submissions", () => {
   it("covers every example challenge", () => {
@@ -44,4 +41,14 @@ describe("the heuristic panel on the example submissions", () => {
       expect(partial).toBeGreaterThan(hostile + 40);
       expect(hostile).toBeLessThan(50);
     });
+
+  // docs/design.md §33: every example's stub, and every stub baseline, does nothing at all.
+  for (const challenge of CHALLENGES)
+    for (const name of ["stub", "baselines/stub"].filter((n) => existsSync(folder(challenge, n))))
+      it(`grades ${challenge}'s ${name} as doing nothing`, async () => {
+        const files = walk(folder(challenge, name)).filter((f) => isSourcePath(f.path));
+        const m = measureCode(files);
+        expect(m.doNothing, JSON.stringify(m.findings)).toBe(true);
+        expect(await grade(challenge, name)).toBe(0);
+      });
 });

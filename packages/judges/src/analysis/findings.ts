@@ -67,7 +67,7 @@ export interface CodeMetrics {
   functions: number;
   /** Share of the code lines in the largest function (nested functions not counted). */
   largestFunctionShare: number;
-  /** Mean body lines of the functions that are not trivial wrappers. */
+  /** Mean body lines of the functions that are neither trivial wrappers nor expression-bodied. */
   meanFunctionLines: number;
   maxComplexity: number;
   /** Functions the module offers (exported in JS/TS, public top-level `def` in Python). */

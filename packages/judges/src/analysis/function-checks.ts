@@ -1,18 +1,12 @@
 /**
  * @module judges/analysis/function-checks
- * The per-function findings of one file: stubs and stub handlers, entry points, trivial
- * wrappers, size, complexity, nesting, parameters (too many, unused) and, in Python, missing
- * docstrings and type hints. Functions of test files are marked exported but not measured.
+ * The per-function findings of one file: stubs and stub handlers (handlers.ts), entry points,
+ * trivial wrappers, size, complexity, nesting, parameters (too many, unused) and, in Python,
+ * missing docstrings and type hints. Functions of test files are marked exported but not measured.
  * Pure.
  */
-import {
-  describeFunctions,
-  isHandler,
-  isHandlerStub,
-  isStub,
-  isWrapper,
-  type FunctionFacts,
-} from "./functions.ts";
+import { describeFunctions, isStubFunction, isWrapper, type FunctionFacts } from "./functions.ts";
+import { findHandlers, isHandler, isHandlerStub, type HandlerMap } from "./handlers.ts";
 import type { NamedAt } from "./naming.ts";
 import type { Note, SourceUnit } from "./source-unit.ts";
 
@@ -52,27 +46,42 @@ function markExported(facts: FunctionFacts[], { code, python }: SourceUnit): voi
       fn.exported = true;
 }
 
+/** Whether an exported function hands out an app whose routes hold handlers (`app.fetch`). */
+const handsOutApp = (fn: FunctionFacts, found: HandlerMap): boolean =>
+  [...found.apps].some((app) =>
+    new RegExp(`(?<![\\w$.])${app.replace(/\$/g, "\\$")}(?![\\w$])`).test(fn.body),
+  );
+
 /**
- * Whether `fn` is an entry point and a stub one: a request handler, or an exported function
- * (a factory of request handlers counts through them instead).
+ * Whether `fn` is an entry point and a stub one: a request handler, or an exported function (a
+ * factory of request handlers counts through them instead, and so does a function handing out
+ * a module-level app that holds them). Middleware that passes the request on is neither.
  */
 function classifyEntryPoint(
   fn: FunctionFacts,
   facts: FunctionFacts[],
+  found: HandlerMap,
   python: boolean,
   note: Note,
 ): { entry: boolean; stub: boolean } {
-  if (!python && isHandler(fn)) {
-    const stub = isHandlerStub(fn);
-    if (stub) note("stub-handler", fn.line, "a request handler that answers from the URL alone");
+  if (found.handlers.has(fn)) {
+    const stub = isHandlerStub(fn, facts);
+    if (stub)
+      note(
+        "stub-handler",
+        fn.line,
+        isHandler(fn)
+          ? "a request handler that answers from the URL alone"
+          : "a context handler that answers from the request's path alone",
+      );
     return { entry: true, stub };
   }
-  if (!fn.exported) return { entry: false, stub: false };
-  // A factory counts through the handlers it builds, not as an entry point of its own.
+  if (found.middleware.has(fn) || !fn.exported) return { entry: false, stub: false };
   const factory =
-    !python && facts.some((h) => h.start >= fn.start && h.end <= fn.end && isHandler(h));
+    [...found.handlers].some((h) => h.start >= fn.start && h.end <= fn.end) ||
+    handsOutApp(fn, found);
   if (factory) return { entry: false, stub: false };
-  return { entry: true, stub: isStub(fn.body, python) };
+  return { entry: true, stub: isStubFunction(fn, python) };
 }
 
 /** Size, complexity, nesting and parameter-count findings of one function. */
@@ -86,10 +95,14 @@ function checkShape(fn: FunctionFacts, wrapper: boolean, note: Note): void {
     note("many-parameters", fn.line, `${fn.name}: ${fn.params.length} parameters`);
 }
 
-/** Records the parameters' names and reports those the body never reads. */
+/**
+ * Records the parameters' names and reports those the body never reads. An expression-bodied
+ * arrow's parameters are read where they are declared (`rows.map((r) => r.id)`), so their names
+ * are not weighed as declarations.
+ */
 function checkParameters(fn: FunctionFacts, unit: SourceUnit, note: Note, names: NamedAt[]) {
   for (const p of fn.params) {
-    names.push({ name: p, file: unit.path, line: fn.line });
+    if (!fn.expression) names.push({ name: p, file: unit.path, line: fn.line });
     if (p.startsWith("_")) continue;
     if (
       !new RegExp(`(?<![\\w$.])${p.replace(/\$/g, "\\$")}(?![\\w$])`).test(
@@ -130,19 +143,24 @@ export function measureFunctions(unit: SourceUnit, note: Note): FunctionTally {
     stubEntryPoints: 0,
   };
   if (unit.test) return tally;
+  const found: HandlerMap = python
+    ? { handlers: new Set(), middleware: new Set(), apps: new Set() }
+    : findHandlers(unit.code, facts);
   for (const fn of facts) {
     tally.functions.push(fn);
-    const wrapper = isWrapper(fn.body, python);
+    // An expression-bodied arrow is a callback or a one-expression helper, not a wrapper.
+    const wrapper = !fn.expression && isWrapper(fn.body, python);
     if (wrapper) tally.wrappers.push(fn);
     if (fn.exported) tally.publicNames.push(fn.name);
-    if (fn.exported && isStub(fn.body, python))
+    if (fn.exported && isStubFunction(fn, python))
       note("stub-function", fn.line, `${fn.name} does nothing with its input`);
-    const entry = classifyEntryPoint(fn, facts, python, note);
+    const entry = classifyEntryPoint(fn, facts, found, python, note);
     if (entry.entry) tally.entryPoints += 1;
     if (entry.entry && entry.stub) tally.stubEntryPoints += 1;
     checkShape(fn, wrapper, note);
     checkParameters(fn, unit, note, tally.names);
-    if (fn.name !== "(anonymous)" && fn.name !== "(arrow)")
+    // A `const` arrow's name is already a declared name (collectDeclaredNames).
+    if (fn.name !== "(anonymous)" && fn.name !== "(arrow)" && !fn.expression)
       tally.names.push({ name: fn.name, file: unit.path, line: fn.line });
     if (python && fn.exported) checkPythonDocs(fn, unit, note);
   }

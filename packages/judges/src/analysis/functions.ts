@@ -1,8 +1,8 @@
 /**
  * @module judges/analysis/functions
  * What the analysis knows of one function: its own code lines, cyclomatic complexity and
- * control nesting (nested functions counted on their own), and whether it is a stub, a request
- * handler, a constant responder or a trivial wrapper. A stub is a function whose first
+ * control nesting (nested functions counted on their own), and whether it is a stub or a trivial
+ * wrapper (request handlers: handlers.ts). A stub is a function whose first
  * statement (docstrings and directives aside) throws or raises, or returns a constant: whatever
  * its documentation says, it does nothing with its input. Reads masked code only. Pure.
  */
@@ -140,39 +140,9 @@ export function isStub(body: string, python: boolean): boolean {
   return ret !== null && isConstant(ret[1]!, false);
 }
 
-/** Names a constant responder may use besides its own: keywords and pure built-ins. */
-const JS_KEYWORDS = new Set(
-  "const let var if else return typeof instanceof new await async of in true false null undefined void this JSON String Number".split(
-    " ",
-  ),
-);
-
-/** Whether a JS function takes a request first and a response second: a request handler. */
-export const isHandler = (fn: { params: string[] }): boolean =>
-  /^(?:req|request)$/.test(fn.params[0] ?? "") &&
-  /^(?:res|response|reply)$/.test(fn.params[1] ?? "");
-
-/**
- * A request handler stub (JS): a `(req, res)` function that reads nothing of the request but
- * its URL, method or headers and touches nothing outside itself (no helper, store or database),
- * so its answer depends on the route alone — a constant responder.
- */
-export function isHandlerStub(fn: FunctionFacts): boolean {
-  const req = fn.params[0]!;
-  const body = fn.body;
-  const reqUse = new RegExp(`(?<![\\w$.])${req}(?![\\w$])(\\??\\.[\\w$]+)?`, "g");
-  for (const m of body.matchAll(reqUse))
-    if (!/^\??\.(?:url|method|headers)$/.test(m[1] ?? "")) return false;
-  const locals = new Set([
-    ...fn.params,
-    ...[...body.matchAll(/\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)/g)].map((m) => m[1]!),
-  ]);
-  for (const m of body.matchAll(/(?<![\w$.])[A-Za-z_$][\w$]*/g)) {
-    const key = /^\s*:/.test(body.slice(m.index + m[0].length));
-    if (!key && !locals.has(m[0]) && !JS_KEYWORDS.has(m[0])) return false;
-  }
-  return true;
-}
+/** `isStub` of a function: an expression-bodied arrow is read as returning its expression. */
+export const isStubFunction = (fn: FunctionFacts, python: boolean): boolean =>
+  isStub(fn.expression ? `return ${fn.body}` : fn.body, python);
 
 /** A trivial wrapper: the whole body forwards to another call. */
 export const isWrapper = (body: string, python: boolean) =>

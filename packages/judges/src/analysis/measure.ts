@@ -139,7 +139,9 @@ function buildMetrics(
   crypticNames: number,
 ): CodeMetrics {
   const { codeLines, functions } = t;
-  const real = functions.filter((fn) => !t.wrappers.has(fn));
+  // Trivial wrappers and expression-bodied arrows (callbacks, one-expression helpers) are not
+  // units of design: counted in the mean, they would only make it easier to dodge.
+  const real = functions.filter((fn) => !t.wrappers.has(fn) && !fn.expression);
   return {
     files,
     codeLines,

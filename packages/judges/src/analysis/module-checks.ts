@@ -40,8 +40,16 @@ function doesWork(line: string, python: boolean): boolean {
 export function checkImportSideEffects(unit: SourceUnit, note: Note): void {
   const { code, codeLines, python, spans, test } = unit;
   const owner = new Set<number>();
-  for (const fn of spans)
+  for (const fn of spans.filter((f) => !f.expression))
     for (let l = lineAt(code, fn.start); l <= lineAt(code, fn.end); l++) owner.add(l);
+  // An expression-bodied arrow owns only the lines it starts (`run().then((x) => x)` at the top
+  // level is still work done at import time).
+  let offset = 0;
+  codeLines.forEach((raw, idx) => {
+    const first = offset + raw.search(/\S|$/);
+    if (spans.some((f) => f.expression && f.start <= first && first < f.end)) owner.add(idx + 1);
+    offset += raw.length + 1;
+  });
   let depth = 0;
   codeLines.forEach((raw, idx) => {
     const n = idx + 1;
