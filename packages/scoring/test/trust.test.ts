@@ -518,6 +518,30 @@ describe("the interval and the pairing keep a cap in every draw", () => {
     expect(again.ok && again.value.interval).toEqual(b.interval);
   });
 
+  it("a capped panel whose every redraw reaches its cap adds no pairing variance", () => {
+    const tests = Array.from({ length: 20 }, (_, i) => ({
+      id: `t${String(i).padStart(2, "0")}`,
+      category: "functionality" as const,
+      passed: i < 15,
+    }));
+    const objective = buildEngineering({
+      static: {
+        passed: 15,
+        total: 20,
+        categories: { functionality: { passed: 15, total: 20 } },
+        tests,
+      },
+    });
+    const variance = (trust: AgentTrust) => {
+      const r = computeScore({ ...steady(panel(60, 80, 100), trust), objective });
+      if (!r.ok || !r.value.pairing) throw new Error("no pairing profile");
+      return r.value.pairing.ownVariance;
+    };
+    // Zero up to the doubles' rounding (pairing is a significance mark, computed in doubles).
+    expect(variance(trustWith({ process: capped(25) }))).toBeCloseTo(0, 9);
+    expect(variance(trustWith())).toBeGreaterThan(1);
+  });
+
   it("the pairing variance of a capped panel is that of its capped redraws", () => {
     const judges = [0, 20, 40].map((s) => ({
       score: { value: s, text: String(s), fraction: String(s) },
