@@ -1,11 +1,12 @@
 /**
  * @module scoring/agent
- * The agent-run profile (v1) of composite-score-formula: Objective (the engineering composite
+ * The agent-run profile (v2) of composite-score-formula: Objective (the engineering composite
  * of the same submission, unrounded), Process, Strategy, Recovery and Efficiency weighted by
  * family, then Integrity (+10/−25), Exploit penalties and Calibration (±5), clamped to 0–100.
  * When the input says what its trace-based figures rest on (`trust`, trust.ts), each component
- * carries its provenance and is capped by it. This is its compute; its registry entry is profiles/agent.ts, its labels and version are
- * tables.ts's. Pure: no I/O, no clock; exact arithmetic.
+ * carries its provenance and is capped by it. This is its compute; its registry entry is
+ * profiles/agent.ts, its labels and version are tables.ts's. Pure: no I/O, no clock; exact
+ * arithmetic.
  */
 import { aggregatePanel, type PanelScore } from "./aggregate.ts";
 import {

@@ -1,6 +1,6 @@
 /**
  * @module scoring/profiles/agent
- * The agent-run profile's registry entry (v1): its compute is `computeAgent` (agent.ts: the
+ * The agent-run profile's registry entry (v2): its compute is `computeAgent` (agent.ts: the
  * engineering composite as Objective, Process / Strategy / Recovery panels, Efficiency, then
  * Integrity, Exploit penalties and Calibration, clamped); its public cut hides adjustment
  * citations and cuts its nested Objective as the engineering entry does; its pairing hook is
