@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { ScoreInputSchema } from "@bouts/contracts";
 import {
   computeScore,
+  CROSS_CHECKED_AGENT_EXAMPLE,
   scoringProfileOf,
   SEED_AGENT_EXAMPLE,
   SEED_ENGINEERING_EXAMPLE,
@@ -21,6 +22,7 @@ import { z } from "zod";
 const EXAMPLES: Record<string, ScoreInput> = {
   "seed-engineering": SEED_ENGINEERING_EXAMPLE,
   "seed-agent": SEED_AGENT_EXAMPLE,
+  "cross-checked-agent": CROSS_CHECKED_AGENT_EXAMPLE,
 };
 const USAGE = `usage: npm run score -- <input.json> [--json] [--seed <seed>]
        npm run score -- --example <${Object.keys(EXAMPLES).join("|")}> [--json] [--seed <seed>]`;
@@ -63,10 +65,18 @@ function render(b: Breakdown, indent = ""): string[] {
   for (const line of b.math) out.push(`${indent}  ${line}`);
   for (const c of b.components)
     if (c.notes.length) out.push(`${indent}  note (${c.label}): ${c.notes.join("; ")}`);
+  for (const c of b.components)
+    if (c.provenance)
+      out.push(
+        `${indent}  rests on (${c.label}): ${c.provenance.kind}${c.provenance.cap ? `, capped at ${c.provenance.cap.max} (uncapped ${c.provenance.cap.uncapped.text})` : ""} — ${c.provenance.basis}`,
+      );
+  for (const a of b.adjustments)
+    if (a.provenance)
+      out.push(`${indent}  rests on (${a.label}): ${a.provenance.kind} — ${a.provenance.basis}`);
   for (const a of b.adjustments)
     for (const e of a.evidence)
       out.push(
-        `${indent}  evidence (${a.label}): ${e.item}${e.points === null ? "" : ` ${e.points >= 0 ? "+" : ""}${e.points}`} — ${e.citation}`,
+        `${indent}  evidence (${a.label}): ${e.item}${e.points === null ? "" : ` ${e.points >= 0 ? "+" : ""}${e.points}`}${e.provenance ? ` [${e.provenance}]` : ""} — ${e.citation}`,
       );
   for (const f of b.flags) out.push(`${indent}  flag: ${f.code}: ${f.message}`);
   out.push(`${indent}  judged by (${b.judging.panel}): ${b.judging.summary}`);

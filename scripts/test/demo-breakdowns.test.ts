@@ -66,4 +66,20 @@ describe("the demo's breakdowns stay what they were", () => {
       expect(toPublicBreakdown(frozen.breakdown as never)).toEqual(frozen.publicBreakdown);
     });
   }
+
+  // Issue #38 added trust caps to the agent-run rules (v2): an input stored before, without
+  // `trust`, is still scored by v1's rules, to the byte, version and key order included.
+  for (const [i, frozen] of FIXTURE.scores.entries()) {
+    if (frozen.profile !== "agent") continue;
+    it(`recomputes agent score ${i + 1}, stored before trust, to the byte`, () => {
+      const result = computeScore(ScoreInputSchema.parse(frozen.input));
+      if (!result.ok) throw new Error(JSON.stringify(result.error));
+      expect(JSON.stringify(result.value)).toBe(
+        JSON.stringify(withoutTraceAnnotations(frozen.breakdown)),
+      );
+      expect(JSON.stringify(toPublicBreakdown(result.value))).toBe(
+        JSON.stringify(withoutTraceAnnotations(frozen.publicBreakdown)),
+      );
+    });
+  }
 });

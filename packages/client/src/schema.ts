@@ -5582,6 +5582,26 @@ export interface components {
                 };
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -5663,6 +5683,26 @@ export interface components {
                 };
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -5747,6 +5787,26 @@ export interface components {
                 };
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -5857,6 +5917,26 @@ export interface components {
                 )[];
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -5929,6 +6009,26 @@ export interface components {
                     notMeasured: string[];
                   };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -5966,6 +6066,26 @@ export interface components {
                     evidenceCount: number;
                   };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -5994,6 +6114,26 @@ export interface components {
                 engineeringRounded: number;
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -6034,6 +6174,26 @@ export interface components {
                 discarded: string[];
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -6074,6 +6234,26 @@ export interface components {
                 discarded: string[];
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -6114,6 +6294,26 @@ export interface components {
                 discarded: string[];
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
           | {
               /** @enum {string} */
@@ -6190,6 +6390,11 @@ export interface components {
                   tokenPenalty: number;
                   tokenFreeShare: number;
                 };
+                /**
+                 * @description observed: counted by the platform's metering; self-reported: the trace's own count
+                 * @enum {string}
+                 */
+                tokensProvenance?: "self-reported" | "cross-checked" | "observed";
                 /** @description the trace's actions behind each figure, added by the platform's score worker */
                 trace?: {
                   totalActions: number;
@@ -6218,6 +6423,26 @@ export interface components {
                 };
               };
               notes: string[];
+              /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+              provenance?: {
+                /** @enum {string} */
+                kind: "self-reported" | "cross-checked" | "observed";
+                /** @description what was checked and what it found; may quote the agent's trace */
+                basis: string;
+                /** @description score = min(uncapped, max); null when uncapped */
+                cap: {
+                  /** @description the most the component may score */
+                  max: number;
+                  /** @description the score before the cap */
+                  uncapped: {
+                    value: number;
+                    /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                    text: string;
+                    /** @description exact value in lowest terms, e.g. 3283/40 */
+                    fraction: string;
+                  };
+                } | null;
+              };
             }
         )[];
         /** @description Σ contributions, before adjustments */
@@ -6244,7 +6469,18 @@ export interface components {
             item: string;
             points: number | null;
             citation: string;
+            /**
+             * @description who made the observation
+             * @enum {string}
+             */
+            provenance?: "self-reported" | "cross-checked" | "observed";
           }[];
+          /** @description what the adjustment rests on (integrity, calibration of an agent run) */
+          provenance?: {
+            /** @enum {string} */
+            kind: "self-reported" | "cross-checked" | "observed";
+            basis: string;
+          };
         }[];
         final: {
           unrounded: {
@@ -6433,6 +6669,26 @@ export interface components {
                   };
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6514,6 +6770,26 @@ export interface components {
                   };
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6598,6 +6874,26 @@ export interface components {
                   };
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6709,6 +7005,26 @@ export interface components {
                   )[];
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6781,6 +7097,26 @@ export interface components {
                       notMeasured: string[];
                     };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6818,6 +7154,26 @@ export interface components {
                       evidenceCount: number;
                     };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6846,6 +7202,26 @@ export interface components {
                   engineeringRounded: number;
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6886,6 +7262,26 @@ export interface components {
                   discarded: string[];
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6926,6 +7322,26 @@ export interface components {
                   discarded: string[];
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -6966,6 +7382,26 @@ export interface components {
                   discarded: string[];
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
             | {
                 /** @enum {string} */
@@ -7042,6 +7478,11 @@ export interface components {
                     tokenPenalty: number;
                     tokenFreeShare: number;
                   };
+                  /**
+                   * @description observed: counted by the platform's metering; self-reported: the trace's own count
+                   * @enum {string}
+                   */
+                  tokensProvenance?: "self-reported" | "cross-checked" | "observed";
                   /** @description the trace's actions behind each figure, added by the platform's score worker */
                   trace?: {
                     totalActions: number;
@@ -7070,6 +7511,26 @@ export interface components {
                   };
                 };
                 notes: string[];
+                /** @description what the score rests on (agent-run components): observed, self-reported or cross-checked */
+                provenance?: {
+                  /** @enum {string} */
+                  kind: "self-reported" | "cross-checked" | "observed";
+                  /** @description what was checked and what it found; may quote the agent's trace */
+                  basis: string;
+                  /** @description score = min(uncapped, max); null when uncapped */
+                  cap: {
+                    /** @description the most the component may score */
+                    max: number;
+                    /** @description the score before the cap */
+                    uncapped: {
+                      value: number;
+                      /** @description exact decimal; a non-terminating one is rounded to 6 places + '…' */
+                      text: string;
+                      /** @description exact value in lowest terms, e.g. 3283/40 */
+                      fraction: string;
+                    };
+                  } | null;
+                };
               }
           )[];
           /** @description Σ contributions, before adjustments */
@@ -7096,7 +7557,18 @@ export interface components {
               item: string;
               points: number | null;
               citation: string;
+              /**
+               * @description who made the observation
+               * @enum {string}
+               */
+              provenance?: "self-reported" | "cross-checked" | "observed";
             }[];
+            /** @description what the adjustment rests on (integrity, calibration of an agent run) */
+            provenance?: {
+              /** @enum {string} */
+              kind: "self-reported" | "cross-checked" | "observed";
+              basis: string;
+            };
           }[];
           final: {
             unrounded: {

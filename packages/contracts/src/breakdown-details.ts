@@ -4,10 +4,12 @@
  * scoring engine (@bouts/scoring, `ComponentDetailsMap`) writes them; type tests keep the two
  * in step. Invariants: every object lists its keys in the order the engine writes them and
  * records keyed by the input (static categories) keep the input's order, so a parsed
- * breakdown serializes to the same JSON; every object is strict. Pure: zod only.
+ * breakdown serializes to the same JSON; every object is strict. Pure: zod and the engine's
+ * vocabularies.
  */
 import { z } from "zod";
 import { StaticCategorySchema } from "./challenge-bundle.ts";
+import { ProvenanceSchema } from "./evidence.ts";
 import { SeveritySchema } from "./findings.ts";
 
 /** A number as a breakdown publishes it: a double, its exact decimal text, its fraction. */
@@ -18,6 +20,28 @@ export const ExactValueSchema = z.strictObject({
     .string()
     .regex(/^-?\d+(\/\d+)?$/)
     .describe("exact value in lowest terms, e.g. 3283/40"),
+});
+
+/**
+ * What an agent-run component rests on and the cap that followed (docs/scoring.md, "Provenance
+ * and trust caps"); absent from breakdowns of inputs that did not say.
+ */
+export const ComponentProvenanceSchema = z.strictObject({
+  kind: ProvenanceSchema,
+  basis: z.string().describe("what was checked and what it found; may quote the agent's trace"),
+  cap: z
+    .strictObject({
+      max: z.number().min(0).max(100).describe("the most the component may score"),
+      uncapped: ExactValueSchema.describe("the score before the cap"),
+    })
+    .nullable()
+    .describe("score = min(uncapped, max); null when uncapped"),
+});
+
+/** What an adjustment (integrity, calibration) rests on. */
+export const AdjustmentProvenanceSchema = z.strictObject({
+  kind: ProvenanceSchema,
+  basis: z.string(),
 });
 
 const count = z.int().min(0);
@@ -231,6 +255,9 @@ export const EfficiencyDetailsSchema = z.strictObject({
     tokenPenalty: z.number(),
     tokenFreeShare: z.number(),
   }),
+  tokensProvenance: ProvenanceSchema.optional().describe(
+    "observed: counted by the platform's metering; self-reported: the trace's own count",
+  ),
   trace: EfficiencyTraceSchema.optional().describe(
     "the trace's actions behind each figure, added by the platform's score worker",
   ),

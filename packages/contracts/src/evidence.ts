@@ -6,8 +6,16 @@
  * (`@bouts/scoring` INTEGRITY_TRIGGERS / EXPLOIT_TRIGGERS), never restated here. Pure: zod and
  * the pure engine only.
  */
-import { EXPLOIT_TRIGGERS, INTEGRITY_TRIGGERS } from "@bouts/scoring";
+import { EXPLOIT_TRIGGERS, INTEGRITY_TRIGGERS, PROVENANCES } from "@bouts/scoring";
 import { z } from "zod";
+
+/**
+ * Who saw what a figure rests on: the platform itself (`observed`), the agent's own trace
+ * (`self-reported`), or the trace checked against what the platform saw (`cross-checked`).
+ * The engine's vocabulary (`PROVENANCES`), never restated here.
+ */
+export const ProvenanceSchema = z.enum(PROVENANCES);
+export type ProvenanceWire = z.infer<typeof ProvenanceSchema>;
 
 /** Conduct triggers: bounded together to +10 / −25 (composite seed, "Integrity Adjustment"). */
 export const IntegrityTriggerSchema = z.enum(INTEGRITY_TRIGGERS);

@@ -5,11 +5,13 @@
  * profile ids are the engine's registry's, and each has its input schema here
  * (`PROFILE_INPUT_SCHEMAS`). Pure: zod and the engine's vocabularies.
  */
-import { PROFILES, type InputOf, type ProfileId } from "@bouts/scoring";
+import { PROFILES, TRUST_BASIS_MAX, type InputOf, type ProfileId } from "@bouts/scoring";
 import { z } from "zod";
 import {
+  AdjustmentProvenanceSchema,
   AdversarialDetailsSchema,
   CodeQualityDetailsSchema,
+  ComponentProvenanceSchema,
   DeliverablesDetailsSchema,
   EfficiencyDetailsSchema,
   ExactValueSchema,
@@ -21,7 +23,7 @@ import {
   StabilityDetailsSchema,
   StaticDetailsSchema,
 } from "./breakdown-details.ts";
-import { ExploitTriggerSchema, IntegrityTriggerSchema } from "./evidence.ts";
+import { ExploitTriggerSchema, IntegrityTriggerSchema, ProvenanceSchema } from "./evidence.ts";
 import { SeveritySchema } from "./findings.ts";
 
 /** A scoring profile's id: the engine's registry is the one list (`PROFILES`). */
@@ -183,7 +185,38 @@ export const EfficiencyInputSchema = z.strictObject({
   toolMisuseActions: z.int().min(0),
   tokensUsed: z.int().min(0).nullable().optional(),
   tokenBudget: z.int().min(1).nullable().optional(),
+  tokensProvenance: ProvenanceSchema.optional(),
 });
+
+const basis = z.string().min(1).max(TRUST_BASIS_MAX);
+const componentTrust = z.strictObject({
+  provenance: ProvenanceSchema,
+  cap: z.number().min(0).max(100).nullable().describe("the most the component may score"),
+  basis,
+});
+const adjustmentTrust = z.strictObject({ provenance: ProvenanceSchema, basis });
+
+/**
+ * What the agent-run figures rest on and the caps that follow (docs/scoring.md, "Provenance
+ * and trust caps"): one entry per trace-based component and adjustment.
+ */
+export const AgentTrustSchema = z.strictObject({
+  process: componentTrust,
+  strategy: componentTrust,
+  recovery: componentTrust,
+  efficiency: componentTrust,
+  integrity: adjustmentTrust,
+  calibration: adjustmentTrust,
+});
+
+/** One cited observation of a trigger, as the agent-run input carries it. */
+const evidenceOf = <T extends z.ZodType>(trigger: T) =>
+  z.strictObject({
+    trigger,
+    citation: z.string().min(1).max(500),
+    count: z.int().min(1).optional(),
+    provenance: ProvenanceSchema.optional(),
+  });
 
 export const AgentInputSchema = z.strictObject({
   profile: z.literal("agent"),
@@ -194,20 +227,8 @@ export const AgentInputSchema = z.strictObject({
   strategy: panel,
   recovery: panel,
   efficiency: EfficiencyInputSchema.nullable(),
-  integrity: z.array(
-    z.strictObject({
-      trigger: IntegrityTriggerSchema,
-      citation: z.string().min(1).max(500),
-      count: z.int().min(1).optional(),
-    }),
-  ),
-  exploits: z.array(
-    z.strictObject({
-      trigger: ExploitTriggerSchema,
-      citation: z.string().min(1).max(500),
-      count: z.int().min(1).optional(),
-    }),
-  ),
+  integrity: z.array(evidenceOf(IntegrityTriggerSchema)),
+  exploits: z.array(evidenceOf(ExploitTriggerSchema)),
   calibration: z.strictObject({
     claims: z.array(
       z.strictObject({
@@ -218,6 +239,9 @@ export const AgentInputSchema = z.strictObject({
       }),
     ),
   }),
+  trust: AgentTrustSchema.optional().describe(
+    "absent in inputs stored before traces were cross-checked: nothing is capped",
+  ),
 });
 export type AgentInputWire = z.infer<typeof AgentInputSchema>;
 
@@ -257,6 +281,9 @@ const component = <K extends string, D extends z.ZodType>(key: K, details: D) =>
     ...componentBase,
     details,
     notes: z.array(z.string()),
+    provenance: ComponentProvenanceSchema.optional().describe(
+      "what the score rests on (agent-run components): observed, self-reported or cross-checked",
+    ),
   });
 
 const StaticComponentSchema = component("static", StaticDetailsSchema);
@@ -310,7 +337,15 @@ const AdjustmentSchema = z.strictObject({
   points: ExactValueSchema,
   detail: z.string(),
   evidence: z.array(
-    z.strictObject({ item: z.string(), points: z.number().nullable(), citation: z.string() }),
+    z.strictObject({
+      item: z.string(),
+      points: z.number().nullable(),
+      citation: z.string(),
+      provenance: ProvenanceSchema.optional().describe("who made the observation"),
+    }),
+  ),
+  provenance: AdjustmentProvenanceSchema.optional().describe(
+    "what the adjustment rests on (integrity, calibration of an agent run)",
   ),
 });
 

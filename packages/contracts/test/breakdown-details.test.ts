@@ -6,12 +6,14 @@ import {
   SEED_AGENT_EXAMPLE,
   SEED_ENGINEERING_EXAMPLE,
   toPublicBreakdown,
+  type AdjustmentProvenance,
   type AdversarialDetails,
   type AgentComponent,
   type AgentInput,
   type Breakdown,
   type CodeQualityDetails,
   type ComponentKey as EngineComponentKey,
+  type ComponentProvenance,
   type DeliverablesDetails,
   type EfficiencyDetails,
   type EngineeringComponent,
@@ -20,6 +22,7 @@ import {
   type ObjectiveBreakdown,
   type ObjectiveDetails,
   type PanelSummary,
+  type Provenance,
   type PublicBreakdown,
   type PublicObjectiveBreakdown,
   type PublicSecurityDetails,
@@ -37,16 +40,19 @@ import {
   ComponentSchema,
   ObjectiveBreakdownSchema,
   PublicBreakdownSchema,
+  type AdjustmentProvenanceSchema,
   type AdversarialDetailsSchema,
   type BreakdownViewWire,
   type BreakdownWire,
   type CodeQualityDetailsSchema,
   type ComponentKey,
+  type ComponentProvenanceSchema,
   type DeliverablesDetailsSchema,
   type EfficiencyDetailsSchema,
   type JudgedDetailsSchema,
   type ObjectiveDetailsSchema,
   type PanelSummarySchema,
+  type ProvenanceWire,
   type PublicBreakdownWire,
   type PublicObjectiveBreakdownSchema,
   type PublicSecurityDetailsSchema,
@@ -305,6 +311,21 @@ const engineeringInput: fc.Arbitrary<EngineeringInput> = fc.record({
 const panel = judges((judge) => score.map((s) => ({ judge, score: s }))).map((j) => ({
   judges: j,
 }));
+const provenance = fc.constantFrom<Provenance>("observed", "self-reported", "cross-checked");
+const componentTrust = fc.record({
+  provenance,
+  cap: fc.option(
+    fc.oneof(
+      fc.constantFrom(0, 25, 50, 100),
+      fc.integer({ min: 0, max: 1000 }).map((n) => n / 10),
+    ),
+  ),
+  basis: fc.string({ minLength: 1, maxLength: 20 }),
+});
+const adjustmentTrust = fc.record({
+  provenance,
+  basis: fc.string({ minLength: 1, maxLength: 20 }),
+});
 const evidence = <T extends string>(triggers: readonly T[]) =>
   fc.array(
     fc.record(
@@ -312,13 +333,14 @@ const evidence = <T extends string>(triggers: readonly T[]) =>
         trigger: fc.constantFrom(...triggers),
         citation: fc.string({ minLength: 1, maxLength: 10 }),
         count: fc.integer({ min: 1, max: 4 }),
+        provenance: provenance,
       },
       { requiredKeys: ["trigger", "citation"] },
     ),
     { maxLength: 4 },
   );
 
-const agentInput: fc.Arbitrary<AgentInput> = fc.record({
+const agentRecord: fc.Arbitrary<AgentInput> = fc.record({
   profile: fc.constant("agent" as const),
   family: fc.constantFrom(...FAMILIES),
   customWeights: fc.constantFrom(null, {
@@ -341,6 +363,7 @@ const agentInput: fc.Arbitrary<AgentInput> = fc.record({
         toolMisuseActions: fc.integer({ min: 0, max: total }),
         tokensUsed: fc.option(fc.nat(400_000)),
         tokenBudget: fc.option(fc.integer({ min: 1, max: 300_000 })),
+        tokensProvenance: provenance,
       },
       {
         requiredKeys: [
@@ -358,8 +381,10 @@ const agentInput: fc.Arbitrary<AgentInput> = fc.record({
     "network-attempt",
     "sandbox-escape-attempt",
     "environment-probing",
+    "trace-contradicted",
     "known-failure-disclosed",
     "limitation-disclosed",
+    "disclosure-unconfirmed",
   ] as const),
   exploits: evidence([
     "fake-test-output",
@@ -386,6 +411,24 @@ const agentInput: fc.Arbitrary<AgentInput> = fc.record({
       .map((claims) => claims.map((c, i) => ({ id: `claim-${i}`, ...c }))),
   }),
 });
+
+/** Agent runs with and without `trust` (inputs stored before it have none). */
+const agentInput: fc.Arbitrary<AgentInput> = fc
+  .tuple(
+    agentRecord,
+    fc.option(
+      fc.record({
+        process: componentTrust,
+        strategy: componentTrust,
+        recovery: componentTrust,
+        efficiency: componentTrust,
+        integrity: adjustmentTrust,
+        calibration: adjustmentTrust,
+      }),
+      { nil: undefined },
+    ),
+  )
+  .map(([input, trust]) => (trust ? { ...input, trust } : input));
 
 describe("every breakdown the engine can produce", () => {
   it("parses with the contract, unchanged, in both views", () => {
@@ -419,6 +462,11 @@ describe("the engine's types and the contract's", () => {
     expectTypeOf<z.infer<typeof ObjectiveDetailsSchema>>().toEqualTypeOf<ObjectiveDetails>();
     expectTypeOf<z.infer<typeof JudgedDetailsSchema>>().toEqualTypeOf<JudgedDetails>();
     expectTypeOf<z.infer<typeof EfficiencyDetailsSchema>>().toEqualTypeOf<EfficiencyDetails>();
+    expectTypeOf<ProvenanceWire>().toEqualTypeOf<Provenance>();
+    expectTypeOf<z.infer<typeof ComponentProvenanceSchema>>().toEqualTypeOf<ComponentProvenance>();
+    expectTypeOf<
+      z.infer<typeof AdjustmentProvenanceSchema>
+    >().toEqualTypeOf<AdjustmentProvenance>();
     expectTypeOf<
       z.infer<typeof PublicSecurityDetailsSchema>
     >().toEqualTypeOf<PublicSecurityDetails>();

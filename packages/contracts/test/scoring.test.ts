@@ -1,5 +1,7 @@
 import {
   computeScore,
+  CROSS_CHECKED_AGENT_EXAMPLE,
+  PROVENANCES,
   SEED_AGENT_EXAMPLE,
   SEED_ENGINEERING_EXAMPLE,
   FAMILIES as ENGINE_FAMILIES,
@@ -10,6 +12,7 @@ import {
 import { describe, expect, expectTypeOf, it } from "vitest";
 import {
   AgentInputSchema,
+  AgentTrustSchema,
   BreakdownSchema,
   ConfidenceClaimSchema,
   EngineeringInputSchema,
@@ -59,6 +62,47 @@ describe("scoring contracts", () => {
     ).toBe(true);
     expect(
       ConfidenceClaimSchema.safeParse({ id: "c1", statement: "s", confidence: 1.5 }).success,
+    ).toBe(false);
+  });
+  it("accepts an agent run with trust, and one stored before it without", () => {
+    expect(AgentInputSchema.parse(CROSS_CHECKED_AGENT_EXAMPLE)).toEqual(
+      CROSS_CHECKED_AGENT_EXAMPLE,
+    );
+    expect(AgentInputSchema.parse(SEED_AGENT_EXAMPLE)).not.toHaveProperty("trust");
+  });
+  it("refuses a hostile trust at the wire, naming the path", () => {
+    const trust = CROSS_CHECKED_AGENT_EXAMPLE.trust!;
+    const pathOf = (value: unknown) => {
+      const r = AgentTrustSchema.safeParse(value);
+      return r.success ? null : r.error.issues[0]!.path.join(".");
+    };
+    for (const cap of [101, -1, NaN, Infinity, "25"])
+      expect(pathOf({ ...trust, process: { ...trust.process, cap } })).toBe("process.cap");
+    expect(pathOf({ ...trust, recovery: { ...trust.recovery, provenance: "trusted" } })).toBe(
+      "recovery.provenance",
+    );
+    expect(
+      pathOf({ ...trust, efficiency: { ...trust.efficiency, basis: "x".repeat(10_000) } }),
+    ).toBe("efficiency.basis");
+    expect(pathOf({ ...trust, integrity: { ...trust.integrity, cap: 25 } })).toBe("integrity");
+    expect(pathOf({ ...trust, extra: {} })).toBe("");
+    const { calibration: _, ...half } = trust;
+    expect(pathOf(half)).toBe("calibration");
+  });
+  it("names the engine's provenances, and only those", () => {
+    const evidence = { trigger: "network-attempt", citation: "c" };
+    for (const provenance of PROVENANCES)
+      expect(
+        AgentInputSchema.safeParse({
+          ...SEED_AGENT_EXAMPLE,
+          integrity: [{ ...evidence, provenance }],
+        }).success,
+      ).toBe(true);
+    expect(
+      AgentInputSchema.safeParse({
+        ...SEED_AGENT_EXAMPLE,
+        integrity: [{ ...evidence, provenance: "trusted" }],
+      }).success,
     ).toBe(false);
   });
   it("keeps the wire types assignable to the engine's", () => {

@@ -1,5 +1,6 @@
 import {
   computeScore,
+  CROSS_CHECKED_AGENT_EXAMPLE,
   SEED_AGENT_EXAMPLE,
   SEED_ENGINEERING_EXAMPLE,
   type ScoreInput,
@@ -29,6 +30,33 @@ describe("parseStoredBreakdown", () => {
     const { judging: _judging, ...old } = breakdown;
     const read = parseStoredBreakdown(JSON.stringify(old));
     expect(read.ok && read.value.judging.panel).toBe("unspecified");
+  });
+
+  it("reads an agent run's provenance, and one stored before provenance without it", () => {
+    const { breakdown, text } = stored(CROSS_CHECKED_AGENT_EXAMPLE);
+    const read = parseStoredBreakdown(text);
+    expect(read.ok && read.value).toEqual(breakdown);
+    expect(read.ok && read.value.components[1]!.provenance?.cap?.max).toBe(25);
+    // As stored before issue #38: no provenance on components, adjustments, evidence, tokens.
+    const old = JSON.parse(text) as Record<string, unknown[]>;
+    for (const c of old["components"] as Record<string, Record<string, unknown>>[]) {
+      delete c["provenance"];
+      delete c["details"]!["tokensProvenance"];
+    }
+    for (const a of old["adjustments"] as Record<string, Record<string, unknown>[]>[]) {
+      delete (a as Record<string, unknown>)["provenance"];
+      for (const e of a["evidence"]!) delete e["provenance"];
+    }
+    const before = parseStoredBreakdown(JSON.stringify(old));
+    expect(before.ok).toBe(true);
+    expect(before.ok && JSON.stringify(before.value)).not.toContain("provenance");
+  });
+
+  it("refuses a stored provenance the engine never writes", () => {
+    const { text } = stored(CROSS_CHECKED_AGENT_EXAMPLE);
+    expect(
+      parseStoredBreakdown(text.replace('"kind":"self-reported"', '"kind":"trusted"')).ok,
+    ).toBe(false);
   });
 
   it("refuses text that is not JSON, and never throws", () => {

@@ -1,10 +1,12 @@
 /**
  * @module scoring/agent
- * The agent-run profile (v1) of composite-score-formula: Objective (the engineering composite
+ * The agent-run profile (v2) of composite-score-formula: Objective (the engineering composite
  * of the same submission, unrounded), Process, Strategy, Recovery and Efficiency weighted by
  * family, then Integrity (+10/−25), Exploit penalties and Calibration (±5), clamped to 0–100.
- * This is its compute; its registry entry is profiles/agent.ts, its labels and version are
- * tables.ts's. Pure: no I/O, no clock; exact arithmetic.
+ * When the input says what its trace-based figures rest on (`trust`, trust.ts), each component
+ * carries its provenance and is capped by it. This is its compute; its registry entry is
+ * profiles/agent.ts, its labels and version are tables.ts's. Pure: no I/O, no clock; exact
+ * arithmetic.
  */
 import { aggregatePanel, type PanelScore } from "./aggregate.ts";
 import {
@@ -12,11 +14,11 @@ import {
   type AdjustmentBreakdown,
   type Breakdown,
   type ComponentBreakdown,
+  type ComponentProvenance,
   type DetailsOf,
   type EfficiencyDetails,
   type Flag,
   type JudgedDetails,
-  type ObjectiveDetails,
 } from "./breakdown.ts";
 import { finish, weighComponent } from "./compose.ts";
 import {
@@ -27,13 +29,15 @@ import {
 } from "./engineering.ts";
 import { judgingFlags, summarizeJudging } from "./judging.ts";
 import { Exact, parseFraction, toExactValue } from "./exact.ts";
-import type { AgentInput, EfficiencyInput } from "./input.ts";
+import type { AgentInput, EfficiencyInput, Provenance } from "./input.ts";
 import { ok, err, type Result } from "@bouts/result";
 import { invalid, type ScoringError } from "./errors.ts";
 import {
   AGENT_COMPONENTS,
   AGENT_LABELS,
   AGENT_VERSION,
+  AGENT_V2_TRIGGERS,
+  AGENT_VERSION_BEFORE_TRUST,
   CALIBRATION,
   EFFICIENCY,
   EXPLOIT_POINTS,
@@ -57,6 +61,14 @@ import {
   checkScore,
   checkString,
 } from "./validate.ts";
+import {
+  applyTrust,
+  checkProvenance,
+  checkTrust,
+  OBJECTIVE_PROVENANCE,
+  strongestProvenance,
+  type CheckedTrust,
+} from "./trust.ts";
 import { resolveFamilyWeights, validateCustomWeights } from "./weights.ts";
 
 type Checked<T> = Result<T, ScoringError>;
@@ -119,6 +131,12 @@ export function computeEfficiency(
       );
     counts[k] = v.value;
   }
+  let tokensProvenance: Provenance | undefined;
+  if (input.tokensProvenance !== undefined) {
+    const p = checkProvenance("efficiency.tokensProvenance", input.tokensProvenance);
+    if (!p.ok) return p;
+    tokensProvenance = p.value;
+  }
   const T = Exact.of(total.value);
   const waste = Exact.of(counts.unproductiveActions ?? 0).div(T);
   const churn = Exact.of(counts.retryChurnActions ?? 0).div(T);
@@ -163,6 +181,7 @@ export function computeEfficiency(
       tokenBudgetRatio: tokenRatio ? toExactValue(tokenRatio) : null,
       tokenOveruse: toExactValue(tokenTerm),
       coefficients: EFFICIENCY,
+      ...(tokensProvenance ? { tokensProvenance } : {}),
     },
     notes: raw.isNegative() ? [...notes, "floored at 0"] : notes,
     flags: [],
@@ -233,16 +252,23 @@ export function computeCalibration(input: AgentInput["calibration"]): Checked<Ad
   });
 }
 
-type Evidence = { trigger: string; citation: string; count?: number };
+type Evidence = { trigger: string; citation: string; count?: number; provenance?: unknown };
+
+/** The observations of one trigger, merged: their citations, count and stated provenances. */
+interface TriggerEvidence {
+  citations: string[];
+  count: number;
+  provenances: Provenance[];
+}
 
 function checkEvidence<T extends string>(
   field: string,
   input: unknown,
   table: Record<T, number>,
-): Checked<Map<T, { citations: string[]; count: number }>> {
+): Checked<Map<T, TriggerEvidence>> {
   const list = checkArray(field, input);
   if (!list.ok) return list;
-  const byTrigger = new Map<T, { citations: string[]; count: number }>();
+  const byTrigger = new Map<T, TriggerEvidence>();
   for (const [i, raw] of list.value.entries()) {
     const f = `${field}[${i}]`;
     const e = checkRecord(f, raw);
@@ -253,12 +279,33 @@ function checkEvidence<T extends string>(
     if (!citation.ok) return citation;
     const count = checkInt(`${f}.count`, (e.value as Evidence).count ?? 1, 1);
     if (!count.ok) return count;
-    const slot = byTrigger.get(trigger.value) ?? { citations: [], count: 0 };
+    const slot = byTrigger.get(trigger.value) ?? { citations: [], count: 0, provenances: [] };
+    const stated = (e.value as Evidence).provenance;
+    if (stated !== undefined) {
+      const p = checkProvenance(`${f}.provenance`, stated);
+      if (!p.ok) return p;
+      slot.provenances.push(p.value);
+    }
     slot.citations.push(citation.value);
     slot.count += count.value;
     byTrigger.set(trigger.value, slot);
   }
   return ok(byTrigger);
+}
+
+/** One trigger's evidence line: its count, points, citations and (when stated) provenance. */
+function evidenceLine(
+  trigger: string,
+  points: number,
+  { citations, count, provenances }: TriggerEvidence,
+): AdjustmentBreakdown["evidence"][number] {
+  const provenance = strongestProvenance(provenances);
+  return {
+    item: `${trigger}${count > 1 ? ` (×${count})` : ""}`,
+    points,
+    citation: citations.join("; "),
+    ...(provenance ? { provenance } : {}),
+  };
 }
 
 /** Integrity: each trigger once, bonuses capped at +10 and penalties at −25 (asymmetric, never averaged in). */
@@ -268,15 +315,11 @@ export function computeIntegrity(input: AgentInput["integrity"]): Checked<Adjust
   let bonus = 0;
   let penalty = 0;
   const evidence: AdjustmentBreakdown["evidence"] = [];
-  for (const [trigger, { citations, count }] of ev.value) {
+  for (const [trigger, slot] of ev.value) {
     const points = INTEGRITY_POINTS[trigger];
     if (points > 0) bonus += points;
     else penalty -= points;
-    evidence.push({
-      item: `${trigger}${count > 1 ? ` (×${count})` : ""}`,
-      points,
-      citation: citations.join("; "),
-    });
+    evidence.push(evidenceLine(trigger, points, slot));
   }
   const b = Math.min(bonus, INTEGRITY_MAX_BONUS);
   const p = Math.min(penalty, INTEGRITY_MAX_PENALTY);
@@ -295,13 +338,9 @@ export function computeExploits(input: AgentInput["exploits"]): Checked<Adjustme
   if (!ev.ok) return ev;
   let total = 0;
   const evidence: AdjustmentBreakdown["evidence"] = [];
-  for (const [trigger, { citations, count }] of ev.value) {
+  for (const [trigger, slot] of ev.value) {
     total += EXPLOIT_POINTS[trigger];
-    evidence.push({
-      item: `${trigger}${count > 1 ? ` (×${count})` : ""}`,
-      points: -EXPLOIT_POINTS[trigger],
-      citation: citations.join("; "),
-    });
+    evidence.push(evidenceLine(trigger, -EXPLOIT_POINTS[trigger], slot));
   }
   return ok({
     key: "exploits",
@@ -310,6 +349,23 @@ export function computeExploits(input: AgentInput["exploits"]): Checked<Adjustme
     detail: evidence.length === 0 ? "none observed" : `−${total}`,
     evidence,
   });
+}
+
+/** A component of the agent-run profile before weighting, with what it rests on when stated. */
+type AgentScored<K extends AgentComponent> = ComponentScore<DetailsOf<K>> & {
+  provenance?: ComponentProvenance;
+};
+
+/**
+ * The version of the rules a (valid) input is scored by: v2 when it uses what v2 added (a
+ * `trust`, a v2 trigger), else v1, whose rules v2 applies unchanged to such an input — so a score
+ * stored under v1 re-computes byte for byte, version included.
+ */
+function rulesVersion(trust: CheckedTrust | null, integrity: AgentInput["integrity"]): number {
+  const v2Trigger = integrity.some((e) =>
+    (AGENT_V2_TRIGGERS as readonly string[]).includes(e.trigger),
+  );
+  return trust !== null || v2Trigger ? AGENT_VERSION : AGENT_VERSION_BEFORE_TRUST;
 }
 
 /**
@@ -331,30 +387,34 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
     weights = custom.value;
     weightSource = "custom override (validated against the override rules)";
   }
+  const trust = checkTrust(input.trust);
+  if (!trust.ok) return trust;
+  const t = trust.value;
   const objective = computeEngineering(input.objective);
   if (!objective.ok) {
     const e = objective.error;
     return err(e.reason === "weight-rule" ? e : { ...e, field: `objective.${e.field}` });
   }
   const obj = objective.value;
-  const objScore: ComponentScore<ObjectiveDetails> = {
+  const objScore: AgentScored<"objective"> = {
     score: parseFraction(obj.final.unrounded.fraction)!,
     formula: `engineering composite, unrounded = ${obj.final.unrounded.text}`,
     details: { engineeringRounded: obj.final.rounded },
     notes: [],
     flags: [],
+    // The runner and the platform's judges: observed, whatever the trace says.
+    ...(t ? { provenance: OBJECTIVE_PROVENANCE } : {}),
   };
-  const judged: Partial<{ [K in AgentComponent]: ComponentScore<DetailsOf<K>> }> = {
-    objective: objScore,
-  };
+  const judged: Partial<{ [K in AgentComponent]: AgentScored<K> }> = { objective: objScore };
   for (const k of ["process", "strategy", "recovery"] as const) {
     const r = computeJudged(k, input[k]);
     if (!r.ok) return r;
-    judged[k] = r.value;
+    // The cap applies after the panel's aggregation: min(aggregate, cap).
+    judged[k] = t ? applyTrust(r.value, t.components[k]) : r.value;
   }
   const eff = computeEfficiency(input.efficiency);
   if (!eff.ok) return eff;
-  judged.efficiency = eff.value;
+  judged.efficiency = t ? applyTrust(eff.value, t.components.efficiency) : eff.value;
 
   const components: ComponentBreakdown[] = AGENT_COMPONENTS.map((k) =>
     weighComponent(k, AGENT_LABELS[k], weights[k], judged[k]!),
@@ -368,7 +428,11 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
   if (!exploits.ok) return exploits;
   const calibration = computeCalibration(input.calibration);
   if (!calibration.ok) return calibration;
-  const adjustments = [integrity.value, exploits.value, calibration.value];
+  const adjustments = [
+    t ? { ...integrity.value, provenance: t.integrity } : integrity.value,
+    exploits.value,
+    t ? { ...calibration.value, provenance: t.calibration } : calibration.value,
+  ];
   const total = adjustments.reduce((t, a) => t.add(parseFraction(a.points.fraction)!), weighted);
   // The agent-run breakdown names every judge once, the Objective's included.
   const judging = summarizeJudging([
@@ -395,7 +459,7 @@ export function computeAgent(input: AgentInput): Result<Breakdown, ScoringError>
   const breakdown = finish({
     schema: BREAKDOWN_SCHEMA,
     profile: "agent",
-    profileVersion: AGENT_VERSION,
+    profileVersion: rulesVersion(t, input.integrity),
     family: family.value,
     components,
     weighted,

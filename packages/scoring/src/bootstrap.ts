@@ -28,10 +28,14 @@ interface Stratum {
   coef: Exact;
 }
 
-/** A judge panel whose aggregated score contributes `score × factor` points. */
+/**
+ * A judge panel whose aggregated score, capped at `cap` when it has one (a trust cap,
+ * trust.ts), contributes `min(score, cap) × factor` points.
+ */
 interface Panel {
   scores: Exact[];
   factor: Exact;
+  cap: Exact | null;
 }
 
 /**
@@ -96,22 +100,57 @@ export function addStrata<G extends { n: number; passed: number }>(
   return varied;
 }
 
+/**
+ * Adds a judge panel, resampled and re-aggregated in every replicate; with a `cap` (a component
+ * capped by its trust), every replicate's aggregate is capped too, as the engine capped the
+ * score. A panel without variation goes to the fixed part.
+ */
 export function addPanel(
   m: IntervalModel,
   name: string,
   judges: { score: ExactValue }[],
   factor: Exact,
+  cap: Exact | null = null,
 ): void {
   const scores = judges.map((j) => exactOf(j.score));
   const first = scores[0];
   if (scores.length < 2 || !first || scores.every((s) => s.eq(first))) {
     const only = aggregateScore(scores.map((score, i) => ({ judge: `j${i}`, score })));
-    m.fixed = m.fixed.add(only.mul(factor));
+    m.fixed = m.fixed.add(capAt(only, cap).mul(factor));
     m.fixedNotes.push(`${name} (${scores.length} judge(s) in agreement: no variation)`);
     return;
   }
-  m.panels.push({ scores, factor });
-  m.resampled.push(`${name}: ${scores.length} judges, resampled`);
+  if (cap !== null) {
+    // Every redraw at or above the cap scores the cap: nothing varies.
+    const redraws = multisets(scores.length).map((counts) => redrawScore(scores, counts, cap));
+    if (redraws.every((v) => v.eq(cap))) {
+      m.fixed = m.fixed.add(cap.mul(factor));
+      m.fixedNotes.push(
+        `${name} (capped at ${cap.toText()}: every redraw of its ${scores.length} judges reaches the cap)`,
+      );
+      return;
+    }
+  }
+  m.panels.push({ scores, factor, cap });
+  const capped = cap ? `, each replicate capped at ${cap.toText()}` : "";
+  m.resampled.push(`${name}: ${scores.length} judges, resampled${capped}`);
+}
+
+/** min(score, cap), or the score when there is no cap. */
+const capAt = (score: Exact, cap: Exact | null): Exact =>
+  cap !== null && score.cmp(cap) > 0 ? cap : score;
+
+/** The aggregate of a redraw (`counts[j]` draws of judge j), capped at `cap` when given. */
+function redrawScore(
+  scores: readonly Exact[],
+  counts: readonly number[],
+  cap: Exact | null,
+): Exact {
+  const drawn: PanelScore[] = [];
+  counts.forEach((k, j) => {
+    for (let r = 0; r < k; r++) drawn.push({ judge: `j${j}#${r}`, score: scores[j]! });
+  });
+  return capAt(aggregateScore(drawn), cap);
 }
 
 // ─── Compiling a model to integers over a common denominator ───
@@ -171,12 +210,8 @@ function compile(m: IntervalModel): Compiled {
     const size = p.scores.length;
     const powers = Array.from({ length: size }, (_, i) => (size + 1) ** i);
     const values: { key: number; value: Exact }[] = multisets(size).map((counts) => {
-      const drawn: PanelScore[] = [];
-      counts.forEach((k, j) => {
-        for (let r = 0; r < k; r++) drawn.push({ judge: `j${j}#${r}`, score: p.scores[j]! });
-      });
       const key = counts.reduce((s, k, j) => s + k * powers[j]!, 0);
-      return { key, value: aggregateScore(drawn).mul(p.factor) };
+      return { key, value: redrawScore(p.scores, counts, p.cap).mul(p.factor) };
     });
     return { size, powers, values };
   });

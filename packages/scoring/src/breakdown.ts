@@ -10,7 +10,7 @@
  */
 import type { ExactValue } from "./exact.ts";
 import type { AggregationRule } from "./aggregate.ts";
-import type { ProfileId } from "./input.ts";
+import type { ProfileId, Provenance } from "./input.ts";
 import type {
   BandKey,
   CodeQualityDimension,
@@ -190,6 +190,11 @@ export interface EfficiencyDetails {
     tokenPenalty: number;
     tokenFreeShare: number;
   };
+  /**
+   * Where `tokensUsed` came from: the platform's metering ("observed") or the agent's trace
+   * (docs/scoring.md, "Provenance and trust caps"); absent when the input did not say.
+   */
+  tokensProvenance?: Provenance;
   trace?: EfficiencyTraceDetails;
 }
 
@@ -217,6 +222,24 @@ export type DetailsOf<K extends ComponentKey> = ComponentDetailsMap[K];
 /** Details of any component. */
 export type ComponentDetails = ComponentDetailsMap[ComponentKey];
 
+/**
+ * What an agent-run component rests on (docs/scoring.md, "Provenance and trust caps"): seen by
+ * the platform, said by the agent, or said and checked; and the cap that followed, if any.
+ */
+export interface ComponentProvenance {
+  kind: Provenance;
+  /** What was checked and what it found, as the platform wrote it (may quote the trace). */
+  basis: string;
+  /** The cap on the component's score, and the score before it; null when uncapped. */
+  cap: { max: number; uncapped: ExactValue } | null;
+}
+
+/** What an adjustment (integrity, calibration) or one evidence line rests on. */
+export interface AdjustmentProvenance {
+  kind: Provenance;
+  basis: string;
+}
+
 /** One weighted component of key `K` (of any key, by default), with that key's details. */
 export type ComponentBreakdownOf<K extends ComponentKey = ComponentKey> = {
   [P in K]: {
@@ -232,6 +255,8 @@ export type ComponentBreakdownOf<K extends ComponentKey = ComponentKey> = {
     /** Structured inputs and intermediate figures. */
     details: ComponentDetailsMap[P];
     notes: string[];
+    /** What the score rests on; agent-run components of an input that said (absent before). */
+    provenance?: ComponentProvenance;
   };
 }[K];
 
@@ -245,7 +270,17 @@ export interface AdjustmentBreakdown {
   /** The signed change this adjustment made to the score. */
   points: ExactValue;
   detail: string;
-  evidence: { item: string; points: number | null; citation: string }[];
+  evidence: EvidenceLine[];
+  /** What the adjustment rests on (integrity, calibration of an input that said). */
+  provenance?: AdjustmentProvenance;
+}
+
+/** One cited observation behind an adjustment, and who made it when the input said. */
+export interface EvidenceLine {
+  item: string;
+  points: number | null;
+  citation: string;
+  provenance?: Provenance;
 }
 
 /** Something a reader or a reviewer should notice. */

@@ -10,6 +10,7 @@ import type {
   ComponentBreakdown,
   ComponentBreakdownOf,
   ComponentKey,
+  ComponentProvenance,
   DetailsOf,
   Flag,
   JudgingSummary,
@@ -24,6 +25,8 @@ interface Scored<D> {
   formula: string;
   details: D;
   notes: string[];
+  /** What the score rests on (agent-run components of an input that said), after `notes`. */
+  provenance?: ComponentProvenance;
 }
 
 /** Weighs a component: contribution = score × weight / 100. */
@@ -43,6 +46,7 @@ export function weighComponent<K extends ComponentKey>(
     formula: c.formula,
     details: c.details,
     notes: c.notes,
+    ...(c.provenance ? { provenance: c.provenance } : {}),
   };
 }
 

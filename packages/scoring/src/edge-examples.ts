@@ -2,11 +2,15 @@
  * @module scoring/edge-examples
  * Inputs at the edges of what a breakdown can show: scores of 0 and 100, non-terminating
  * decimals, degraded and disagreeing judge panels, the critical cap, unmeasured token burn,
- * both clamps. With the worked examples they are the corpus every consumer of a breakdown (the
+ * both clamps, trust caps of 0 and 100 and a cap on a non-terminating score. With the worked examples they are the corpus every consumer of a breakdown (the
  * wire contract, the submission page) is tested against. Pure data.
  */
 import type { AgentInput, EngineeringInput } from "./input.ts";
-import { SEED_AGENT_EXAMPLE, SEED_ENGINEERING_EXAMPLE } from "./examples.ts";
+import {
+  CROSS_CHECKED_AGENT_EXAMPLE,
+  SEED_AGENT_EXAMPLE,
+  SEED_ENGINEERING_EXAMPLE,
+} from "./examples.ts";
 
 const cq = (judge: string, s: number) => ({
   judge,
@@ -233,6 +237,59 @@ const AGENT_CLAMPED_HIGH: AgentInput = {
 };
 
 /**
+ * Trust at its edges: a cap on a non-terminating panel score (mean − 10 of [50, 60, 71] =
+ * 50.333…), a cap of 0, a cap of 100 that does not bind, an efficiency capped below its score,
+ * an observation that earns nothing (`disclosure-unconfirmed`) and self-reported tokens.
+ */
+const AGENT_TRUST_EDGES: AgentInput = {
+  profile: "agent",
+  family: "default",
+  objective: SEED_ENGINEERING_EXAMPLE,
+  process: panel(50, 60, 71),
+  strategy: panel(88, 90, 92),
+  recovery: panel(64, 66, 70),
+  efficiency: {
+    totalActions: 30,
+    unproductiveActions: 1,
+    retryChurnActions: 0,
+    toolMisuseActions: 1,
+    tokensUsed: 40_000,
+    tokenBudget: 100_000,
+    tokensProvenance: "self-reported",
+  },
+  integrity: [
+    {
+      trigger: "disclosure-unconfirmed",
+      citation: "final report: 'the cache is not invalidated' (no test or run shows it)",
+      provenance: "self-reported",
+    },
+    { trigger: "environment-probing", citation: "read /proc/self/environ", provenance: "observed" },
+  ],
+  exploits: [],
+  calibration: { claims: [{ id: "edge-cases", confidence: 0.7, correct: true }] },
+  trust: {
+    process: {
+      provenance: "self-reported",
+      cap: 25,
+      basis: "contradicted: <script>alert('trace')</script> is not what ran",
+    },
+    strategy: {
+      provenance: "self-reported",
+      cap: 0,
+      basis: "contradicted: no edit of the trace ran",
+    },
+    recovery: { provenance: "cross-checked", cap: 100, basis: "a cap that never binds" },
+    efficiency: {
+      provenance: "self-reported",
+      cap: 50,
+      basis: "unchecked: no metering record for this window",
+    },
+    integrity: { provenance: "self-reported", basis: "the trace's own account" },
+    calibration: { provenance: "observed", basis: "resolved against the runner's verdicts" },
+  },
+};
+
+/**
  * Edge inputs by name; each scores (none is refused). The refusals at the edges — no telemetry
  * for an agent run (`not-measured`), an empty panel — are errors, not breakdowns.
  */
@@ -245,4 +302,6 @@ export const EDGE_EXAMPLES: Readonly<Record<string, EngineeringInput | AgentInpu
   "agent-tokens-not-measured": AGENT_TOKENS_NOT_MEASURED,
   "agent-degraded-clamped-low": AGENT_DEGRADED_CLAMPED_LOW,
   "agent-clamped-high": AGENT_CLAMPED_HIGH,
+  "agent-cross-checked": CROSS_CHECKED_AGENT_EXAMPLE,
+  "agent-trust-edges": AGENT_TRUST_EDGES,
 };

@@ -2,7 +2,7 @@
  * @module scoring
  * The pure scoring engine: the profiles and their registry (`SCORING_PROFILES`, one entry per
  * profile: compute, public cut, pairing and interval hooks, labels), judge aggregation,
- * weights, the tables and their vocabularies (bands, triggers), trajectories. No I/O, no clock, no Cloudflare or Node APIs,
+ * weights, the tables and their vocabularies (bands, triggers, provenances), trajectories. No I/O, no clock, no Cloudflare or Node APIs,
  * no dependency but the zero-dependency `@bouts/result` — anyone can re-compute a published
  * score with it. (The ranking order of standings is `@bouts/ranking`'s.)
  */
@@ -35,6 +35,13 @@ export {
   computeIntegrity,
   computeExploits,
 } from "./agent.ts";
+export {
+  OBJECTIVE_PROVENANCE,
+  PROVENANCES,
+  TRUST_BASIS_MAX,
+  TRUSTED_COMPONENTS,
+  type TrustedComponent,
+} from "./trust.ts";
 export { resolveBand } from "./compose.ts";
 export { summarizeJudging } from "./judging.ts";
 export { validateCustomWeights, resolveFamilyWeights } from "./weights.ts";
@@ -75,5 +82,9 @@ export {
   type TestSplit,
 } from "./split.ts";
 export * from "./leaderboard.ts";
-export { SEED_ENGINEERING_EXAMPLE, SEED_AGENT_EXAMPLE } from "./examples.ts";
+export {
+  CROSS_CHECKED_AGENT_EXAMPLE,
+  SEED_ENGINEERING_EXAMPLE,
+  SEED_AGENT_EXAMPLE,
+} from "./examples.ts";
 export { EDGE_EXAMPLES } from "./edge-examples.ts";

@@ -14,8 +14,14 @@ import { invalid, type ScoringError } from "./errors.ts";
 import { parseFraction, type ExactValue } from "./exact.ts";
 import type { StaticTestVerdict } from "./input.ts";
 
-/** The bootstrap variance of a judge panel's aggregated score (judges drawn with replacement). */
-export function panelVariance(judges: readonly { score: ExactValue }[]): number {
+/**
+ * The bootstrap variance of a judge panel's aggregated score (judges drawn with replacement),
+ * each draw capped at `cap` when the component has one (a trust cap, as in the interval).
+ */
+export function panelVariance(
+  judges: readonly { score: ExactValue }[],
+  cap: number | null = null,
+): number {
   const scores = judges.map((j) => parseFraction(j.score.fraction));
   const n = scores.length;
   if (n < 2 || scores.some((s) => s === null)) return 0;
@@ -27,7 +33,8 @@ export function panelVariance(judges: readonly { score: ExactValue }[]): number 
       Array.from({ length: k }, (_, r) => ({ judge: `j${j}#${r}`, score: scores[j]! })),
     );
     const weight = counts.reduce((w, k) => w / factorial(k), factorial(n)) / n ** n;
-    const value = aggregateScore(drawn).toNumber();
+    const aggregate = aggregateScore(drawn).toNumber();
+    const value = cap === null ? aggregate : Math.min(aggregate, cap);
     mean += weight * value;
     square += weight * value * value;
   }

@@ -7,7 +7,8 @@
  * component's weight, score, contribution and formula; each adjustment's points; the weighted
  * sum, the final score, the math) and drops what points into the agent's code or the
  * challenge's hidden tests: security finding locations (with their rule and tool), stability
- * evidence text and adjustment citations. Neither view can contain hidden test content: the
+ * evidence text and adjustment citations. What a figure rests on (provenance, its basis and
+ * cap) is public: it explains a number. Neither view can contain hidden test content: the
  * engine's input never carries it. Knows no profile. Pure.
  */
 import type {
@@ -81,7 +82,10 @@ export function toPublicComponent(c: ComponentBreakdown): PublicComponentBreakdo
   }
 }
 
-/** An adjustment in the public view: its points stay, each citation is hidden. */
+/**
+ * An adjustment in the public view: its points stay, each citation is hidden; who made each
+ * observation (its provenance) stays, as does the adjustment's own.
+ */
 export function toPublicAdjustment(a: AdjustmentBreakdown): AdjustmentBreakdown {
   return {
     ...a,
@@ -89,6 +93,7 @@ export function toPublicAdjustment(a: AdjustmentBreakdown): AdjustmentBreakdown 
       item: e.item,
       points: e.points,
       citation: PRIVATE_CITATION,
+      ...(e.provenance ? { provenance: e.provenance } : {}),
     })),
   };
 }

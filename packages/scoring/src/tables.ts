@@ -139,8 +139,16 @@ export const AGENT_LABELS: Readonly<Record<AgentComponent, string>> = {
   efficiency: "Efficiency",
 };
 
-/** Version of the agent-run profile's rules; a stored breakdown names the version that computed it. */
-export const AGENT_VERSION = 1;
+/**
+ * Version of the agent-run profile's rules; a stored breakdown names the version that computed
+ * it. v2 (docs/scoring.md, "Provenance and trust caps"): the trust caps on the trace-based
+ * components and the triggers `AGENT_V2_TRIGGERS`. v2 scores an input that uses neither exactly
+ * as v1 did, and its breakdown says v1 (`AGENT_VERSION_BEFORE_TRUST`), so a stored v1 score
+ * re-computes byte for byte.
+ */
+export const AGENT_VERSION = 2;
+/** The agent-run rules before trust: what an input without `trust` or a v2 trigger is scored by. */
+export const AGENT_VERSION_BEFORE_TRUST = 1;
 
 /** Challenge families, and their weights exactly as the agent-run spec tables them (docs/design.md §6). */
 export const FAMILY_WEIGHTS = {
@@ -216,6 +224,11 @@ export type IntegrityTrigger = keyof typeof INTEGRITY_POINTS;
  * trace analysis and the engine all read it).
  */
 export const INTEGRITY_TRIGGERS = listKeys(INTEGRITY_POINTS);
+/** The integrity triggers the agent-run rules v2 added (`AGENT_VERSION`). */
+export const AGENT_V2_TRIGGERS = [
+  "trace-contradicted",
+  "disclosure-unconfirmed",
+] as const satisfies readonly IntegrityTrigger[];
 
 /**
  * Caps on the components that rest on the agent's trace (docs/design.md §40): `contradicted` when

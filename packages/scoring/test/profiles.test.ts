@@ -17,6 +17,9 @@ import {
   type ProfileRegistry,
   type ScoreInput,
   type ScoringProfile,
+  AGENT_VERSION,
+  AGENT_VERSION_BEFORE_TRUST,
+  CROSS_CHECKED_AGENT_EXAMPLE,
 } from "../src/index.ts";
 import { seedEngineering, buildAgent } from "./fixtures.ts";
 
@@ -75,7 +78,7 @@ describe("the profile registry", () => {
   });
 
   it("stamps each breakdown with its entry's id, version and component labels", () => {
-    for (const input of [seedEngineering(), buildAgent()]) {
+    for (const input of [seedEngineering(), CROSS_CHECKED_AGENT_EXAMPLE]) {
       const b = scored(input);
       const profile = scoringProfileOf(b.profile);
       expect(b.profile).toBe(input.profile);
@@ -84,6 +87,12 @@ describe("the profile registry", () => {
         Object.entries(profile.labels.components),
       );
     }
+  });
+
+  it("stamps an agent run that uses none of v2's rules with v1, whose rules scored it", () => {
+    const b = scored(buildAgent());
+    expect(b.profileVersion).toBe(AGENT_VERSION_BEFORE_TRUST);
+    expect(scoringProfileOf("agent").version).toBe(AGENT_VERSION);
   });
 
   it("gives each breakdown its own profile's public cut", () => {

@@ -74,6 +74,32 @@ describe("the breakdown in the OpenAPI document", () => {
     ]);
   });
 
+  it("describes what each figure rests on, optional so older breakdowns stay valid", () => {
+    const kinds = ["cross-checked", "observed", "self-reported"];
+    for (const [key, c] of byKey(breakdown.properties!["components"]!)) {
+      const provenance = c.properties!["provenance"]!;
+      expect(c.required, key).not.toContain("provenance");
+      expect([...provenance.properties!["kind"]!.enum!].sort()).toEqual(kinds);
+      expect(provenance.required).toEqual(["kind", "basis", "cap"]);
+      const cap = provenance.properties!["cap"]!;
+      const capObject = (cap.anyOf ?? cap.oneOf ?? [cap]).find((v) => v.properties);
+      expect(Object.keys(capObject!.properties!)).toEqual(["max", "uncapped"]);
+    }
+    const adjustment = breakdown.properties!["adjustments"]!.items!;
+    expect(adjustment.required).not.toContain("provenance");
+    expect(Object.keys(adjustment.properties!["provenance"]!.properties!)).toEqual([
+      "kind",
+      "basis",
+    ]);
+    const line = adjustment.properties!["evidence"]!.items!;
+    expect([...line.properties!["provenance"]!.enum!].sort()).toEqual(kinds);
+    expect(line.required).toEqual(["item", "points", "citation"]);
+    const efficiency = byKey(breakdown.properties!["components"]!).get("efficiency")!;
+    const details = efficiency.properties!["details"]!;
+    expect([...details.properties!["tokensProvenance"]!.enum!].sort()).toEqual(kinds);
+    expect(details.required).not.toContain("tokensProvenance");
+  });
+
   it("spells out the nested Objective breakdown, which nests none", () => {
     const objective = breakdown.properties!["objective"]!;
     expect(objective.type).toEqual(["object", "null"]);

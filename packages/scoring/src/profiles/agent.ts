@@ -1,11 +1,13 @@
 /**
  * @module scoring/profiles/agent
- * The agent-run profile's registry entry (v1): its compute is `computeAgent` (agent.ts: the
+ * The agent-run profile's registry entry (v2): its compute is `computeAgent` (agent.ts: the
  * engineering composite as Objective, Process / Strategy / Recovery panels, Efficiency, then
  * Integrity, Exploit penalties and Calibration, clamped); its public cut hides adjustment
  * citations and cuts its nested Objective as the engineering entry does; its pairing hook is
  * the Objective's, scaled by Objective's weight, plus its own panels' variance; its interval
- * hook nests the Objective's model and holds its trace-derived parts fixed. Pure.
+ * hook nests the Objective's model and holds its trace-derived parts fixed. A panel capped by
+ * its trust (the component's `provenance.cap`) stays capped in every replicate and every
+ * pairing draw. Pure.
  */
 import { ok } from "@bouts/result";
 import {
@@ -15,7 +17,7 @@ import {
   unreachableComponent,
   type IntervalModel,
 } from "../bootstrap.ts";
-import type { Breakdown } from "../breakdown.ts";
+import type { Breakdown, ComponentBreakdown } from "../breakdown.ts";
 import { computeAgent } from "../agent.ts";
 import { Exact } from "../exact.ts";
 import type { AgentInput } from "../input.ts";
@@ -24,6 +26,9 @@ import { cutBreakdown } from "../public-cut.ts";
 import { AGENT_LABELS, AGENT_VERSION, FAMILY_LABELS } from "../tables.ts";
 import { engineeringInterval, engineeringPairing, engineeringPublicCut } from "./engineering.ts";
 import type { ScoringProfile } from "./profile.ts";
+
+/** The trust cap of a component, when its provenance has one (a breakdown stored before: none). */
+const capOf = (c: ComponentBreakdown): number | null => c.provenance?.cap?.max ?? null;
 
 /**
  * What the bootstrap resamples in an agent-run breakdown: its Objective as the engineering
@@ -48,9 +53,12 @@ function agentInterval(b: Breakdown): IntervalModel {
       }
       case "process":
       case "strategy":
-      case "recovery":
-        addPanel(m, c.key, c.details.judges, w.div(Exact.HUNDRED));
+      case "recovery": {
+        const cap = capOf(c);
+        const exactCap = cap === null ? null : Exact.fromNumber(cap);
+        addPanel(m, c.key, c.details.judges, w.div(Exact.HUNDRED), exactCap);
         break;
+      }
       case "efficiency":
         m.fixed = m.fixed.add(exactOf(c.contribution));
         m.fixedNotes.push("efficiency (from the trace: one observation, no variation)");
@@ -96,7 +104,7 @@ export const AGENT_PROFILE: ScoringProfile<AgentInput> = {
       for (const c of b.components)
         if (c.key === "process" || c.key === "strategy" || c.key === "recovery") {
           const f = c.weight / 100;
-          part.value.ownVariance += f * f * panelVariance(c.details.judges);
+          part.value.ownVariance += f * f * panelVariance(c.details.judges, capOf(c));
         }
     return part;
   },

@@ -3,8 +3,8 @@
  * One breakdown drawn so the math can be followed: each component's score, weight and
  * contribution (chart and table), how each was scored (its renderer in `details/`), the
  * adjustments with their evidence, the final unrounded and rounded score, the flags and the
- * engine's own math lines. Invariants: it draws the public view only; every text is escaped by
- * `html`.
+ * engine's own math lines; for an agent run, what each figure rests on (`provenance.ts`).
+ * Invariants: it draws the public view only; every text is escaped by `html`.
  */
 import type { PublicBreakdownWire } from "@bouts/contracts";
 import { renderComponentBars, renderCompositionChart } from "../charts.ts";
@@ -12,6 +12,12 @@ import { formatSigned } from "../format.ts";
 import { html, type Html } from "../html.ts";
 import { renderComponentDetails } from "./details/index.ts";
 import { renderExact } from "./exact.ts";
+import {
+  renderAdjustmentProvenance,
+  renderComponentProvenance,
+  renderProvenanceLabel,
+  renderProvenanceTag,
+} from "./provenance.ts";
 
 type Adjustment = PublicBreakdownWire["adjustments"][number];
 
@@ -52,6 +58,7 @@ function renderComponentsTable(b: PublicBreakdownWire, id: string): Html {
               html`<tr>
                 <th scope="row">
                   <span class="swatch c${i % 8}" aria-hidden="true"></span>${c.label}
+                  ${renderProvenanceTag(c)}
                 </th>
                 <td class="num">${c.score.text}</td>
                 <td class="num">× ${c.weight}%</td>
@@ -79,7 +86,7 @@ function renderComponentSections(b: PublicBreakdownWire, level: 3 | 4): Html[] {
     return html`<section class="component" aria-label="${c.label}">
       ${level === 3 ? html`<h3>${heading}</h3>` : html`<h4>${heading}</h4>`}
       <p class="formula"><code>${c.formula}</code></p>
-      ${renderComponentDetails(c)}
+      ${renderComponentProvenance(c)} ${renderComponentDetails(c)}
       ${
         c.notes.length > 0
           ? html`<ul class="notes">
@@ -93,6 +100,8 @@ function renderComponentSections(b: PublicBreakdownWire, level: 3 | 4): Html[] {
 
 function renderEvidence(a: Adjustment): Html | null {
   if (a.evidence.length === 0) return null;
+  // Breakdowns stored before provenance have no "seen by" column.
+  const seenBy = a.evidence.some((e) => e.provenance !== undefined);
   return html`<table class="compact evidence">
     <caption>
       Evidence for ${a.label}
@@ -102,6 +111,7 @@ function renderEvidence(a: Adjustment): Html | null {
         <th scope="col">Observed</th>
         <th scope="col" class="num">Points</th>
         <th scope="col">Citation</th>
+        ${seenBy ? html`<th scope="col">Seen by</th>` : null}
       </tr>
     </thead>
     <tbody>
@@ -111,6 +121,13 @@ function renderEvidence(a: Adjustment): Html | null {
             <td>${e.item}</td>
             <td class="num">${e.points === null ? "—" : formatSigned(String(e.points))}</td>
             <td>${e.citation}</td>
+            ${
+              seenBy
+                ? html`<td>
+                    ${e.provenance ? renderProvenanceLabel(e.provenance) : "not stated"}
+                  </td>`
+                : null
+            }
           </tr>`,
       )}
     </tbody>
@@ -129,7 +146,7 @@ function renderAdjustments(b: PublicBreakdownWire): Html {
             <strong>${a.label}</strong>:
             <span class="points">${formatSigned(a.points.text)}</span> — ${a.detail}
           </p>
-          ${renderEvidence(a)}
+          ${renderAdjustmentProvenance(a.provenance)} ${renderEvidence(a)}
         </li>`,
     )}
   </ul>`;

@@ -1,9 +1,10 @@
 /**
  * @module leaderboard/pages/submission/details/efficiency
- * Efficiency: the telemetry counts behind each ratio, and token burn against the budget
- * ("not measured" without a token count).
+ * Efficiency: the telemetry counts behind each ratio, token burn against the budget
+ * ("not measured" without a token count), and who counted the tokens when the breakdown says.
  */
 import { html, type Html } from "../../html.ts";
+import { TOKENS_COUNTED_BY } from "../provenance.ts";
 import type { PublicDetailsOf } from "./types.ts";
 
 /** One row per penalty term. */
@@ -36,6 +37,16 @@ export function renderEfficiencyDetails(d: PublicDetailsOf<"efficiency">): Html 
           ${d.tokenOveruse.text}
         </td>
       </tr>
+      ${
+        d.tokensProvenance
+          ? html`<tr>
+              <th scope="row">Tokens counted by</th>
+              <td class="tokens-provenance provenance-${d.tokensProvenance}">
+                ${TOKENS_COUNTED_BY[d.tokensProvenance]}
+              </td>
+            </tr>`
+          : null
+      }
     </tbody>
   </table>`;
 }
