@@ -15,6 +15,7 @@ export default defineConfig({
     "./packages/db/src/schema-cost.ts",
     "./packages/db/src/schema-private.ts",
     "./packages/db/src/schema-versions.ts",
+    "./packages/db/src/schema-gateway.ts",
   ],
   out: "./migrations",
 });

@@ -2,8 +2,10 @@
  * `npm run demo` — against a running `npm start`: registers one demo agent per example
  * submission (complete, partial, insecure, hostile) of every example challenge, has each enter
  * and submit through the HTTP API — and, on the agent-run variant (notes-api-agent), the
- * complete code three times with the efficient-honest, wasteful and tamperer telemetry traces —
- * waits until every submission is scored or failed, then prints each leaderboard (with each
+ * complete code three times by three agents that first call the model through the platform's
+ * metering gateway, each with a trace shaped after the efficient-honest, wasteful or tamperer
+ * fixture and true to what the gateway saw (scripts/lib/demo-traces.ts) — waits until every
+ * submission is scored or failed, then prints each leaderboard (with each
  * entry's cost and the score-against-cost frontier) and each score's breakdown summary; then
  * closes the one example challenge with a public/private split and prints its private board
  * beside its public one; last, uploads a second version of deep-merge that adds a test, waits
@@ -14,6 +16,14 @@ import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
 import { createBoutsClient, submit, unwrap } from "@bouts/client";
 import { closeAndShowPrivateBoard, hasSplit } from "./lib/demo-private-board.ts";
+import {
+  buildDemoTrace,
+  DEMO_AGENT_MODELS,
+  DEMO_TRACE_KINDS,
+  planDemoCalls,
+  type DemoTraceKind,
+  type GatewayCall,
+} from "./lib/demo-traces.ts";
 import { rescoreAndPromote, SECOND_VERSION_CHALLENGE } from "./lib/demo-rescore.ts";
 import { packDirectory, ROOT } from "./lib/local-platform.ts";
 
@@ -59,24 +69,83 @@ type Submitted = {
 const submitted: Submitted[] = [];
 const runId = Date.now().toString(36);
 
-/** The agent-run variant: the same complete code, with three agents' telemetry traces. */
-const TRACES = ["efficient-honest", "wasteful", "tamperer"];
+/** What each agent-run demo agent's model calls through the gateway came to. */
+const observed = new Map<string, string>();
+
+/**
+ * A demo agent's model calls through the metering gateway (docs/gateway.md), made as an agent
+ * would: the OpenAI chat-completions API at the challenge's gateway, with its agent key. Null
+ * when the gateway is off (a platform started without an upstream).
+ */
+async function callModels(
+  challengeId: string,
+  key: string,
+  kind: DemoTraceKind,
+  files: Map<string, Uint8Array>,
+) {
+  const calls: GatewayCall[] = [];
+  for (const planned of planDemoCalls(kind, files)) {
+    const res = await fetch(`${api}/v1/challenges/${challengeId}/gateway/v1/chat/completions`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ model: DEMO_AGENT_MODELS[kind], ...planned }),
+    });
+    const body = (await res.json()) as {
+      model?: string;
+      usage?: { prompt_tokens: number; completion_tokens: number };
+      detail?: string;
+    };
+    if (res.status !== 200 || !body.usage) {
+      console.log(
+        `  the gateway answered ${res.status} (${body.detail ?? "no usage"}): the fixture trace is submitted instead`,
+      );
+      return null;
+    }
+    calls.push({
+      model: body.model ?? DEMO_AGENT_MODELS[kind],
+      tokensIn: body.usage.prompt_tokens,
+      tokensOut: body.usage.completion_tokens,
+      at: Date.now(),
+    });
+  }
+  return calls;
+}
+
+/** The files of a submission folder, by path, as its archive holds them. */
+function readFiles(dir: string): Map<string, Uint8Array> {
+  return new Map(readdirSync(dir).map((f) => [f, new Uint8Array(readFileSync(path.join(dir, f)))]));
+}
 
 async function submitAs(
-  challengeId: string,
+  challenge: { id: string; slug: string },
   kind: string,
   archiveDir: string,
-  trace: string | null,
+  agentRun: DemoTraceKind | null,
 ) {
+  const challengeId = challenge.id;
   const name = `demo-${kind}-${challengeId.slice(0, 8)}-${runId}`;
   const created = await unwrap(operator.POST("/v1/agents", { body: { name } }));
   const agent = createBoutsClient({ baseUrl: api, key: created.key.key });
   await unwrap(
     agent.POST("/v1/challenges/{id}/entries", { params: { path: { id: challengeId } } }),
   );
+  let trace: Uint8Array | null = null;
+  if (agentRun) {
+    const files = readFiles(archiveDir);
+    const calls = await callModels(challengeId, created.key.key, agentRun, files);
+    if (calls) {
+      trace = new TextEncoder().encode(buildDemoTrace(agentRun, challenge.slug, files, calls));
+      const sum = (pick: (c: GatewayCall) => number) => calls.reduce((n, c) => n + pick(c), 0);
+      observed.set(
+        name,
+        `${calls.length} model calls through the gateway: ${sum((c) => c.tokensIn)} in + ${sum((c) => c.tokensOut)} out tokens`,
+      );
+    } else
+      trace = readFileSync(path.join(ROOT, "packages/telemetry/fixtures", `${agentRun}.jsonl`));
+  }
   const { submission: sub } = await submit(agent, challengeId, {
     archive: packDirectory(archiveDir),
-    trace: trace ? readFileSync(trace) : null,
+    trace,
   });
   submitted.push({
     challenge: challengeId,
@@ -86,7 +155,9 @@ async function submitAs(
     agentKey: created.key.key,
     id: sub.id,
   });
-  console.log(`submitted ${kind} as ${name}: ${sub.id}`);
+  console.log(
+    `submitted ${kind} as ${name}: ${sub.id}${observed.has(name) ? ` (${observed.get(name)})` : ""}`,
+  );
 }
 
 // A challenge an earlier demo closed takes no submissions: ask for each one's status now.
@@ -101,17 +172,11 @@ for (const c of open) {
   const dir = path.join(ROOT, "challenges", variantOf ?? c.slug, "submissions");
   if (!existsSync(dir)) continue;
   if (variantOf) {
-    for (const t of TRACES)
-      await submitAs(
-        c.id,
-        t,
-        path.join(dir, "complete"),
-        path.join(ROOT, "packages/telemetry/fixtures", `${t}.jsonl`),
-      );
+    for (const t of DEMO_TRACE_KINDS) await submitAs(c, t, path.join(dir, "complete"), t);
     continue;
   }
   for (const kind of KINDS.filter((k) => readdirSync(dir).includes(k)))
-    await submitAs(c.id, kind, path.join(dir, kind), null);
+    await submitAs(c, kind, path.join(dir, kind), null);
 }
 
 // Wait for every submission to leave the queue (the owner's key is not needed for the public
@@ -179,6 +244,8 @@ for (const c of open) {
     console.log(
       `  ${s.kind.padEnd(9)} ${final.unrounded} → ${final.rounded} (${b.band.label}): ${parts}${adj ? `; ${adj}` : ""}`,
     );
+    const seen = observed.get(s.agent);
+    if (seen) console.log(`            observed: ${seen}`);
     const mix = b.components.find((p) => p.key === "adversarial")?.details?.composition;
     if (mix)
       console.log(

@@ -1,6 +1,7 @@
 /**
  * `npm start`: the whole platform on this machine, with no account and no network: setup, the D1
- * migrations, the runner and the platform Worker (both on loopback, started side by side), a demo
+ * migrations, the runner and the platform Worker (both on loopback, started side by side), a local
+ * fake model behind the metering gateway (GATEWAY_UPSTREAM_URL overrides it), a demo
  * operator, a demo agent and the example challenges (QA'd together, published when QA passes;
  * QA reports reused from .wrangler/qa-cache by bundle), the demo credentials in
  * .dev/credentials.json (git-ignored). A fresh RUNNER_SHARED_SECRET per start goes to the runner
@@ -11,10 +12,11 @@
  * since the command began; it stays in the foreground until Ctrl-C, then stops every child it
  * started.
  */
-import { startCachedNpmRegistry } from "@bouts/fixtures";
+import { startCachedNpmRegistry, startFakeModel } from "@bouts/fixtures";
 import { spawnSync, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
+  appendFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -454,6 +456,15 @@ async function main() {
     log("containers/runner has no HTTP server yet; challenges will stay drafts");
   }
 
+  // The metering gateway's upstream (docs/gateway.md): the local fake model, unless
+  // GATEWAY_UPSTREAM_URL names another (its key, if any, in GATEWAY_UPSTREAM_KEY).
+  const upstream = process.env.GATEWAY_UPSTREAM_URL || (await startFakeModel({ unref: true })).url;
+  if (process.env.GATEWAY_UPSTREAM_KEY)
+    appendFileSync(WORKER_SECRETS, `GATEWAY_UPSTREAM_KEY=${process.env.GATEWAY_UPSTREAM_KEY}\n`);
+  log(
+    `model calls through the gateway go to ${upstream}${process.env.GATEWAY_UPSTREAM_URL ? "" : " (the local fake model)"}`,
+  );
+
   // wrangler dev touches D1 only when a request needs it, and none is sent before the
   // migrations are applied: both start at once.
   log("applying D1 migrations (local)");
@@ -469,6 +480,7 @@ async function main() {
       // Local development: webhook receivers on loopback (docs/webhooks.md), links to this API.
       WEBHOOKS_ALLOW_LOOPBACK: "true",
       WEBHOOKS_LINK_ORIGIN: API,
+      GATEWAY_UPSTREAM_URL: upstream,
     },
   });
   children.push(worker);
@@ -518,6 +530,7 @@ async function main() {
     API               ${API}/v1
     interactive docs  ${API}/docs
     OpenAPI 3.1       ${API}/openapi.json
+    model gateway     ${API}/v1/challenges/<id>/gateway/v1  (OpenAI base URL; key: an agent key)
     runner            ${runnerUp ? RUNNER : "not running"}
     demo credentials  ${path.relative(ROOT, CREDENTIALS)}  (operator and agent keys)
     challenges        ${credentials.challenges.map((c) => `${c.slug} (${c.status})`).join(", ") || "none"}

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { RunnerEnvSchema } from "../../containers/runner/src/config.ts";
+import { GatewayConfigSchema } from "../../workers/gateway/src/config.ts";
 import { IngestConfigSchema } from "../../workers/ingest/src/config.ts";
 import { PlatformConfigSchema } from "../../workers/platform/src/config.ts";
 import { ScoreConfigSchema } from "../../workers/score/src/config.ts";
@@ -27,6 +28,12 @@ export const WORKER_CONFIGS: readonly RoleConfig[] = [
     role: "webhooks",
     file: "workers/webhooks/src/config.ts",
     schema: WebhooksConfigSchema,
+    prefix: "",
+  },
+  {
+    role: "gateway",
+    file: "workers/gateway/src/config.ts",
+    schema: GatewayConfigSchema,
     prefix: "",
   },
   {

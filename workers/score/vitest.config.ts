@@ -4,7 +4,8 @@
  * free loopback port, with a fresh RUNNER_SHARED_SECRET the Worker signs with) behind a Node-side
  * service binding (RUNNER_HTTP), and the real
  * ChallengeLeaderboard object. FIXTURES serves the example challenges' bundles and
- * submissions, packed here with tar.
+ * submissions, packed here with tar. Outbound, http://model.test is a fake model provider and
+ * http://ai-gateway.test a local fake of AI Gateway's logs API (@bouts/fixtures).
  */
 import { spawn, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -14,7 +15,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
-import { buildZip, SECOND_VERSION_CHALLENGE, writeSecondVersion } from "@bouts/fixtures";
+import {
+  buildZip,
+  SECOND_VERSION_CHALLENGE,
+  startFakeAiGateway,
+  writeSecondVersion,
+} from "@bouts/fixtures";
 
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -156,8 +162,17 @@ const MODEL_TESTS = {
     },
   ],
 };
+/** A local fake of AI Gateway's logs API (a real server on loopback), as host ai-gateway.test. */
+const aiGateway = await startFakeAiGateway({ unref: true });
+
 async function fakeModel(request: Request): Promise<Response> {
   const url = new URL(request.url);
+  if (url.host === "ai-gateway.test")
+    return fetch(`${aiGateway.url}${url.pathname}${url.search}`, {
+      method: request.method,
+      headers: request.headers,
+      body: request.method === "GET" ? null : await request.arrayBuffer(),
+    });
   if (url.host !== "model.test")
     return new Response("no outbound access in tests", { status: 502 });
   if (url.pathname === "/last") return Response.json(lastModelRequest);

@@ -3810,6 +3810,167 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/challenges/{id}/gateway/v1/chat/completions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Call a model through the challenge's metering gateway (OpenAI-compatible)
+     * @description Set the OpenAI base URL to `/v1/challenges/{id}/gateway/v1` and the API key to your agent key. The call is forwarded to the platform's model provider with the platform's key, and its token usage is recorded for your entry: the score compares it with your trace's token counts. The provider's answer is passed back unchanged, with its status (a provider's own 4xx or 5xx too).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          "application/json": {
+            model: string;
+            messages: unknown[];
+            stream?: boolean;
+            stream_options?: Record<string, never> | null;
+          };
+        };
+      };
+      responses: {
+        /** @description The provider's chat completion (JSON), or its stream of server-sent events */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/json": {
+              [key: string]: unknown;
+            };
+            "text/event-stream": string;
+          };
+        };
+        /** @description Malformed request: the problem's `errors` name each offending field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Missing, malformed or revoked API key (see WWW-Authenticate) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description An agent key, but the agent has not entered this challenge (`not-entered`) */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description No such resource (or not the caller's) */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The request body stopped arriving (shorter than its Content-Length) or took too long */
+        408: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The challenge is closed (`challenge-closed`) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The body is over 1048576 bytes */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Unsupported media type (the Content-Type, or the upload's signature) */
+        415: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description Rate limit or quota exceeded; see Retry-After */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The provider could not be reached, cut its answer off, or answered over 4194304 bytes; the call is recorded without usage */
+        502: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The gateway has no upstream (`no-upstream`): this deployment meters no model calls */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+        /** @description The provider did not answer in time; the call is recorded without usage */
+        504: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            "application/problem+json": components["schemas"]["Problem"];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/mcp": {
     parameters: {
       query?: never;

@@ -23,3 +23,4 @@ export * from "./webhook-events.ts";
 export * from "./queues.ts";
 export * from "./board.ts";
 export * from "./operator.ts";
+export * from "./gateway-metadata.ts";

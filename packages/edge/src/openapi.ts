@@ -30,7 +30,9 @@ export const PROBLEM_STATUS_TEXT = {
   422: "Well-formed but breaks a rule; `detail` (and `rule`) say which",
   426: "Only a WebSocket upgrade is accepted here",
   429: "Rate limit or quota exceeded; see Retry-After",
+  502: "An upstream service answered badly or not at all",
   503: "A dependency is unavailable; nothing was stored; see Retry-After",
+  504: "An upstream service did not answer in time",
 } as const;
 
 /** A status a route may answer with a problem. */

@@ -1,7 +1,7 @@
 /**
  * @module platform/app
- * The platform's one Hono app: the roles' routes composed with `app.route()` (ingest and the
- * webhook role under /v1, the leaderboard role and its pages at the root, the two challenge
+ * The platform's one Hono app: the roles' routes composed with `app.route()` (ingest, the
+ * webhook role and the metering gateway under /v1, the leaderboard role and its pages at the root, the two challenge
  * reads that span roles here, the MCP endpoint at /mcp), each route with its own access (@bouts/auth: public, optional
  * key, agent, operator), the one `onError` and 404/405 answer (@bouts/edge), `/healthz` (the
  * Worker's own 200 with the runner's probed state beside it, never a 500 for a runner that is down), and
@@ -19,6 +19,7 @@ import {
   type LeaderboardRoutesOptions,
 } from "@bouts/leaderboard";
 import { probeRunner, type RunnerEnv } from "@bouts/score";
+import { gatewayRoutes } from "@bouts/gateway-worker";
 import { webhookRoutes } from "@bouts/webhooks-worker";
 import { OPENAPI_INFO } from "./openapi.ts";
 import { createChallengeReadRoutes } from "./routes/challenges.ts";
@@ -36,6 +37,7 @@ export function createPlatformApp(options: PlatformAppOptions = {}) {
     .route("/v1", ingestRoutes)
     .route("/v1", createChallengeReadRoutes(access))
     .route("/v1", webhookRoutes)
+    .route("/v1", gatewayRoutes)
     .route("/", createMcpRoutes(cache))
     .route("/", createLeaderboardRoutes(options, access));
 

@@ -1,11 +1,11 @@
 /**
  * @module score/config
  * The score role's one configuration (docs/design.md §38): the runner client's, the judge
- * panel's and the test generator's vars and secrets in one zod schema, parsed once per `env`
- * object into a frozen value. Invariant: a bad value, or a mode without what it needs, is a
- * `ConfigError` naming the variable, raised at the batch's start (index.ts), never a guess;
- * only what depends on a binding (the AI binding of the workers-ai modes) is checked where it
- * is used.
+ * panel's, the test generator's and the observed-usage reader's vars and secrets in one zod
+ * schema, parsed once per `env` object into a frozen value. Invariant: a bad value, or a mode
+ * without what it needs, is a `ConfigError` naming the variable, raised at the batch's start
+ * (index.ts), never a guess; only what depends on a binding (the AI binding of the workers-ai
+ * modes) is checked where it is used.
  */
 import { createConfigReader } from "@bouts/edge";
 import { MIN_SECRET_LENGTH } from "@bouts/runner-auth";
@@ -13,6 +13,8 @@ import { z } from "zod";
 
 /** A runner call's deadline when RUNNER_TIMEOUT_MS is unset: shorter than the 15-minute lease. */
 export const RUNNER_TIMEOUT_MS_DEFAULT = 10 * 60 * 1000;
+/** Cloudflare's API, where AI Gateway's logs are read (GATEWAY_LOGS_API_URL's default). */
+export const CLOUDFLARE_API_URL = "https://api.cloudflare.com/client/v4";
 /** The most judges a panel seats. */
 export const MAX_JUDGE_MODELS = 5;
 
@@ -78,6 +80,29 @@ export const ScoreConfigSchema = z
     GENERATION_SECRET: secret(
       "secret: keys the draw of generated tests (design.md §31); unset: runs wait on a configuration error",
     ),
+    GATEWAY_USAGE_SOURCE: z
+      .enum(["none", "gateway", "ai-gateway"])
+      .default("none")
+      .describe(
+        "where observed model usage is read: nowhere, the gateway's D1 record, or AI Gateway's logs (docs/gateway.md)",
+      ),
+    GATEWAY_LOGS_API_URL: httpUrl
+      .default(CLOUDFLARE_API_URL)
+      .describe("the Cloudflare API that AI Gateway's logs are read from"),
+    GATEWAY_LOGS_ACCOUNT_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9]{1,64}$/, "must be a Cloudflare account id")
+      .optional()
+      .describe("the AI Gateway's account id; required with GATEWAY_USAGE_SOURCE=ai-gateway"),
+    GATEWAY_LOGS_GATEWAY_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be a gateway id (at most 64 characters)")
+      .optional()
+      .describe("the AI Gateway's id; required with GATEWAY_USAGE_SOURCE=ai-gateway"),
+    GATEWAY_LOGS_API_TOKEN: z
+      .string()
+      .optional()
+      .describe("secret: a Cloudflare API token with AI Gateway Read, for its logs"),
   })
   .check((ctx) => {
     const v = ctx.value;
@@ -104,6 +129,16 @@ export const ScoreConfigSchema = z
       "GENERATOR_OPENAI_BASE_URL",
       "required with GENERATOR_MODE=openai",
     );
+    for (const name of [
+      "GATEWAY_LOGS_ACCOUNT_ID",
+      "GATEWAY_LOGS_GATEWAY_ID",
+      "GATEWAY_LOGS_API_TOKEN",
+    ] as const)
+      need(
+        v.GATEWAY_USAGE_SOURCE === "ai-gateway" && !v[name],
+        name,
+        "required with GATEWAY_USAGE_SOURCE=ai-gateway",
+      );
   });
 
 type Vars = z.output<typeof ScoreConfigSchema>;
@@ -131,6 +166,15 @@ export interface ScoreConfig {
     timeoutMs: number;
   };
   generationSecret: string | undefined;
+  /** Where observed model usage is read (docs/gateway.md, "The score role's reader"). */
+  observedUsage: {
+    source: Vars["GATEWAY_USAGE_SOURCE"];
+    /** Without a trailing slash. */
+    logsApiUrl: string;
+    accountId: string | undefined;
+    gatewayId: string | undefined;
+    apiToken: string | undefined;
+  };
 }
 
 /** Reads the score settings from the env, once per env; throws `ConfigError` on a bad value. */
@@ -158,5 +202,12 @@ export const readScoreConfig: (env: object) => Readonly<ScoreConfig> = createCon
       timeoutMs: v.GENERATOR_TIMEOUT_MS,
     }),
     generationSecret: v.GENERATION_SECRET,
+    observedUsage: Object.freeze({
+      source: v.GATEWAY_USAGE_SOURCE,
+      logsApiUrl: v.GATEWAY_LOGS_API_URL.replace(/\/+$/, ""),
+      accountId: v.GATEWAY_LOGS_ACCOUNT_ID,
+      gatewayId: v.GATEWAY_LOGS_GATEWAY_ID,
+      apiToken: v.GATEWAY_LOGS_API_TOKEN,
+    }),
   }),
 );

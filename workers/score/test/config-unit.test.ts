@@ -24,6 +24,13 @@ describe("the score configuration", () => {
         timeoutMs: 60_000,
       },
       generationSecret: undefined,
+      observedUsage: {
+        source: "none",
+        logsApiUrl: "https://api.cloudflare.com/client/v4",
+        accountId: undefined,
+        gatewayId: undefined,
+        apiToken: undefined,
+      },
     });
   });
 
@@ -46,6 +53,14 @@ describe("the score configuration", () => {
     expect(bad({ GENERATION_SECRET: "too-short" })).toThrow(/GENERATION_SECRET: .*32/);
     expect(bad({ GENERATION_SECRET: "too-short" })).not.toThrow(/too-short/);
     expect(bad({ RUNNER_URL: "runner:8080" })).toThrow(/RUNNER_URL: must be an http\(s\) URL/);
+    expect(bad({ GATEWAY_USAGE_SOURCE: "logs" })).toThrow(/GATEWAY_USAGE_SOURCE: /);
+    expect(bad({ GATEWAY_USAGE_SOURCE: "ai-gateway", GATEWAY_LOGS_API_TOKEN: "t0ken" })).toThrow(
+      /GATEWAY_LOGS_ACCOUNT_ID: required with GATEWAY_USAGE_SOURCE=ai-gateway.*GATEWAY_LOGS_GATEWAY_ID: /,
+    );
+    expect(
+      bad({ GATEWAY_USAGE_SOURCE: "ai-gateway", GATEWAY_LOGS_API_TOKEN: "t0ken" }),
+    ).not.toThrow(/t0ken/);
+    expect(bad({ GATEWAY_LOGS_ACCOUNT_ID: "../accounts" })).toThrow(/GATEWAY_LOGS_ACCOUNT_ID: /);
   });
 
   it("retries a batch under a bad configuration, logging the variable, and runs no message", async () => {
