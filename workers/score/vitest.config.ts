@@ -8,7 +8,7 @@
  * http://ai-gateway.test a local fake of AI Gateway's logs API (@bouts/fixtures).
  */
 import { spawn, execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -99,6 +99,21 @@ function serveFixture(request: Request): Response {
   if (kind === "manifest") return new Response(readFileSync(path.join(dir, "challenge.json")));
   if (kind === "submission" && name && /^[a-z0-9-]+$/.test(name))
     return new Response(new Uint8Array(pack(path.join(dir, "submissions", name))));
+  // "files/<challenge>/<name>": each file of that submission and its sha256 (hex), for traces
+  // whose final digests name the files that run (the trace cross-checks).
+  if (kind === "files" && name && /^[a-z0-9-]+$/.test(name)) {
+    const folder = path.join(dir, "submissions", name);
+    return Response.json(
+      readdirSync(folder)
+        .sort()
+        .map((f) => ({
+          path: f,
+          sha256: createHash("sha256")
+            .update(readFileSync(path.join(folder, f)))
+            .digest("hex"),
+        })),
+    );
+  }
   // "zip/<challenge>/<name>": the same files as "submission/…", packed another way (a stored
   // zip inside one wrapper folder, entries in reverse order), for the same-code tests.
   if (kind === "zip" && name && /^[a-z0-9-]+$/.test(name)) {

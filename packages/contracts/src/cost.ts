@@ -29,6 +29,11 @@ export const RunUsageSchema = z.strictObject({
     })
     .nullable(),
   wallMs: count.nullable(),
+  /**
+   * Who counted the tokens: the platform's metering gateway (`gateway`, or Cloudflare AI Gateway
+   * `ai-gateway`) or the agent's own trace (`trace`); absent in usage stored before: the trace.
+   */
+  tokensSource: z.enum(["gateway", "ai-gateway", "trace"]).optional(),
 });
 export type RunUsage = z.infer<typeof RunUsageSchema>;
 

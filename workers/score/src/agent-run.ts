@@ -4,10 +4,10 @@
  * (profile-steps.ts) calls: load and parse the submission's trace from R2 before the runner is
  * asked, so a submission that cannot be scored costs no run (loadAgentPrelude); with the final
  * report, analyse the trace and ask the judges about Process / Strategy / Recovery
- * (judgeAgentRun); with a view's engineering input, compute the agent breakdown
- * (computeAgentRun). Invariants: a missing or invalid trace is a non-retryable failure with the
- * reason; the engine decides every point; the mapping itself is pure (`@bouts/telemetry`,
- * agent-input.ts).
+ * (judgeAgentRun), the trace cross-checked against what the platform saw (docs/design.md §40);
+ * with a view's engineering input, compute the agent breakdown (computeAgentRun). Invariants: a
+ * missing or invalid trace is a non-retryable failure with the reason; the engine decides every
+ * point; the mapping itself is pure (`@bouts/telemetry`, agent-input.ts).
  */
 import type { ChallengeManifest, RunReport } from "@bouts/contracts";
 import type { ScoringContext } from "@bouts/db";
@@ -27,6 +27,7 @@ import {
   readAgentConfig,
   type AgentConfig,
   type AgentInputError,
+  type PlatformObservations,
   type Trace,
   type TraceAnalysis,
 } from "@bouts/telemetry";
@@ -95,6 +96,8 @@ export async function judgeAgentRun(e: {
   manifest: ChallengeManifest;
   report: RunReport;
   claimsJson: string | null;
+  /** What the platform saw of the submission: the trace is cross-checked against it (§40). */
+  observations: PlatformObservations;
   /** The attempt's deadline for the trace judges. */
   signal?: AbortSignal;
 }): Promise<AgentJudged> {
@@ -103,6 +106,7 @@ export async function judgeAgentRun(e: {
     report: e.report,
     tokenBudget: e.prelude.config.tokenBudget,
     claimsJson: e.claimsJson,
+    observations: e.observations,
   });
   const judged = await judgeTrace(
     e.judges,

@@ -13,7 +13,7 @@
  * its failure code); the engine decides every point.
  */
 import type { ChallengeManifest, RunReport } from "@bouts/contracts";
-import type { ScoringContext, SubmissionFailureCode } from "@bouts/db";
+import { createDb, type ScoringContext, type SubmissionFailureCode } from "@bouts/db";
 import type { ChallengeBrief, Judge } from "@bouts/judges";
 import { ok, type Result } from "@bouts/result";
 import {
@@ -25,9 +25,12 @@ import {
   type ProfileId,
   type ScoreInput,
 } from "@bouts/scoring";
-import type { Trace } from "@bouts/telemetry";
+import type { ObservedUsage, Trace } from "@bouts/telemetry";
 import { computeAgentRun, judgeAgentRun, loadAgentPrelude } from "./agent-run.ts";
+import type { ScoreEnv } from "./env.ts";
 import type { RunJudgements } from "./judging.ts";
+import { readObservedUsage } from "./observed-usage.ts";
+import { observePlatform, readEarlierSubmissions } from "./platform-observations.ts";
 
 /** Why a profile's step refused the run: our fault (retried), or the submission's (final). */
 export type StepRefusal =
@@ -78,6 +81,8 @@ export interface ProfileJudgeRequest {
 export interface ProfileRun {
   /** The parsed telemetry trace, when the profile loaded one: the run's usage is read from it. */
   trace: Trace | null;
+  /** The model usage the metering gateway counted for the submission, when it saw any. */
+  observedUsage: ObservedUsage | null;
   /** After the run, beside the code judges (evaluate.ts): what the profile's judges say. */
   judge: (e: ProfileJudgeRequest) => Promise<ProfileJudged>;
 }
@@ -88,7 +93,7 @@ export interface ProfileSteps {
    * Before the run: loads and checks what the profile needs, so that a submission it cannot
    * score costs no run.
    */
-  prepare: (artifacts: R2Bucket, ctx: ScoringContext) => Promise<Result<ProfileRun, StepRefusal>>;
+  prepare: (env: ScoreEnv, ctx: ScoringContext) => Promise<Result<ProfileRun, StepRefusal>>;
 }
 
 /** The engineering profile scores a view as its engineering breakdown, nothing around it. */
@@ -111,25 +116,53 @@ const ENGINEERING_JUDGED: ProfileJudged = {
 /** The engineering profile: nothing before the run, no judges of its own. */
 const ENGINEERING_STEPS: ProfileSteps = {
   prepare: () =>
-    Promise.resolve(ok({ trace: null, judge: () => Promise.resolve(ENGINEERING_JUDGED) })),
+    Promise.resolve(
+      ok({
+        trace: null,
+        observedUsage: null,
+        judge: () => Promise.resolve(ENGINEERING_JUDGED),
+      }),
+    ),
 };
 
 /**
  * The agent profile: the trace loaded and parsed before the run (a missing or invalid one fails
- * the submission, `trace-refused`), judged once the final report exists, and the agent-run
- * breakdown computed around each view's engineering input (agent-run.ts).
+ * the submission, `trace-refused`) with the platform's records of the agent's submissions and
+ * model usage, cross-checked and judged once the final report exists (docs/design.md §40), and
+ * the agent-run breakdown computed around each view's engineering input (agent-run.ts).
  */
 const AGENT_STEPS: ProfileSteps = {
-  prepare: async (artifacts, ctx) => {
-    const prelude = await loadAgentPrelude(artifacts, ctx);
+  prepare: async (env, ctx) => {
+    const prelude = await loadAgentPrelude(env.ARTIFACTS, ctx);
     if (!prelude.ok)
       return {
         ok: false,
         error: { retryable: false, code: "trace-refused", detail: prelude.error.detail },
       };
+    const db = createDb(env.DB);
+    const earlier = await readEarlierSubmissions(db, ctx);
+    // The model calls the metering gateway saw for this agent on this challenge since its
+    // previous submission (docs/gateway.md); unreadable now is ours to retry, never a guess.
+    const usage = await readObservedUsage(env, {
+      agentId: ctx.submission.agentId,
+      challengeId: ctx.submission.challengeId,
+      from: earlier.lastReceivedAt,
+      to: ctx.submission.receivedAt,
+    });
+    if (!usage.ok) return { ok: false, error: { retryable: true, detail: usage.error.detail } };
+    const records = { earlier, usage: usage.value };
     return ok({
       trace: prelude.value.trace,
+      observedUsage: records.usage,
       judge: async (e) => {
+        // The files that ran are the final report's; the tests the judges and the cross-checks
+        // read are the readable part's (a split challenge's public part).
+        const observations = await observePlatform(db, {
+          ctx,
+          records,
+          manifest: e.manifest,
+          report: e.report,
+        });
         const judged = await judgeAgentRun({
           prelude: prelude.value,
           judges: e.judges,
@@ -137,6 +170,7 @@ const AGENT_STEPS: ProfileSteps = {
           manifest: e.manifest,
           report: e.readable(e.report),
           claimsJson: e.claimsJson,
+          observations,
           ...(e.signal ? { signal: e.signal } : {}),
         });
         return {

@@ -136,7 +136,7 @@ export async function scoreOnBundle(
       "challenge-invalid",
       `the challenge's profile ${JSON.stringify(ctx.challenge.profile)} is not one the engine scores`,
     );
-  const profile = await steps.prepare(env.ARTIFACTS, ctx);
+  const profile = await steps.prepare(env, ctx);
   if (!profile.ok) return stepRefused(profile.error);
 
   const panel = createJudgePanel(env);
@@ -270,7 +270,12 @@ export async function scoreOnBundle(
     }
     full = row.value;
   }
-  const usage = await readRunUsage(env.ARTIFACTS, ctx, profile.value.trace);
+  const usage = await readRunUsage(
+    env.ARTIFACTS,
+    ctx,
+    profile.value.trace,
+    profile.value.observedUsage,
+  );
   return {
     ok: true,
     value: { input: stored.input, breakdown, judgeMode, report, seen, judged, full, usage },
