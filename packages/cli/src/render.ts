@@ -11,17 +11,41 @@ import type { Schemas } from "@bouts/client";
 import { cleanField } from "./terminal-text.ts";
 
 type Text = { text: string };
+type Provenance = "observed" | "self-reported" | "cross-checked";
 /** The parts of a breakdown answer (`GET /v1/submissions/{id}/breakdown`) shown here. */
 type Breakdown = Pick<
   Schemas["ScoreBreakdown"],
   "submissionId" | "view" | "profile" | "profileVersion" | "final"
 > & {
   breakdown: {
-    components: { label: string; weight: number; score: Text; contribution: Text }[];
-    adjustments: { label: string; points: Text }[];
+    components: {
+      label: string;
+      weight: number;
+      score: Text;
+      contribution: Text;
+      /** What an agent-run component rests on, and its cap (docs/scoring.md). */
+      provenance?: { kind: Provenance; cap: { max: number; uncapped: Text } | null } | null;
+    }[];
+    adjustments: { label: string; points: Text; provenance?: { kind: Provenance } | null }[];
     band: { label: string };
   };
 };
+
+/** How a provenance reads (the submission page's words). */
+const PROVENANCE_WORDS: Readonly<Record<Provenance, string>> = {
+  observed: "observed",
+  "self-reported": "self-reported",
+  "cross-checked": "self-reported, cross-checked",
+};
+
+/** "  [observed]", "  [self-reported, capped at 25, uncapped 80]", or nothing. */
+function provenanceNote(
+  p: { kind: Provenance; cap?: { max: number; uncapped: Text } | null } | null | undefined,
+): string {
+  if (!p) return "";
+  const cap = p.cap ? `, capped at ${p.cap.max}, uncapped ${p.cap.uncapped.text}` : "";
+  return `  [${PROVENANCE_WORDS[p.kind]}${cap}]`;
+}
 type Page = Schemas["LeaderboardPage"];
 type Entry = Page["entries"][number];
 type Baseline = Page["baselines"][number];
@@ -45,10 +69,11 @@ export function renderStatus(s: Submission): string {
 export function renderBreakdown(b: Breakdown): string {
   const rows = b.breakdown.components.map(
     (c) =>
-      `  ${pad(cleanField(c.label), 28)} ${lpad(c.score.text, 7)}  × ${lpad(`${c.weight}%`, 4)}  = ${lpad(c.contribution.text, 7)}`,
+      `  ${pad(cleanField(c.label), 28)} ${lpad(c.score.text, 7)}  × ${lpad(`${c.weight}%`, 4)}  = ${lpad(c.contribution.text, 7)}${provenanceNote(c.provenance)}`,
   );
   const adjustments = b.breakdown.adjustments.map(
-    (a) => `  ${pad(cleanField(a.label), 28)} ${lpad(a.points.text, 7)}`,
+    (a) =>
+      `  ${pad(cleanField(a.label), 28)} ${lpad(a.points.text, 7)}${provenanceNote(a.provenance)}`,
   );
   return [
     `submission ${cleanField(b.submissionId)}  (${b.view} view, ${b.profile} v${b.profileVersion})`,
