@@ -13,6 +13,7 @@ import {
 } from "../src/index.ts";
 import {
   T0,
+  rows,
   seedAgent,
   seedChallenge,
   seedEntrant,
@@ -88,5 +89,24 @@ describe("hasScoredSameFiles", () => {
     expect(await hasScoredSameFiles(db, { ...q, challengeId: other, before: T0 + 5000 })).toBe(
       false,
     );
+  });
+
+  it("keeps the first scoring time when a later rescore rewrites the score's scored_at", async () => {
+    const { agentId, challengeId } = await seedEntrant(db);
+    await seedScored(db, agentId, challengeId, { receivedAt: T0 + 10, filesSha256: FILES });
+    // A version's promotion rewrites the row's scored_at to the rescore's time.
+    await rows(
+      "UPDATE scores SET scored_at = ?1 WHERE challenge_id = ?2",
+      T0 + 99_000,
+      challengeId,
+    );
+    expect(
+      await hasScoredSameFiles(db, {
+        challengeId,
+        filesSha256: FILES,
+        excludeId: "sub-later",
+        before: T0 + 1001,
+      }),
+    ).toBe(true);
   });
 });

@@ -9,6 +9,7 @@
 import { and, count, eq, lt, max, ne } from "drizzle-orm";
 import type { Db } from "../db.ts";
 import { submissions } from "../schema.ts";
+import { auditEvents } from "../schema-audit.ts";
 import { scores } from "../schema-scores.ts";
 
 /** The agent's submissions to a challenge received before one of them. */
@@ -45,7 +46,9 @@ export async function findEarlierSubmissions(
 /**
  * True when files with the canonical hash `filesSha256` were scored on the challenge before
  * `before` (epoch ms) by any agent, other than the submission `excludeId`: their public report
- * could have been read by then.
+ * could have been read by then. "Scored" is the submission's `scored` audit event, written with
+ * its first score and never rewritten: a version's promotion or a rejudge moves `scored_at`, and
+ * a re-computation must not find a score "later" than it was first read.
  */
 export async function hasScoredSameFiles(
   db: Db,
@@ -54,11 +57,15 @@ export async function hasScoredSameFiles(
   const row = await db
     .select({ id: scores.submissionId })
     .from(scores)
+    .innerJoin(
+      auditEvents,
+      and(eq(auditEvents.submissionId, scores.submissionId), eq(auditEvents.type, "scored")),
+    )
     .where(
       and(
         eq(scores.challengeId, q.challengeId),
         eq(scores.filesSha256, q.filesSha256),
-        lt(scores.scoredAt, q.before),
+        lt(auditEvents.at, q.before),
         ne(scores.submissionId, q.excludeId),
       ),
     )
