@@ -12,7 +12,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { readRequirements, DEFAULT_DEPENDENCY_POLICY } from "@bouts/dependencies";
+import { DEFAULT_DEPENDENCY_POLICY, readRequirements, readUvLock } from "@bouts/dependencies";
 import { buildZip } from "@bouts/fixtures";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge/bundle.ts";
@@ -217,6 +217,40 @@ describe("sandboxed pip install", () => {
     expect(warm.value).toMatchObject({ cached: true, layer: r.value.layer, requests: [] });
     expect(index.requests.length).toBe(warmBefore);
     expect(listInstalledPythonTrees(context.cacheDir)).toContain(r.value.key);
+  }, 120_000);
+
+  it("installs a uv.lock from the files it names, reading no index page", async () => {
+    const sdistUrl = `${index.url}/packages/tinyadd-1.0.0.tar.gz`;
+    const text = [
+      'version = 1\nrevision = 3\nrequires-python = ">=3.11"',
+      '[[package]]\nname = "subject"\nversion = "0.1.0"\nsource = { virtual = "." }\ndependencies = [{ name = "tinyadd" }]\n',
+      [
+        "[[package]]",
+        'name = "tinyadd"',
+        'version = "1.0.0"',
+        `source = { registry = "${index.url}/simple" }`,
+        `sdist = { url = "${sdistUrl}", hash = "sha256:${sdist.sha256}", size = 512 }`,
+        `wheels = [{ url = "${index.url}/packages/${tinyadd.filename}", hash = "sha256:${tinyadd.sha256}", size = ${tinyadd.bytes.byteLength} }]`,
+        "",
+      ].join("\n"),
+    ].join("\n\n");
+    const set = readUvLock(text, {
+      ...DEFAULT_DEPENDENCY_POLICY,
+      registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, PyPI: [`${index.url}/simple`] },
+      pypiFileHosts: [`${index.url}/packages/`],
+    });
+    if (!set.ok) throw new Error(JSON.stringify(set.error));
+    const before = index.requests.length;
+    const r = await installPythonDependencies(
+      { lockfile: "uv.lock", lockText: text, packages: set.value.packages },
+      LIMITS,
+      context,
+    );
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    expect(r.value.cached).toBe(false);
+    expect(existsSync(path.join(r.value.layer, "tinyadd-1.0.0.dist-info/METADATA"))).toBe(true);
+    // The wheel only: no index page, and never the sdist.
+    expect(index.requests.slice(before)).toEqual([`/packages/${tinyadd.filename}`]);
   }, 120_000);
 
   it("refuses a file whose bytes are not the lock's hash, naming the package", async () => {

@@ -178,23 +178,23 @@ export function installPythonDependencies(
     new URL(pypi.index).origin,
     ...pypi.fileOrigins.map((o) => new URL(o).origin),
   ]);
-  for (const p of request.packages) {
-    if (p.resolved === null) continue;
-    let origin: string | null = null;
-    try {
-      origin = new URL(p.resolved).origin;
-    } catch {
-      // An unreadable URL is as foreign as another host's.
+  for (const p of request.packages)
+    for (const url of [...(p.files ?? []).map((f) => f.url), ...(p.resolved ? [p.resolved] : [])]) {
+      let origin: string | null = null;
+      try {
+        origin = new URL(url).origin;
+      } catch {
+        // An unreadable URL is as foreign as another host's.
+      }
+      if (origin === null || !origins.has(origin))
+        return Promise.resolve(
+          fail(
+            "registry-refused",
+            `${request.lockfile} names ${url.slice(0, 200)}, which is not on the configured index's host (${[...origins].join(", ")})`,
+            `${p.name}==${p.version}`,
+          ),
+        );
     }
-    if (origin === null || !origins.has(origin))
-      return Promise.resolve(
-        fail(
-          "registry-refused",
-          `${request.lockfile} names ${p.resolved.slice(0, 200)}, which is not on the configured index's host (${[...origins].join(", ")})`,
-          `${p.name}==${p.version}`,
-        ),
-      );
-  }
   const key = computePythonInstallKey(request, pipVersion);
   const pending = inFlight.get(key);
   if (pending) return pending;
@@ -260,6 +260,14 @@ async function installUncached(
         name: p.name,
         version: p.version,
         sha256: hashesOf(p),
+        ...(p.files
+          ? {
+              files: p.files.map((f) => ({
+                url: f.url,
+                sha256: f.hash.replace(/^sha256:/, "").toLowerCase(),
+              })),
+            }
+          : {}),
       })),
       maxFileBytes: limits.maxInstalledBytes,
       maxTotalBytes: limits.maxInstalledBytes,

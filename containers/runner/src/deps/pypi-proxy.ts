@@ -21,6 +21,11 @@ export interface LockedPythonRelease {
   name: string;
   version: string;
   sha256: readonly string[];
+  /**
+   * The files the lock itself names (uv.lock), each URL with its sha256 (hex): the page is built
+   * from these, and the upstream's page is not read.
+   */
+  files?: readonly { url: string; sha256: string }[];
 }
 
 /** What the proxy serves, from where, and how much. */
@@ -132,6 +137,21 @@ export async function startPypiProxy(options: PypiProxyOptions): Promise<PypiPro
 
   const servePage = async (res: ServerResponse, path: string, release: LockedPythonRelease) => {
     const spec = `${release.name}==${release.version}`;
+    if (release.files) {
+      const located: UpstreamFile[] = [];
+      for (const f of release.files) {
+        let url: URL;
+        try {
+          url = new URL(f.url);
+        } catch {
+          continue;
+        }
+        url.hash = "";
+        const filename = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+        located.push({ filename, url, sha256: f.sha256 });
+      }
+      return answerPage(res, path, release, spec, located);
+    }
     const pageUrl = new URL(`${normalizeProjectName(release.name)}/`, index);
     let text: string;
     let json: boolean;
@@ -160,6 +180,17 @@ export async function startPypiProxy(options: PypiProxyOptions): Promise<PypiPro
     } catch {
       return upstreamFailed(res, path, `${spec}'s page is not a simple index page`);
     }
+    answerPage(res, path, release, spec, listed);
+  };
+
+  /** Answers the page of `release`: the `listed` wheels whose sha256 the lock allows. */
+  const answerPage = (
+    res: ServerResponse,
+    path: string,
+    release: LockedPythonRelease,
+    spec: string,
+    listed: readonly UpstreamFile[],
+  ) => {
     const allowed = new Set(release.sha256);
     const kept: UpstreamFile[] = [];
     const seen: string[] = [];
