@@ -19,8 +19,10 @@ import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge
 import { resolveInstaller } from "../src/challenge/prepare-options.ts";
 import type { InstallContext } from "../src/deps/install.ts";
 import {
+  computePythonInstallKey,
   installPythonDependencies,
   listInstalledPythonTrees,
+  readPipVersion,
   type PythonInstallRequest,
 } from "../src/deps/pip-install.ts";
 import { runJob, type RunnerEnvironment } from "../src/job.ts";
@@ -38,7 +40,13 @@ interface Wheel {
 }
 
 /** A pure-Python wheel: `<module>/__init__.py` and its dist-info (METADATA, WHEEL, RECORD). */
-function buildWheel(name: string, version: string, init: string, extra: Buffer | null = null) {
+function buildWheel(
+  name: string,
+  version: string,
+  init: string,
+  extra: Buffer | null = null,
+  extraMethod = 0,
+) {
   const dist = name.replace(/-/g, "_");
   const info = `${dist}-${version}.dist-info`;
   const files: [string, string | Uint8Array][] = [
@@ -55,7 +63,7 @@ function buildWheel(name: string, version: string, init: string, extra: Buffer |
     ...files.map(([f, data]) => ({
       name: f,
       data,
-      ...(extra && f.endsWith(".bin") ? { method: 0 } : {}),
+      ...(extra && f.endsWith(".bin") ? { method: extraMethod } : {}),
     })),
     { name: `${info}/RECORD`, data: record },
   ]);
@@ -133,6 +141,8 @@ const swapped = buildWheel("swapped", "1.0.0", "import os\nX = os.system('true')
 const sdist = wheel("sdistonly", "1.0.0", "sdistonly-1.0.0.tar.gz", randomBytes(512));
 /** 40 MiB of noise stored uncompressed: over the 16 MiB cap. */
 const bomb = buildWheel("wheelbomb", "1.0.0", "", randomBytes(40 * MIB));
+/** 64 MiB of zeros deflated to well under the 16 MiB cap: it only overflows once unpacked. */
+const zeros = buildWheel("zerobomb", "1.0.0", "", Buffer.alloc(64 * MIB), 8);
 /** Listed by the index with a link to another host. */
 const elsewhere = buildWheel("elsewhere", "1.0.0", "X = 1\n");
 
@@ -160,6 +170,7 @@ beforeAll(async () => {
       { file: swapped, claims: honest.sha256 },
       { file: sdist },
       { file: bomb },
+      { file: zeros },
       { file: elsewhere, link: `${other.url}/packages/${elsewhere.filename}` },
     ],
     (name) => name !== "tiny-help",
@@ -305,6 +316,19 @@ describe("sandboxed pip install", () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error).toMatchObject({ rule: "install-too-large", package: "wheelbomb==1.0.0" });
+  }, 120_000);
+
+  it("stops a wheel that unpacks past the cap on the capped folder, and caches nothing", async () => {
+    expect(zeros.bytes.byteLength).toBeLessThan(LIMITS.maxInstalledBytes);
+    const req = request([zeros]);
+    const r = await installPythonDependencies(req, LIMITS, context);
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.error.rule).toBe("install-too-large");
+    expect(r.error.detail).toMatch(/filled its 16777216-byte folder/);
+    expect(listInstalledPythonTrees(context.cacheDir)).not.toContain(
+      computePythonInstallKey(req, readPipVersion(context.pypi!.pipDir)!),
+    );
   }, 120_000);
 
   it("refuses Python installs when no index is configured, naming the variable", async () => {
