@@ -383,6 +383,15 @@ function writeChallenge(name: string, lockText: string | null): string {
   if (lockText !== null) {
     writeFileSync(path.join(dir, "requirements.lock"), lockText);
     writeFileSync(path.join(dir, "reference/solution.py"), SOLUTION);
+    // The trusted tests use the bundle's package too: they fail without its mounted tree.
+    const tests = path.join(dir, "tests/test_first.py");
+    const original = readFileSync(tests, "utf8");
+    const using = original.replace(
+      "def test_adds():\n    assert add(1, 2) == 3",
+      "def test_adds():\n    import tinyadd\n\n    assert add(1, 2) == tinyadd.add(1, 2) == 3",
+    );
+    if (using === original) throw new Error("budget-python's test_adds changed: update this test");
+    writeFileSync(tests, using);
   }
   return dir;
 }
