@@ -238,6 +238,7 @@ async function installUncached(
   const proxyDir = path.join(work, "registry");
   mkdirSync(proxyDir, { recursive: true, mode: 0o755 });
   mkdirSync(project, { recursive: true, mode: 0o755 });
+  const fetchTimeoutMs = Math.min(60_000, limits.maxInstallMs);
   let proxy: PypiProxy | null = null;
   let projectMounted = false;
   try {
@@ -271,7 +272,7 @@ async function installUncached(
       })),
       maxFileBytes: limits.maxInstalledBytes,
       maxTotalBytes: limits.maxInstalledBytes,
-      fetchTimeoutMs: Math.min(60_000, limits.maxInstallMs),
+      fetchTimeoutMs,
       fetch: context.fetch,
     });
     const sandboxLimits: SandboxLimits = {
@@ -306,6 +307,9 @@ async function installUncached(
         "--progress-bar=off",
         // The proxy is on this machine: a failure is an answer, not a flaky network.
         "--retries=0",
+        // The proxy answers a file only once it holds all of it (to check its hash): pip waits
+        // as long as the proxy's own upstream deadline, not its default 15 s.
+        `--timeout=${Math.ceil(fetchTimeoutMs / 1000) + 5}`,
         `--target=${PROJECT_IN_SANDBOX}/site`,
         `--requirement=${PROJECT_IN_SANDBOX}/requirements.txt`,
       ],
