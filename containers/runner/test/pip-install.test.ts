@@ -146,6 +146,28 @@ const zeros = buildWheel("zerobomb", "1.0.0", "", Buffer.alloc(64 * MIB), 8);
 /** Listed by the index with a link to another host. */
 const elsewhere = buildWheel("elsewhere", "1.0.0", "X = 1\n");
 
+/** A uv.lock pinning `w` from the local index, its files under `files` (and `sdistFile`'s hash). */
+function uvLock(w: Wheel, files: string, sdistFile: Wheel | null = null): string {
+  const sdistLine = sdistFile
+    ? [
+        `sdist = { url = "${files}${w.name}-${w.version}.tar.gz", hash = "sha256:${sdistFile.sha256}", size = 512 }`,
+      ]
+    : [];
+  return [
+    'version = 1\nrevision = 3\nrequires-python = ">=3.11"',
+    `[[package]]\nname = "subject"\nversion = "0.1.0"\nsource = { virtual = "." }\ndependencies = [{ name = "${w.name}" }]\n`,
+    [
+      "[[package]]",
+      `name = "${w.name}"`,
+      `version = "${w.version}"`,
+      `source = { registry = "${index.url}/simple" }`,
+      ...sdistLine,
+      `wheels = [{ url = "${files}${w.filename}", hash = "sha256:${w.sha256}", size = ${w.bytes.byteLength} }]`,
+      "",
+    ].join("\n"),
+  ].join("\n\n");
+}
+
 let environment: RunnerEnvironment;
 let index: LocalIndex;
 let other: LocalIndex;
@@ -231,20 +253,7 @@ describe("sandboxed pip install", () => {
   }, 120_000);
 
   it("installs a uv.lock from the files it names, reading no index page", async () => {
-    const sdistUrl = `${index.url}/packages/tinyadd-1.0.0.tar.gz`;
-    const text = [
-      'version = 1\nrevision = 3\nrequires-python = ">=3.11"',
-      '[[package]]\nname = "subject"\nversion = "0.1.0"\nsource = { virtual = "." }\ndependencies = [{ name = "tinyadd" }]\n',
-      [
-        "[[package]]",
-        'name = "tinyadd"',
-        'version = "1.0.0"',
-        `source = { registry = "${index.url}/simple" }`,
-        `sdist = { url = "${sdistUrl}", hash = "sha256:${sdist.sha256}", size = 512 }`,
-        `wheels = [{ url = "${index.url}/packages/${tinyadd.filename}", hash = "sha256:${tinyadd.sha256}", size = ${tinyadd.bytes.byteLength} }]`,
-        "",
-      ].join("\n"),
-    ].join("\n\n");
+    const text = uvLock(tinyadd, `${index.url}/packages/`, sdist);
     const set = readUvLock(text, {
       ...DEFAULT_DEPENDENCY_POLICY,
       registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, PyPI: [`${index.url}/simple`] },
@@ -290,23 +299,25 @@ describe("sandboxed pip install", () => {
   }, 120_000);
 
   it("refuses a lock naming a file on another host before anything is fetched", async () => {
-    const req = request([tinyadd]);
+    // A uv.lock the reader accepts (its policy admits the other host) but the runner's index is
+    // not on: nothing may be fetched from either.
+    const text = uvLock(tinyadd, `${other.url}/packages/`);
+    const set = readUvLock(text, {
+      ...DEFAULT_DEPENDENCY_POLICY,
+      registries: { ...DEFAULT_DEPENDENCY_POLICY.registries, PyPI: [`${index.url}/simple`] },
+      pypiFileHosts: [`${other.url}/packages/`],
+    });
+    if (!set.ok) throw new Error(JSON.stringify(set.error));
     const before = index.requests.length;
     const r = await installPythonDependencies(
-      {
-        lockfile: "uv.lock",
-        lockText: "(a uv.lock)",
-        packages: req.packages.map((p) => ({
-          ...p,
-          resolved: `${other.url}/packages/${tinyadd.filename}`,
-        })),
-      },
+      { lockfile: "uv.lock", lockText: text, packages: set.value.packages },
       LIMITS,
       context,
     );
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error).toMatchObject({ rule: "registry-refused", package: "tinyadd==1.0.0" });
+    expect(r.error.detail).toContain(other.url);
     expect(other.requests).toEqual([]);
     expect(index.requests.length).toBe(before);
   }, 120_000);
