@@ -19,6 +19,7 @@ import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge
 import { resolveInstaller } from "../src/challenge/prepare-options.ts";
 import type { InstallContext } from "../src/deps/install.ts";
 import {
+  comparableVersion,
   computePythonInstallKey,
   installPythonDependencies,
   listInstalledPythonTrees,
@@ -271,6 +272,22 @@ describe("sandboxed pip install", () => {
     expect(existsSync(path.join(r.value.layer, "tinyadd-1.0.0.dist-info/METADATA"))).toBe(true);
     // The wheel only: no index page, and never the sdist.
     expect(index.requests.slice(before)).toEqual([`/packages/${tinyadd.filename}`]);
+  }, 120_000);
+
+  it("checks the tree's versions as pip compares them: a lock's 1.0 is the wheel's 1.0.0", async () => {
+    expect(comparableVersion("1.0")).toBe(comparableVersion("1.0.0"));
+    expect(comparableVersion("V01.2.0RC1")).toBe("1.2rc1");
+    expect(comparableVersion("1.0.1")).not.toBe(comparableVersion("1.0"));
+    const text = `tinyadd==1.0 --hash=sha256:${tinyadd.sha256}\n`;
+    const set = readRequirements(text, DEFAULT_DEPENDENCY_POLICY);
+    if (!set.ok) throw new Error(JSON.stringify(set.error));
+    const r = await installPythonDependencies(
+      { lockfile: "requirements.txt", lockText: text, packages: set.value.packages },
+      LIMITS,
+      context,
+    );
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    expect(r.value.cached).toBe(false);
   }, 120_000);
 
   it("refuses a file whose bytes are not the lock's hash, naming the package", async () => {

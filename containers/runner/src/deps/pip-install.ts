@@ -114,6 +114,19 @@ function readMetadata(file: string): { name: string; version: string } | null {
   return name && version ? { name, version } : null;
 }
 
+/**
+ * A version as PEP 440 compares it for `==`, for the common forms: lower case, no leading `v`,
+ * no leading zeros in the release numbers and none of its trailing `.0` (`1.0` is `1.0.0`).
+ */
+export function comparableVersion(version: string): string {
+  const v = version.trim().toLowerCase().replace(/^v/, "");
+  const m = /^(\d+(?:\.\d+)*)(.*)$/.exec(v);
+  if (!m) return v;
+  const release = m[1]!.split(".").map((n) => String(Number(n)));
+  while (release.length > 1 && release[release.length - 1] === "0") release.pop();
+  return `${release.join(".")}${m[2]}`;
+}
+
 /** The first difference between the installed distributions in `site` and the lock's. */
 function findPythonMismatch(
   site: string,
@@ -131,7 +144,7 @@ function findPythonMismatch(
     const version = installed.get(normalizeProjectName(p.name));
     if (version === undefined)
       return { spec, detail: `${p.name} is missing from the installed tree` };
-    if (version !== p.version)
+    if (comparableVersion(version) !== comparableVersion(p.version))
       return { spec, detail: `${p.name} is installed at ${version}, not the locked ${p.version}` };
   }
   const locked = new Set(packages.map((p) => normalizeProjectName(p.name)));
