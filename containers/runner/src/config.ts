@@ -84,6 +84,22 @@ export const RunnerEnvSchema = z
       .describe(
         "the one npm registry dependency installs may fetch from (through the install sandbox's proxy)",
       ),
+    PYPI_INDEX: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        "the one PyPI simple index (PEP 503/691 base URL) Python dependency installs may fetch from, through the install sandbox's proxy; unset: Python lockfiles are refused",
+      ),
+    PYPI_FILE_HOSTS: z
+      .string()
+      .default("")
+      .refine(
+        (s) => s.split(",").every((h) => h.trim() === "" || URL.canParse(h.trim())),
+        "must be comma-separated URLs",
+      )
+      .describe(
+        "comma-separated origins the index's wheels may be fetched from besides its own (for pypi.org: https://files.pythonhosted.org)",
+      ),
     NPM_CLI: z
       .string()
       .refine((p) => path.isAbsolute(p), "must be absolute")

@@ -144,7 +144,7 @@ describe("a bundle's own lock", () => {
     expect(registry.requests.length).toBe(before);
   }, 120_000);
 
-  it("refuses a Python bundle's lockfile by name: not installed by this runner yet", async () => {
+  it("refuses a Python bundle's lockfile by name where no PyPI index is configured", async () => {
     const dir = path.join(work, "deps-python");
     cpSync(path.join(FIXTURES, "budget-python"), dir, { recursive: true });
     const manifestFile = path.join(dir, "challenge.json");
@@ -155,7 +155,9 @@ describe("a bundle's own lock", () => {
       path.join(dir, "requirements.lock"),
       `tinylib==1.0 --hash=sha256:${"a".repeat(64)}\n`,
     );
-    await expect(prepareDir(environment, dir)).rejects.toThrow(/"rule":"ecosystem-not-installed"/);
+    await expect(prepareDir(environment, dir)).rejects.toThrow(
+      /"rule":"ecosystem-not-installed".*RUNNER_PYPI_INDEX/,
+    );
   }, 120_000);
 });
 

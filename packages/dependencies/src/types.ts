@@ -32,6 +32,11 @@ export interface ResolvedPackage {
   integrity: string;
   /** The tarball or file URL the lock names; null when the lock leaves it to the registry. */
   resolved: string | null;
+  /**
+   * uv.lock only: every file the lock names for the release (sdist and wheels), each URL with its
+   * `sha256:<hex>`, as locked; absent where the lock names no files (npm, requirements.txt).
+   */
+  files?: { url: string; hash: string }[];
   /** Named by the manifest (or, for requirements.txt, by a line of the file). */
   direct: boolean;
   /** Needed only for development (npm `dev: true`; uv: reachable only from a dev group). */

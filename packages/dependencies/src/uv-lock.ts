@@ -212,6 +212,7 @@ function readPackage(
     version: version as string,
     integrity: [...new Set(files.hashes)].sort().join(" "),
     resolved: files.first,
+    files: files.located,
     direct: false,
     dev: false,
     path: `${FILE}:${name}@${version as string}`,
@@ -228,22 +229,33 @@ function sameIndex(a: string, b: string): boolean {
   return a.replace(/\/+$/, "") === b.replace(/\/+$/, "");
 }
 
-/** The sdist's and wheels' hashes and first URL, and what is wrong with any of them. */
+/** The sdist's and wheels' hashes, first URL and URLs with hashes, and what is wrong with any of them. */
 function readFiles(
   name: string,
   t: PackageTable,
   policy: DependencyPolicy,
-): { hashes: string[]; first: string | null; refusals: DependencyRefusal[] } {
+): {
+  hashes: string[];
+  first: string | null;
+  located: { url: string; hash: string }[];
+  refusals: DependencyRefusal[];
+} {
   const refusals: DependencyRefusal[] = [];
   const wheels: unknown = t.wheels ?? [];
   if (!Array.isArray(wheels) || (t.sdist !== undefined && !isRecord(t.sdist))) {
     const why = `${name}'s sdist is not a table or its wheels not an array`;
-    return { hashes: [], first: null, refusals: [invalid("unreadable", FILE, name, why)] };
+    return {
+      hashes: [],
+      first: null,
+      located: [],
+      refusals: [invalid("unreadable", FILE, name, why)],
+    };
   }
   const files: unknown[] = [...(t.sdist !== undefined ? [t.sdist] : []), ...(wheels as unknown[])];
   if (files.length === 0)
     refusals.push(invalid("missing-integrity", FILE, name, `${name} lists no sdist or wheel`));
   const hashes: string[] = [];
+  const located: { url: string; hash: string }[] = [];
   let first: string | null = null;
   for (const f of files) {
     if (!isRecord(f)) {
@@ -269,7 +281,10 @@ function readFiles(
       refusals.push(
         invalid("weak-integrity", FILE, name, `${quote(hash, 40)} is not sha256:<64 hex digits>`),
       );
-    else hashes.push(hash);
+    else {
+      hashes.push(hash);
+      if (typeof url === "string") located.push({ url, hash });
+    }
   }
-  return { hashes, first, refusals };
+  return { hashes, first, located, refusals };
 }

@@ -24,6 +24,8 @@ import {
   DEFAULT_DEPENDENCY_POLICY,
   describeDependencyRefusal,
   readNpmLock,
+  readRequirements,
+  readUvLock,
   type DependencySet,
 } from "@bouts/dependencies";
 import { err, ok, type Result } from "@bouts/result";
@@ -33,6 +35,7 @@ import {
   type InstallError,
   type InstallLimits,
 } from "../deps/install.ts";
+import { installPythonDependencies } from "../deps/pip-install.ts";
 import type { UidPool } from "../sandbox/uid-pool.ts";
 
 /** A challenge ready to run: its files on disk and its validated manifest. */
@@ -213,11 +216,19 @@ async function installDependencies(
   const { manifestText, lockText, set } = read.value;
   const lease = await options.installer.uidPool.acquire();
   try {
-    const installed = await installNpmDependencies(
-      { manifestText, lockText, packages: set.packages, omitDev: false },
-      CHALLENGE_INSTALL_LIMITS,
-      { ...options.installer.context, hostUid: lease.uid },
-    );
+    const context = { ...options.installer.context, hostUid: lease.uid };
+    const installed =
+      set.ecosystem === "PyPI"
+        ? await installPythonDependencies(
+            { lockfile: manifest.dependencies.lockfile!, lockText, packages: set.packages },
+            CHALLENGE_INSTALL_LIMITS,
+            context,
+          )
+        : await installNpmDependencies(
+            { manifestText, lockText, packages: set.packages, omitDev: false },
+            CHALLENGE_INSTALL_LIMITS,
+            context,
+          );
     if (!installed.ok) return err(installed.error);
     return ok({ layer: installed.value.layer, set });
   } finally {
@@ -232,13 +243,27 @@ function readBundleLock(
 ): Result<{ manifestText: string; lockText: string; set: DependencySet } | null, BundleError> {
   const lockfile = manifest.dependencies.lockfile;
   if (!lockfile) return ok(null);
-  if (manifest.runtime !== "node22")
-    return err({
-      reason: "dependencies",
-      rule: "ecosystem-not-installed",
-      package: null,
-      detail: `${lockfile}: Python dependencies are not installed by this runner yet (the sandboxed pip install is not built); only npm lockfiles are`,
-    });
+  const policy = {
+    ...DEFAULT_DEPENDENCY_POLICY,
+    maxPackages: 2000,
+    allowNames: manifest.dependencies.allowNames,
+  };
+  if (manifest.runtime !== "node22") {
+    // A hashed requirements file (requirements.lock, requirements.txt) or a uv.lock.
+    const lockText = readFileSync(path.join(root, lockfile), "utf8");
+    const set =
+      path.basename(lockfile) === "uv.lock"
+        ? readUvLock(lockText, policy)
+        : readRequirements(lockText, policy);
+    if (!set.ok)
+      return err({
+        reason: "dependencies",
+        rule: "lockfile-refused",
+        package: set.error[0]?.package ?? null,
+        detail: set.error.map(describeDependencyRefusal).join("; "),
+      });
+    return ok({ manifestText: "", lockText, set: set.value });
+  }
   const pkg = path.join(root, "harness", "package.json");
   if (!isRegularFile(pkg))
     return err({
@@ -248,11 +273,7 @@ function readBundleLock(
     });
   const manifestText = readFileSync(pkg, "utf8");
   const lockText = readFileSync(path.join(root, lockfile), "utf8");
-  const set = readNpmLock(manifestText, lockText, {
-    ...DEFAULT_DEPENDENCY_POLICY,
-    maxPackages: 2000,
-    allowNames: manifest.dependencies.allowNames,
-  });
+  const set = readNpmLock(manifestText, lockText, policy);
   if (!set.ok)
     return err({
       reason: "dependencies",

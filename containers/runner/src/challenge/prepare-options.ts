@@ -32,6 +32,14 @@ export function resolveInstaller(environment: InstallerEnvironment): PrepareOpti
       harnessDir: paths.harnessDir,
       bwrapBin: config.BWRAP_BIN,
       cgroups: environment.cgroups,
+      pypi: {
+        index: config.PYPI_INDEX ?? null,
+        fileOrigins: config.PYPI_FILE_HOSTS.split(",")
+          .map((h) => h.trim())
+          .filter((h) => h !== ""),
+        pythonBin: paths.pythonBin,
+        pipDir: paths.pythonTools,
+      },
     },
     uidPool: environment.uidPool,
   };

@@ -84,6 +84,20 @@ export interface InstallContext {
   /** The host uid the install sandbox runs as (a leased run uid). */
   hostUid: number;
   fetch?: typeof fetch;
+  /** The PyPI side (pip-install.ts); absent or without an index, Python locks are refused. */
+  pypi?: PypiInstallContext;
+}
+
+/** Where Python installs fetch from, and the pip they run. */
+export interface PypiInstallContext {
+  /** The upstream simple index (RUNNER_PYPI_INDEX); null: Python installs are refused. */
+  index: string | null;
+  /** Origins wheels may be fetched from besides the index's (RUNNER_PYPI_FILE_HOSTS). */
+  fileOrigins: readonly string[];
+  /** The Python the sandbox runs pip with (RUNNER_PYTHON_BIN). */
+  pythonBin: string;
+  /** The site-packages folder holding the pinned pip (the runner's tools venv). */
+  pipDir: string;
 }
 
 /** An installed tree, ready to mount. */
@@ -132,7 +146,7 @@ const PROJECT_IN_SANDBOX = "/project";
 /** Short: a Unix socket's whole path must fit in 108 bytes. */
 const SOCKET_NAME = "r.sock";
 /** Caps for `scratchMountOptions` when the mount has its own (they are then not read). */
-const NO_CAPS = computeScratchCaps({ memoryMb: 32, maxFileSizeMb: 1 }, 0);
+export const NO_CAPS = computeScratchCaps({ memoryMb: 32, maxFileSizeMb: 1 }, 0);
 
 /** The cache key: sha256 of the lockfile's bytes, the options and the installer's version. */
 export function computeInstallKey(request: NpmInstallRequest): string {
@@ -145,7 +159,7 @@ export function computeInstallKey(request: NpmInstallRequest): string {
     .digest("hex");
 }
 
-function fail(
+export function fail(
   rule: InstallError["rule"],
   detail: string,
   pkg: string | null = null,
@@ -168,7 +182,7 @@ function writeProject(dir: string, request: NpmInstallRequest): void {
  * Copies `src` to `dest` keeping regular files and folders only: a link npm made (or a tarball
  * carried) is dropped, never followed. Answers the bytes copied.
  */
-function copyTree(src: string, dest: string): number {
+export function copyTree(src: string, dest: string): number {
   let bytes = 0;
   cpSync(src, dest, {
     recursive: true,
@@ -211,7 +225,7 @@ function findMismatch(
  * True when the capped folder `dir` has less than a block per thousand (at least 64 KiB) or no
  * inode left: whatever is in it may have been cut short by the cap.
  */
-function isNearlyFull(dir: string): boolean {
+export function isNearlyFull(dir: string): boolean {
   const s = statfsSync(dir);
   const margin = Math.max(64 * 1024, Math.floor((s.blocks * s.bsize) / 1000));
   return s.bavail * s.bsize < margin || s.ffree === 0;

@@ -29,6 +29,7 @@ import {
   type InstallError,
   type InstalledTree,
 } from "./install.ts";
+import { installPythonDependencies } from "./pip-install.ts";
 
 /** A submission's installed dependencies: what its lock pins and the tree its subject mounts. */
 export interface SubmissionDependencies {
@@ -133,13 +134,32 @@ export async function prepareSubmissionDependencies(
     });
   const set = read.value;
   if (set === null || set.packages.length === 0) return ok(null);
-  if (set.ecosystem !== "npm")
-    return err({
-      reason: "dependencies",
-      rule: "ecosystem-not-installed",
-      package: null,
-      detail: `${set.lockfile}: Python dependencies are not installed by this runner yet (the sandboxed pip install is not built); only npm lockfiles are`,
-    });
+  if (set.ecosystem === "PyPI") {
+    const lockFile = files.value.find((f) => f.path === set.lockfile);
+    if (!lockFile)
+      return err({
+        reason: "dependencies",
+        rule: "lockfile-refused",
+        package: null,
+        detail: `${set.lockfile} is needed`,
+      });
+    const lease = await installer.uidPool.acquire();
+    try {
+      const tree = await installPythonDependencies(
+        {
+          lockfile: set.lockfile,
+          lockText: lockFile.text,
+          packages: set.packages.filter((p) => !p.dev),
+        },
+        { maxInstalledBytes: rules.maxInstalledBytes, maxInstallMs: rules.maxInstallMs },
+        { ...installer.context, hostUid: lease.uid },
+      );
+      if (!tree.ok) return tree;
+      return ok({ set, tree: tree.value });
+    } finally {
+      lease.release();
+    }
+  }
   const manifestFile = files.value.find((f) => f.path === "package.json");
   const lockFile = files.value.find((f) => f.path === "package-lock.json");
   if (!manifestFile || !lockFile)
