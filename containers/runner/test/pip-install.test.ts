@@ -19,7 +19,7 @@ import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge
 import { resolveInstaller } from "../src/challenge/prepare-options.ts";
 import type { InstallContext } from "../src/deps/install.ts";
 import {
-  comparableVersion,
+  samePythonVersion,
   computePythonInstallKey,
   installPythonDependencies,
   listInstalledPythonTrees,
@@ -275,9 +275,10 @@ describe("sandboxed pip install", () => {
   }, 120_000);
 
   it("checks the tree's versions as pip compares them: a lock's 1.0 is the wheel's 1.0.0", async () => {
-    expect(comparableVersion("1.0")).toBe(comparableVersion("1.0.0"));
-    expect(comparableVersion("V01.2.0RC1")).toBe("1.2rc1");
-    expect(comparableVersion("1.0.1")).not.toBe(comparableVersion("1.0"));
+    expect(samePythonVersion("1.0", "1.0.0")).toBe(true);
+    expect(samePythonVersion("V01.2.0RC1", "1.2rc1")).toBe(true);
+    expect(samePythonVersion("1.0.1", "1.0")).toBe(false);
+    expect(samePythonVersion("1.0.post1", "1.0")).toBe(false);
     const text = `tinyadd==1.0 --hash=sha256:${tinyadd.sha256}\n`;
     const set = readRequirements(text, DEFAULT_DEPENDENCY_POLICY);
     if (!set.ok) throw new Error(JSON.stringify(set.error));

@@ -12,6 +12,7 @@
  * ready. Runs mount that folder read-only at /opt/bouts/deps (the python harness puts it on
  * sys.path). Invariants: as install.ts's.
  */
+import * as pep440 from "@renovatebot/pep440";
 import { createHash, randomBytes } from "node:crypto";
 import {
   existsSync,
@@ -115,16 +116,12 @@ function readMetadata(file: string): { name: string; version: string } | null {
 }
 
 /**
- * A version as PEP 440 compares it for `==`, for the common forms: lower case, no leading `v`,
- * no leading zeros in the release numbers and none of its trailing `.0` (`1.0` is `1.0.0`).
+ * Whether two versions are the same release as PEP 440 compares them for `==`
+ * (`@renovatebot/pep440`: `1.0` is `1.0.0`, `V1.2RC1` is `1.2rc1`); versions PEP 440 cannot
+ * read are the same only when their text is.
  */
-export function comparableVersion(version: string): string {
-  const v = version.trim().toLowerCase().replace(/^v/, "");
-  const m = /^(\d+(?:\.\d+)*)(.*)$/.exec(v);
-  if (!m) return v;
-  const release = m[1]!.split(".").map((n) => String(Number(n)));
-  while (release.length > 1 && release[release.length - 1] === "0") release.pop();
-  return `${release.join(".")}${m[2]}`;
+export function samePythonVersion(a: string, b: string): boolean {
+  return pep440.valid(a) !== null && pep440.valid(b) !== null ? pep440.eq(a, b) : a === b;
 }
 
 /** The first difference between the installed distributions in `site` and the lock's. */
@@ -144,7 +141,7 @@ function findPythonMismatch(
     const version = installed.get(normalizeProjectName(p.name));
     if (version === undefined)
       return { spec, detail: `${p.name} is missing from the installed tree` };
-    if (comparableVersion(version) !== comparableVersion(p.version))
+    if (!samePythonVersion(version, p.version))
       return { spec, detail: `${p.name} is installed at ${version}, not the locked ${p.version}` };
   }
   const locked = new Set(packages.map((p) => normalizeProjectName(p.name)));
