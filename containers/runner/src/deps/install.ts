@@ -145,6 +145,27 @@ const PROXY_IN_SANDBOX = "/opt/bouts/registry";
 const PROJECT_IN_SANDBOX = "/project";
 /** Short: a Unix socket's whole path must fit in 108 bytes. */
 const SOCKET_NAME = "r.sock";
+/**
+ * The sandbox limits of an install (npm's or pip's): the installer's own memory plus the capped
+ * folder's tmpfs pages (charged to the sandbox's memory cgroup), CPU for twice the wall time,
+ * files up to the byte cap, within the install's wall time.
+ */
+export function buildInstallSandboxLimits(
+  limits: InstallLimits,
+  o: { toolMemoryMb: number; addressSpaceMb: number | null },
+): SandboxLimits {
+  return {
+    memoryMb: o.toolMemoryMb + Math.ceil(limits.maxInstalledBytes / MIB),
+    cpuSeconds: Math.max(10, Math.ceil((limits.maxInstallMs / 1000) * 2)),
+    maxProcesses: 64,
+    maxOpenFiles: 1024,
+    maxFileSizeMb: Math.max(1, Math.ceil(limits.maxInstalledBytes / MIB)),
+    maxOutputBytes: MIB,
+    wallMs: limits.maxInstallMs,
+    addressSpaceMb: o.addressSpaceMb,
+  };
+}
+
 /** Caps for `scratchMountOptions` when the mount has its own (they are then not read). */
 export const NO_CAPS = computeScratchCaps({ memoryMb: 32, maxFileSizeMb: 1 }, 0);
 
@@ -318,18 +339,12 @@ async function installUncached(
       fetchTimeoutMs: Math.min(60_000, limits.maxInstallMs),
       fetch: context.fetch,
     });
-    const sandboxLimits: SandboxLimits = {
-      // npm's own 1 GiB, and the capped folder's tmpfs pages, which are charged to the
-      // sandbox's memory cgroup: a tree that fits its cap never runs the sandbox out of memory.
-      memoryMb: 1024 + Math.ceil(limits.maxInstalledBytes / MIB),
-      cpuSeconds: Math.max(10, Math.ceil((limits.maxInstallMs / 1000) * 2)),
-      maxProcesses: 64,
-      maxOpenFiles: 1024,
-      maxFileSizeMb: Math.max(1, Math.ceil(limits.maxInstalledBytes / MIB)),
-      maxOutputBytes: MIB,
-      wallMs: limits.maxInstallMs,
+    // npm's own 1 GiB, and the capped folder's tmpfs pages, which are charged to the sandbox's
+    // memory cgroup: a tree that fits its cap never runs the sandbox out of memory.
+    const sandboxLimits = buildInstallSandboxLimits(limits, {
+      toolMemoryMb: 1024,
       addressSpaceMb: context.cgroups ? null : 8192,
-    };
+    });
     const outcome = await runSandboxed({
       bwrapBin: context.bwrapBin,
       hostUid: context.hostUid,

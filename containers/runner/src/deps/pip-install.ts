@@ -26,11 +26,12 @@ import {
 import path from "node:path";
 import type { ResolvedPackage } from "@bouts/dependencies";
 import { ok, type Result } from "@bouts/result";
-import { runSandboxed, scratchMountOptions, type SandboxLimits } from "../sandbox/sandbox.ts";
+import { runSandboxed, scratchMountOptions } from "../sandbox/sandbox.ts";
 import { mountScratchDir, unmountScratchDir } from "../sandbox/scratch-mount.ts";
 import {
   copyTree,
   fail,
+  buildInstallSandboxLimits,
   isNearlyFull,
   NO_CAPS,
   type InstallContext,
@@ -50,7 +51,6 @@ export interface PythonInstallRequest {
   packages: readonly ResolvedPackage[];
 }
 
-const MIB = 1024 * 1024;
 const PIP_IN_SANDBOX = "/opt/bouts/pytools";
 const INSTALL_IN_SANDBOX = "/opt/bouts/install";
 const PROXY_IN_SANDBOX = "/opt/bouts/registry";
@@ -285,16 +285,10 @@ async function installUncached(
       fetchTimeoutMs,
       fetch: context.fetch,
     });
-    const sandboxLimits: SandboxLimits = {
-      memoryMb: 512 + Math.ceil(limits.maxInstalledBytes / MIB),
-      cpuSeconds: Math.max(10, Math.ceil((limits.maxInstallMs / 1000) * 2)),
-      maxProcesses: 64,
-      maxOpenFiles: 1024,
-      maxFileSizeMb: Math.max(1, Math.ceil(limits.maxInstalledBytes / MIB)),
-      maxOutputBytes: MIB,
-      wallMs: limits.maxInstallMs,
+    const sandboxLimits = buildInstallSandboxLimits(limits, {
+      toolMemoryMb: 512,
       addressSpaceMb: context.cgroups ? null : 4096,
-    };
+    });
     const outcome = await runSandboxed({
       bwrapBin: context.bwrapBin,
       hostUid: context.hostUid,
