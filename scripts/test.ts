@@ -91,6 +91,8 @@ export interface StepResult {
   ok: boolean;
   /** Tests passed and failed, for a vitest step (a step without its report counts 1 failed). */
   tests?: { passed: number; failed: number };
+  /** A vitest step's failed tests, when it had any. */
+  failures?: FailedTest[];
 }
 
 /** The passed and failed counts of a vitest JSON report, or null when it is missing or unreadable. */
@@ -105,6 +107,60 @@ export function readVitestTotals(file: string): { passed: number; failed: number
   } catch {
     return null;
   }
+}
+
+/** One failed test (or a file that failed as a whole) in a vitest JSON report. */
+export interface FailedTest {
+  file: string;
+  name: string;
+  /** The first lines of the failure message. */
+  message: string;
+}
+
+/**
+ * The failed tests of a vitest JSON report, each with the head of its message, so the end of a
+ * long log (all a CI page shows) names what failed; an unreadable report gives none.
+ */
+export function readVitestFailures(file: string, maxLines = 6): FailedTest[] {
+  let r: {
+    testResults?: {
+      name: string;
+      status: string;
+      message?: string;
+      assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+    }[];
+  };
+  try {
+    r = JSON.parse(readFileSync(file, "utf8")) as typeof r;
+  } catch {
+    return [];
+  }
+  const head = (text: string | undefined) =>
+    (text ?? "").split("\n").slice(0, maxLines).join("\n").trim();
+  const failures: FailedTest[] = [];
+  for (const t of r.testResults ?? []) {
+    const where = path.relative(ROOT, t.name);
+    const failed = (t.assertionResults ?? []).filter((a) => a.status === "failed");
+    for (const a of failed) {
+      failures.push({ file: where, name: a.fullName, message: head(a.failureMessages?.[0]) });
+    }
+    if (t.status === "failed" && failed.length === 0) {
+      failures.push({ file: where, name: "(the file)", message: head(t.message) });
+    }
+  }
+  return failures;
+}
+
+/** The failures of every vitest step, grouped by step, or "" when none failed. */
+export function formatFailures(results: readonly StepResult[]): string {
+  const blocks: string[] = [];
+  for (const r of results) {
+    for (const f of r.failures ?? []) {
+      const message = f.message.replace(/\n/g, "\n      ");
+      blocks.push(`  [${r.name}] ${f.file} > ${f.name}\n      ${message}`);
+    }
+  }
+  return blocks.length ? `failed tests:\n${blocks.join("\n")}` : "";
 }
 
 /** Passes a child's output on line by line, each line with `prefix` (empty when alone). */
@@ -133,10 +189,18 @@ function runStep(step: Step, t0: number, prefixed: boolean): Promise<StepResult>
       let tests: StepResult["tests"];
       if (step.vitest) tests = readVitestTotals(report) ?? { passed: 0, failed: 1 };
       const passed = ok && (tests?.failed ?? 0) === 0;
+      const failures = step.vitest ? readVitestFailures(report) : [];
       console.log(
         `${prefix}${passed ? "✔" : "✘"} ${step.name}: ${(durationMs / 1000).toFixed(1)} s`,
       );
-      resolve({ name: step.name, startMs, durationMs, ok: passed, tests });
+      resolve({
+        name: step.name,
+        startMs,
+        durationMs,
+        ok: passed,
+        tests,
+        ...(failures.length ? { failures } : {}),
+      });
     };
     child.on("error", (e) => {
       console.error(`${prefix}${step.name}: ${e.message}`);
@@ -200,6 +264,8 @@ async function main(): Promise<number> {
     path.join(ARTIFACTS, "test-steps.json"),
     `${JSON.stringify({ totalMs, steps: results }, null, 2)}\n`,
   );
+  const failures = formatFailures(results);
+  if (failures) console.log(`\n${failures}`);
   console.log(`\nnpm test, step by step:\n${table}`);
   return results.every((r) => r.ok) ? 0 : 1;
 }

@@ -8,7 +8,14 @@ import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatTable, MAX_WORKERS, PLAN, readVitestTotals } from "../test.ts";
+import {
+  formatFailures,
+  formatTable,
+  MAX_WORKERS,
+  PLAN,
+  readVitestFailures,
+  readVitestTotals,
+} from "../test.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 
@@ -126,5 +133,59 @@ describe("the step table", () => {
     expect(lines[1]).toMatch(/^lint\s+1\.0 s\s+80\.0 s\s+passed$/);
     expect(lines[2]).toMatch(/^unit\s+90\.0 s\s+200\.5 s\s+FAILED\s+10 passed, 2 failed$/);
     expect(lines[3]).toBe("whole suite: 290.5 s; tests: 10 passed, 2 failed");
+  });
+
+  it("names each failed test with the head of its message, and a file that failed whole", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "bouts-plan-"));
+    const file = path.join(dir, "e2e.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        numPassedTests: 1,
+        numFailedTests: 1,
+        testResults: [
+          {
+            name: path.join(ROOT, "e2e/pages.test.ts"),
+            status: "failed",
+            assertionResults: [
+              { fullName: "pages shows a board", status: "passed", failureMessages: [] },
+              {
+                fullName: "pages escapes a name",
+                status: "failed",
+                failureMessages: [
+                  "AssertionError: expected 1 to be 2\nline 2\n" + "at x\n".repeat(40),
+                ],
+              },
+            ],
+          },
+          {
+            name: path.join(ROOT, "e2e/docs.test.ts"),
+            status: "failed",
+            message: "Hook timed out in 300000ms",
+            assertionResults: [],
+          },
+        ],
+      }),
+    );
+    const failures = readVitestFailures(file);
+    expect(failures.map((f) => [f.file, f.name])).toEqual([
+      ["e2e/pages.test.ts", "pages escapes a name"],
+      ["e2e/docs.test.ts", "(the file)"],
+    ]);
+    expect(failures[0]!.message).toMatch(/^AssertionError: expected 1 to be 2\nline 2\n/);
+    expect(failures[1]!.message).toBe("Hook timed out in 300000ms");
+    expect(failures[0]!.message.split("\n")).toHaveLength(6);
+    expect(readVitestFailures(path.join(dir, "absent.json"))).toEqual([]);
+
+    const text = formatFailures([
+      { name: "lint", startMs: 0, durationMs: 1, ok: true },
+      { name: "e2e", startMs: 0, durationMs: 1, ok: false, failures },
+    ]);
+    expect(text.split("\n")[0]).toBe("failed tests:");
+    expect(text).toContain(
+      "  [e2e] e2e/pages.test.ts > pages escapes a name\n      AssertionError",
+    );
+    expect(text).toContain("  [e2e] e2e/docs.test.ts > (the file)\n      Hook timed out");
+    expect(formatFailures([{ name: "lint", startMs: 0, durationMs: 1, ok: true }])).toBe("");
   });
 });
