@@ -1,12 +1,15 @@
 /**
- * `tsx scripts/deploy-check.ts [--config wrangler.toml] [--plan paid|free] [--outdir dir] [--deploy]`:
+ * `tsx scripts/deploy-check.ts [--config wrangler.toml] [--plan paid|free] [--outdir dir | --prebuilt dir] [--deploy]`:
  * builds the production bundle (`wrangler deploy --dry-run --env production`, offline, no
  * credentials), fails when a binding the bundled code uses is missing from [env.production],
  * warns on placeholders, and prints the gzipped size against the plan limit. `--deploy` runs the
  * same checks (placeholders then fail) and deploys with the domain and link origin derived here.
+ * `--prebuilt dir` checks a config against the bundle an earlier run wrote with `--outdir dir`
+ * from the same sources, without building again: bindings and vars do not change the bundled
+ * code, so the test checks several edited copies of the config against one build.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -278,41 +281,41 @@ interface Metafile {
 }
 
 function parseArgs(argv: string[]) {
-  const o = { config: path.join(ROOT, "wrangler.toml"), plan: "paid", outdir: "", deploy: false };
+  const o = {
+    config: path.join(ROOT, "wrangler.toml"),
+    plan: "paid",
+    outdir: "",
+    prebuilt: "",
+    deploy: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === "--deploy") o.deploy = true;
-    else if (a === "--config" || a === "--plan" || a === "--outdir") {
+    else if (a === "--config" || a === "--plan" || a === "--outdir" || a === "--prebuilt") {
       const v = argv[++i];
       if (!v) throw new Error(`${a} needs a value`);
-      o[a.slice(2) as "config" | "plan" | "outdir"] = v;
+      o[a.slice(2) as "config" | "plan" | "outdir" | "prebuilt"] = v;
     } else throw new Error(`unknown argument ${a}`);
   }
   if (o.plan !== "paid" && o.plan !== "free") throw new Error("--plan is paid or free");
+  if (o.prebuilt && (o.outdir || o.deploy))
+    throw new Error("--prebuilt checks a bundle already built: not with --outdir or --deploy");
   const plan: keyof typeof PLAN_LIMITS = o.plan === "free" ? "free" : "paid";
   return { ...o, plan };
 }
 
-/** Runs the check; returns the exit code. */
-export function main(argv: string[]): number {
-  const opts = parseArgs(argv);
-  const configPath = path.resolve(opts.config);
-  const read = (env?: string): Config =>
-    (unstable_readConfig as (a: object, b: object) => Config)(
-      { config: configPath, env },
-      { hideWarnings: true },
-    );
-  const prod = read("production");
-  const top = read();
-  const derived = derivedArgs(prod);
-  const outdir = opts.outdir || mkdtempSync(path.join(tmpdir(), "bouts-deploy-check-"));
-  // Offline by construction: no credentials reach wrangler, metrics off.
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    WRANGLER_SEND_METRICS: "false",
-    CI: "true",
-  };
-  for (const k of ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL"]) delete env[k];
+/** Where a build keeps wrangler's output beside the bundle, for a `--prebuilt` check to read. */
+const WRANGLER_OUTPUT = "wrangler-output.txt";
+
+type Build = { status: number | null; stdout: string; stderr: string };
+
+/** `wrangler deploy --dry-run` into `outdir`, its metafile and output kept there. */
+function buildBundle(
+  configPath: string,
+  outdir: string,
+  env: Record<string, string | undefined>,
+  args: string[],
+): Build {
   const build = spawnSync(
     process.execPath,
     [
@@ -328,13 +331,52 @@ export function main(argv: string[]): number {
       "--metafile",
       path.join(outdir, "meta.json"),
       "--containers-rollout=none",
-      ...derived.args,
+      ...args,
     ],
     { cwd: ROOT, env, encoding: "utf8" },
   );
+  if (build.status === 0) writeFileSync(path.join(outdir, WRANGLER_OUTPUT), build.stdout);
+  return build;
+}
+
+/** The build an earlier `--outdir` run left in `outdir` (status 1 when there is none). */
+function readPrebuilt(outdir: string): Build {
+  const files = [path.join(outdir, "meta.json"), path.join(outdir, WRANGLER_OUTPUT)];
+  if (!files.every((f) => existsSync(f))) return { status: 1, stdout: "", stderr: "" };
+  return { status: 0, stdout: readFileSync(files[1]!, "utf8"), stderr: "" };
+}
+
+/** Runs the check; returns the exit code. */
+export function main(argv: string[]): number {
+  const opts = parseArgs(argv);
+  const configPath = path.resolve(opts.config);
+  const read = (env?: string): Config =>
+    (unstable_readConfig as (a: object, b: object) => Config)(
+      { config: configPath, env },
+      { hideWarnings: true },
+    );
+  const prod = read("production");
+  const top = read();
+  const derived = derivedArgs(prod);
+  const outdir =
+    opts.prebuilt || opts.outdir || mkdtempSync(path.join(tmpdir(), "bouts-deploy-check-"));
+  // Offline by construction: no credentials reach wrangler, metrics off.
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    WRANGLER_SEND_METRICS: "false",
+    CI: "true",
+  };
+  for (const k of ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL"]) delete env[k];
+  const build = opts.prebuilt
+    ? readPrebuilt(outdir)
+    : buildBundle(configPath, outdir, env, derived.args);
   if (build.status !== 0) {
     process.stderr.write(build.stdout + build.stderr);
-    console.error("deploy:check: FAIL: `wrangler deploy --dry-run --env production` failed");
+    console.error(
+      opts.prebuilt
+        ? `deploy:check: FAIL: ${opts.prebuilt} holds no bundle written by --outdir`
+        : "deploy:check: FAIL: `wrangler deploy --dry-run --env production` failed",
+    );
     return 1;
   }
   const meta = JSON.parse(readFileSync(path.join(outdir, "meta.json"), "utf8")) as Metafile;
@@ -348,7 +390,7 @@ export function main(argv: string[]): number {
   const modules = readdirSync(outdir, { recursive: true, withFileTypes: true })
     .filter((d) => d.isFile())
     .map((d) => path.relative(outdir, path.join(d.parentPath, d.name)))
-    .filter((m) => m !== "meta.json");
+    .filter((m) => m !== "meta.json" && m !== WRANGLER_OUTPUT);
   const gzip = bundleGzipBytes(outdir, modules);
   const limit = PLAN_LIMITS[opts.plan];
   const reported = /Total Upload: .*/.exec(build.stdout)?.[0];
@@ -361,7 +403,7 @@ export function main(argv: string[]): number {
     result.errors.push(`the bundle is ${gzip} bytes gzipped, over the ${limit.label} limit`);
   if (opts.deploy)
     for (const w of result.warnings) result.errors.push(`not deploying with a placeholder: ${w}`);
-  if (!opts.outdir) rmSync(outdir, { recursive: true, force: true });
+  if (!opts.outdir && !opts.prebuilt) rmSync(outdir, { recursive: true, force: true });
   for (const e of result.errors) console.error(`deploy:check: FAIL: ${e}`);
   if (result.errors.length) return 1;
   console.log(`deploy:check: ok (${sources.length} bundled sources checked)`);

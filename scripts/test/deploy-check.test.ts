@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { collectUsedNames } from "../deploy-check.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -32,8 +33,19 @@ afterEach(() => {
 });
 
 describe("deploy:check", () => {
+  // One production build (the slow part, seconds of CPU); the refusals check edited copies of
+  // the config against it with --prebuilt, as the bundled code does not depend on bindings.
+  let outdir = "";
+  let built: ReturnType<typeof check>;
+  beforeAll(() => {
+    outdir = mkdtempSync(path.join(tmpdir(), "bouts-deploy-check-test-"));
+    built = check("--outdir", outdir);
+  }, 120_000);
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+  const checkBuilt = (...args: string[]) => check("--prebuilt", outdir, ...args);
+
   it("builds the production bundle offline and prints its gzipped size against the plan", () => {
-    const r = check();
+    const r = built;
     expect(r.out).toMatch(/^bundle_gzip_bytes: \d+$/m);
     // Every uploaded module counts, the Text modules of [[rules]] too (Swagger UI's files,
     // design.md §37): the figure is wrangler's own gzipped upload size, within rounding.
@@ -47,7 +59,7 @@ describe("deploy:check", () => {
 
   it("fails naming the AI binding when a copy of the config drops it", () => {
     const file = configCopy((t) => t.replace(/\[env\.production\.ai\]\nbinding = "AI"\n/, ""));
-    const r = check("--config", file);
+    const r = checkBuilt("--config", file);
     expect(r.out).toMatch(/FAIL: binding AI is used by the code/);
     expect(r.status).toBe(1);
   }, 60_000);
@@ -59,7 +71,7 @@ describe("deploy:check", () => {
         "",
       ),
     );
-    const r = check("--config", file);
+    const r = checkBuilt("--config", file);
     expect(r.out).toMatch(/FAIL: binding WEBHOOKS_DLQ is used .* bindings are not inherited/);
     expect(r.status).toBe(1);
   }, 60_000);
@@ -71,7 +83,7 @@ describe("deploy:check", () => {
         'JUDGE_MODELS = "@cf/meta/llama-3.3-70b-instruct-fp8-fast"',
       ),
     );
-    const r = check("--config", file);
+    const r = checkBuilt("--config", file);
     expect(r.out).toMatch(/FAIL: judges: 1 distinct model judges/);
     expect(r.status).toBe(1);
   }, 60_000);
@@ -80,16 +92,32 @@ describe("deploy:check", () => {
     const file = configCopy((t) =>
       t.replace(/JUDGE_TIMEOUT_MS = "30000"/, 'JUDGE_TIMEOUT_MS = "30s"'),
     );
-    const r = check("--config", file);
+    const r = checkBuilt("--config", file);
     expect(r.out).toMatch(/FAIL: score configuration is invalid: JUDGE_TIMEOUT_MS: .*number/);
     expect(r.status).toBe(1);
   }, 60_000);
 
   it("fails over the Free plan's limit only when the bundle is over it", () => {
-    const r = check("--plan", "free");
+    const r = checkBuilt("--plan", "free");
     const bytes = Number(/^bundle_gzip_bytes: (\d+)$/m.exec(r.out)?.[1]);
     expect(r.out).toMatch(/^plan_limit_bytes: 3145728 \(Workers Free/m);
     expect(r.status).toBe(bytes > 3145728 ? 1 : 0);
+  }, 60_000);
+
+  it("checks a prebuilt bundle as the build itself did, and refuses a folder without one", () => {
+    const again = checkBuilt();
+    expect(again.status).toBe(0);
+    const line = (out: string, name: string) => new RegExp(`^${name}: .*$`, "m").exec(out)?.[0];
+    for (const name of ["bundle_gzip_bytes", "plan_limit_bytes", "wrangler", "deploy:check"])
+      expect(line(again.out, name), name).toBe(line(built.out, name));
+    const empty = mkdtempSync(path.join(tmpdir(), "bouts-deploy-check-empty-"));
+    try {
+      const r = check("--prebuilt", empty);
+      expect(r.out).toContain(`FAIL: ${empty} holds no bundle written by --outdir`);
+      expect(r.status).toBe(1);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   }, 60_000);
 });
 
