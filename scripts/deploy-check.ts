@@ -8,7 +8,7 @@
  * from the same sources, without building again: bindings and vars do not change the bundled
  * code, so the test checks several edited copies of the config against one build.
  */
-import { spawnSync } from "node:child_process";
+import { spawnSync, type SpawnSyncOptions } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -309,6 +309,13 @@ const WRANGLER_OUTPUT = "wrangler-output.txt";
 
 type Build = { status: number | null; stdout: string; stderr: string };
 
+/** `wrangler deploy --env production --config <configPath>` with more arguments (text output). */
+function wranglerDeploy(configPath: string, args: string[], options: SpawnSyncOptions) {
+  const wrangler = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+  const argv = [wrangler, "deploy", "--env", "production", "--config", configPath, ...args];
+  return spawnSync(process.execPath, argv, { ...options, encoding: "utf8" });
+}
+
 /** `wrangler deploy --dry-run` into `outdir`, its metafile and output kept there. */
 function buildBundle(
   configPath: string,
@@ -316,16 +323,10 @@ function buildBundle(
   env: Record<string, string | undefined>,
   args: string[],
 ): Build {
-  const build = spawnSync(
-    process.execPath,
+  const build = wranglerDeploy(
+    configPath,
     [
-      path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
-      "deploy",
       "--dry-run",
-      "--env",
-      "production",
-      "--config",
-      configPath,
       "--outdir",
       outdir,
       "--metafile",
@@ -333,7 +334,7 @@ function buildBundle(
       "--containers-rollout=none",
       ...args,
     ],
-    { cwd: ROOT, env, encoding: "utf8" },
+    { cwd: ROOT, env },
   );
   if (build.status === 0) writeFileSync(path.join(outdir, WRANGLER_OUTPUT), build.stdout);
   return build;
@@ -408,20 +409,7 @@ export function main(argv: string[]): number {
   if (result.errors.length) return 1;
   console.log(`deploy:check: ok (${sources.length} bundled sources checked)`);
   if (!opts.deploy) return 0;
-  const run = spawnSync(
-    process.execPath,
-    [
-      path.join(ROOT, "node_modules/wrangler/bin/wrangler.js"),
-      "deploy",
-      "--env",
-      "production",
-      "--config",
-      configPath,
-      ...derived.args,
-    ],
-    { cwd: ROOT, stdio: "inherit" },
-  );
-  return run.status ?? 1;
+  return wranglerDeploy(configPath, derived.args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
