@@ -95,18 +95,17 @@ export interface StepResult {
   failures?: FailedTest[];
 }
 
-/** The passed and failed counts of a vitest JSON report, or null when it is missing or unreadable. */
-export function readVitestTotals(file: string): { passed: number; failed: number } | null {
-  try {
-    const r = JSON.parse(readFileSync(file, "utf8")) as {
-      numPassedTests: number;
-      numFailedTests: number;
-      numFailedTestSuites?: number;
-    };
-    return { passed: r.numPassedTests, failed: r.numFailedTests + (r.numFailedTestSuites ?? 0) };
-  } catch {
-    return null;
-  }
+/** The part of a vitest JSON report the suite reads. */
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numFailedTestSuites?: number;
+  testResults?: {
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
 }
 
 /** One failed test (or a file that failed as a whole) in a vitest JSON report. */
@@ -117,24 +116,25 @@ export interface FailedTest {
   message: string;
 }
 
-/**
- * The failed tests of a vitest JSON report, each with the head of its message, so the end of a
- * long log (all a CI page shows) names what failed; an unreadable report gives none.
- */
-export function readVitestFailures(file: string, maxLines = 6): FailedTest[] {
-  let r: {
-    testResults?: {
-      name: string;
-      status: string;
-      message?: string;
-      assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
-    }[];
-  };
+/** A vitest JSON report, or null when it is missing or unreadable. */
+function parseVitestReport(file: string): VitestReport | null {
   try {
-    r = JSON.parse(readFileSync(file, "utf8")) as typeof r;
+    return JSON.parse(readFileSync(file, "utf8")) as VitestReport;
   } catch {
-    return [];
+    return null;
   }
+}
+
+const totalsOf = (r: VitestReport) => ({
+  passed: r.numPassedTests,
+  failed: r.numFailedTests + (r.numFailedTestSuites ?? 0),
+});
+
+/**
+ * The failed tests of a report, each with the head of its message, so the end of a long log
+ * (all a CI page shows) names what failed.
+ */
+function failuresOf(r: VitestReport, maxLines: number): FailedTest[] {
   const head = (text: string | undefined) =>
     (text ?? "").split("\n").slice(0, maxLines).join("\n").trim();
   const failures: FailedTest[] = [];
@@ -149,6 +149,18 @@ export function readVitestFailures(file: string, maxLines = 6): FailedTest[] {
     }
   }
   return failures;
+}
+
+/** The passed and failed counts of a vitest JSON report, or null when it is missing or unreadable. */
+export function readVitestTotals(file: string): { passed: number; failed: number } | null {
+  const r = parseVitestReport(file);
+  return r && totalsOf(r);
+}
+
+/** The failed tests of a vitest JSON report (none when it is unreadable). */
+export function readVitestFailures(file: string, maxLines = 6): FailedTest[] {
+  const r = parseVitestReport(file);
+  return r ? failuresOf(r, maxLines) : [];
 }
 
 /** The failures of every vitest step, grouped by step, or "" when none failed. */
@@ -186,10 +198,12 @@ function runStep(step: Step, t0: number, prefixed: boolean): Promise<StepResult>
     relay(child.stderr, process.stderr, prefix);
     const finish = (ok: boolean) => {
       const durationMs = performance.now() - t0 - startMs;
+      // The report is read once: its totals, and the failures the end of the output names.
+      const parsed = step.vitest ? parseVitestReport(report) : null;
       let tests: StepResult["tests"];
-      if (step.vitest) tests = readVitestTotals(report) ?? { passed: 0, failed: 1 };
+      if (step.vitest) tests = parsed ? totalsOf(parsed) : { passed: 0, failed: 1 };
       const passed = ok && (tests?.failed ?? 0) === 0;
-      const failures = step.vitest ? readVitestFailures(report) : [];
+      const failures = parsed ? failuresOf(parsed, 6) : [];
       console.log(
         `${prefix}${passed ? "✔" : "✘"} ${step.name}: ${(durationMs / 1000).toFixed(1)} s`,
       );
