@@ -347,6 +347,59 @@ function readPrebuilt(outdir: string): Build {
   return { status: 0, stdout: readFileSync(files[1]!, "utf8"), stderr: "" };
 }
 
+/** Builds (or reads the prebuilt) bundle in `outdir` and checks it and the config; the exit code. */
+function checkBundle(o: {
+  configPath: string;
+  outdir: string;
+  prebuilt: string;
+  deploy: boolean;
+  plan: keyof typeof PLAN_LIMITS;
+  env: Record<string, string | undefined>;
+  args: string[];
+  prod: Config;
+  top: Config;
+}): number {
+  const { configPath, outdir, prebuilt, deploy, plan, env, args, prod, top } = o;
+  const build = prebuilt ? readPrebuilt(outdir) : buildBundle(configPath, outdir, env, args);
+  if (build.status !== 0) {
+    process.stderr.write(build.stdout + build.stderr);
+    console.error(
+      prebuilt
+        ? `deploy:check: FAIL: ${prebuilt} holds no bundle written by --outdir`
+        : "deploy:check: FAIL: `wrangler deploy --dry-run --env production` failed",
+    );
+    return 1;
+  }
+  const meta = JSON.parse(readFileSync(path.join(outdir, "meta.json"), "utf8")) as Metafile;
+  const sources = Object.keys(meta.inputs)
+    .filter((p) => /\.(m?[jt]s)$/.test(p) && !p.includes("node_modules"))
+    .map((p) => path.resolve(ROOT, p))
+    .map((p) => ({ path: path.relative(ROOT, p), text: readFileSync(p, "utf8") }));
+  const result = checkConfig(collectUsedNames(sources), prod, top);
+  // Every module wrangler wrote: esbuild's outputs and the additional modules that
+  // `[[rules]]` add (Swagger UI's files, design.md §37), which the metafile does not list.
+  const modules = readdirSync(outdir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => path.relative(outdir, path.join(d.parentPath, d.name)))
+    .filter((m) => m !== "meta.json" && m !== WRANGLER_OUTPUT);
+  const gzip = bundleGzipBytes(outdir, modules);
+  const limit = PLAN_LIMITS[plan];
+  const reported = /Total Upload: .*/.exec(build.stdout)?.[0];
+  for (const n of result.notes) console.log(`note: ${n}`);
+  for (const w of result.warnings) console.warn(`warning: ${w}`);
+  if (reported) console.log(`wrangler: ${reported}`);
+  console.log(`bundle_gzip_bytes: ${gzip}`);
+  console.log(`plan_limit_bytes: ${limit.bytes} (${limit.label})`);
+  if (gzip > limit.bytes)
+    result.errors.push(`the bundle is ${gzip} bytes gzipped, over the ${limit.label} limit`);
+  if (deploy)
+    for (const w of result.warnings) result.errors.push(`not deploying with a placeholder: ${w}`);
+  for (const e of result.errors) console.error(`deploy:check: FAIL: ${e}`);
+  if (result.errors.length) return 1;
+  console.log(`deploy:check: ok (${sources.length} bundled sources checked)`);
+  return 0;
+}
+
 /** Runs the check; returns the exit code. */
 export function main(argv: string[]): number {
   const opts = parseArgs(argv);
@@ -368,47 +421,15 @@ export function main(argv: string[]): number {
     CI: "true",
   };
   for (const k of ["CLOUDFLARE_API_TOKEN", "CLOUDFLARE_API_KEY", "CLOUDFLARE_EMAIL"]) delete env[k];
-  const build = opts.prebuilt
-    ? readPrebuilt(outdir)
-    : buildBundle(configPath, outdir, env, derived.args);
-  if (build.status !== 0) {
-    process.stderr.write(build.stdout + build.stderr);
-    console.error(
-      opts.prebuilt
-        ? `deploy:check: FAIL: ${opts.prebuilt} holds no bundle written by --outdir`
-        : "deploy:check: FAIL: `wrangler deploy --dry-run --env production` failed",
-    );
-    return 1;
+  // A build folder of our own goes on every path, a refusal or a throw included.
+  const temporary = !opts.outdir && !opts.prebuilt;
+  let code: number;
+  try {
+    code = checkBundle({ ...opts, configPath, outdir, env, args: derived.args, prod, top });
+  } finally {
+    if (temporary) rmSync(outdir, { recursive: true, force: true });
   }
-  const meta = JSON.parse(readFileSync(path.join(outdir, "meta.json"), "utf8")) as Metafile;
-  const sources = Object.keys(meta.inputs)
-    .filter((p) => /\.(m?[jt]s)$/.test(p) && !p.includes("node_modules"))
-    .map((p) => path.resolve(ROOT, p))
-    .map((p) => ({ path: path.relative(ROOT, p), text: readFileSync(p, "utf8") }));
-  const result = checkConfig(collectUsedNames(sources), prod, top);
-  // Every module wrangler wrote: esbuild's outputs and the additional modules that
-  // `[[rules]]` add (Swagger UI's files, design.md §37), which the metafile does not list.
-  const modules = readdirSync(outdir, { recursive: true, withFileTypes: true })
-    .filter((d) => d.isFile())
-    .map((d) => path.relative(outdir, path.join(d.parentPath, d.name)))
-    .filter((m) => m !== "meta.json" && m !== WRANGLER_OUTPUT);
-  const gzip = bundleGzipBytes(outdir, modules);
-  const limit = PLAN_LIMITS[opts.plan];
-  const reported = /Total Upload: .*/.exec(build.stdout)?.[0];
-  for (const n of result.notes) console.log(`note: ${n}`);
-  for (const w of result.warnings) console.warn(`warning: ${w}`);
-  if (reported) console.log(`wrangler: ${reported}`);
-  console.log(`bundle_gzip_bytes: ${gzip}`);
-  console.log(`plan_limit_bytes: ${limit.bytes} (${limit.label})`);
-  if (gzip > limit.bytes)
-    result.errors.push(`the bundle is ${gzip} bytes gzipped, over the ${limit.label} limit`);
-  if (opts.deploy)
-    for (const w of result.warnings) result.errors.push(`not deploying with a placeholder: ${w}`);
-  if (!opts.outdir && !opts.prebuilt) rmSync(outdir, { recursive: true, force: true });
-  for (const e of result.errors) console.error(`deploy:check: FAIL: ${e}`);
-  if (result.errors.length) return 1;
-  console.log(`deploy:check: ok (${sources.length} bundled sources checked)`);
-  if (!opts.deploy) return 0;
+  if (code !== 0 || !opts.deploy) return code;
   return wranglerDeploy(configPath, derived.args, { cwd: ROOT, stdio: "inherit" }).status ?? 1;
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -20,10 +20,14 @@ function configCopy(edit: (toml: string) => string): string {
 }
 
 function check(...args: string[]) {
+  return checkWith({}, ...args);
+}
+
+function checkWith(env: Record<string, string>, ...args: string[]) {
   const r = spawnSync(
     process.execPath,
     [path.join(ROOT, "node_modules/tsx/dist/cli.mjs"), "scripts/deploy-check.ts", ...args],
-    { cwd: ROOT, encoding: "utf8", env: { ...process.env, CLOUDFLARE_API_TOKEN: "" } },
+    { cwd: ROOT, encoding: "utf8", env: { ...process.env, CLOUDFLARE_API_TOKEN: "", ...env } },
   );
   return { status: r.status, out: r.stdout + r.stderr };
 }
@@ -117,6 +121,19 @@ describe("deploy:check", () => {
       expect(r.status).toBe(1);
     } finally {
       rmSync(empty, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it("removes its own build folder when the build fails", () => {
+    const file = configCopy((t) => t.replace(/^main = "[^"]+"/m, 'main = "missing/entry.ts"'));
+    const tmp = mkdtempSync(path.join(tmpdir(), "bouts-deploy-check-tmp-"));
+    try {
+      const r = checkWith({ TMPDIR: tmp }, "--config", file);
+      expect(r.out).toContain("FAIL: `wrangler deploy --dry-run --env production` failed");
+      expect(r.status).toBe(1);
+      expect(readdirSync(tmp).filter((f) => f.startsWith("bouts-deploy-check-"))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   }, 60_000);
 });
