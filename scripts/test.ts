@@ -6,6 +6,8 @@
  *   1. setup        the project setup with the test-only tools (scripts/setup.sh --tests)
  *   2. checks       format, lint, type check, deploy check  ‖  e2e (whole platforms, a browser,
  *                   Schemathesis: mostly waiting, so it shares the cores with the checks)
+ *                   ‖  light (the projects that start no runner and no platform, one file at
+ *                   a time: about 130 CPU-seconds that fill the cores e2e leaves idle)
  *   3. unit         every other vitest project but the contention tests, the longest files
  *                   first (scripts/lib/test-order.ts); beside the checks and e2e it was 25 %
  *                   faster but failed tests whose own deadlines the three lanes' load outran
@@ -52,20 +54,55 @@ const npmRun = (name: string, script: string): Step => ({
  */
 export const MAX_WORKERS = availableParallelism() + 1;
 
-const vitest = (name: string, ...projects: string[]): Step => ({
+/**
+ * Files at once in the light lane: one, so that beside the checks and e2e it takes at most about
+ * a core, the share those two leave idle (e2e waits on platforms most of its time).
+ */
+export const LIGHT_WORKERS = 1;
+
+const vitest = (name: string, projects: string[], workers = MAX_WORKERS): Step => ({
   name,
   command: [
     "npx",
     "vitest",
     "run",
-    `--maxWorkers=${MAX_WORKERS}`,
+    `--maxWorkers=${workers}`,
     ...projects.flatMap((p) => ["--project", p]),
   ],
   vitest: true,
 });
 
+/**
+ * The projects of the light lane: the pure packages and the roles tested in workerd alone. None
+ * starts the sandboxed runner, a platform or a build, and none measures time against a deadline
+ * of its own, so the checks' and e2e's load only slows them. A new project is not among them
+ * until it is added here: it runs in the `unit` step.
+ */
+export const LIGHT_PROJECTS = [
+  "adversarial",
+  "archive",
+  "auth",
+  "cli",
+  "client",
+  "contracts",
+  "db",
+  "dependencies",
+  "edge",
+  "judges",
+  "ranking",
+  "result",
+  "runner-auth",
+  "scoring",
+  "telemetry",
+  "webhooks",
+  "gateway-worker",
+  "leaderboard",
+  "platform",
+  "webhooks-worker",
+];
+
 /** The vitest projects that get their own step; the `unit` step runs every other one. */
-const OWN_STEP_PROJECTS = ["e2e", "runner-contention"];
+const OWN_STEP_PROJECTS = ["e2e", "runner-contention", ...LIGHT_PROJECTS];
 
 /** The suite, phase by phase (the module header says why this order). */
 export const PLAN: Phase[] = [
@@ -77,10 +114,18 @@ export const PLAN: Phase[] = [
       npmRun("typecheck", "typecheck"),
       npmRun("deploy-check", "deploy:check"),
     ],
-    [vitest("e2e", "e2e")],
+    [vitest("e2e", ["e2e"])],
+    [vitest("light", LIGHT_PROJECTS, LIGHT_WORKERS)],
   ],
-  [[vitest("unit", ...OWN_STEP_PROJECTS.map((p) => `!${p}`))]],
-  [[vitest("contention", "runner-contention")]],
+  [
+    [
+      vitest(
+        "unit",
+        OWN_STEP_PROJECTS.map((p) => `!${p}`),
+      ),
+    ],
+  ],
+  [[vitest("contention", ["runner-contention"])]],
 ];
 
 /** What one step did. */

@@ -1,8 +1,8 @@
 /**
  * `npm test`'s plan (scripts/test.ts): every vitest project runs in exactly one step, with the
- * worker count given on the command line; the static checks share a phase with e2e, the unit
- * tests have the next, the timing-sensitive contention tests the last to themselves; the table and
- * totals read what vitest reported.
+ * worker count given on the command line; the static checks share a phase with e2e and the light
+ * projects, the unit tests have the next, the timing-sensitive contention tests the last to
+ * themselves; the table and totals read what vitest reported.
  */
 import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,6 +11,8 @@ import { describe, expect, it } from "vitest";
 import {
   formatFailures,
   formatTable,
+  LIGHT_PROJECTS,
+  LIGHT_WORKERS,
   MAX_WORKERS,
   PLAN,
   readVitestFailures,
@@ -31,8 +33,11 @@ function projectNames(): string[] {
     ],
     { cwd: ROOT },
   ).flatMap((file) => {
-    const name = /\bname:\s*"([^"]+)"/.exec(readFileSync(path.join(ROOT, file), "utf8"))?.[1];
-    return name ? [name] : [];
+    // The project's name is the `name` of its `test` block (a config may hold other names).
+    const text = readFileSync(path.join(ROOT, file), "utf8");
+    const name = /\btest:\s*\{[^}]*?\bname:\s*"([^"]+)"/.exec(text)?.[1];
+    if (!name) throw new Error(`${file}: no test.name`);
+    return [name];
   });
 }
 
@@ -48,6 +53,7 @@ describe("npm test's plan", () => {
     const names = projectNames();
     expect(names).toContain("e2e");
     expect(names).toContain("runner-contention");
+    expect(names).toContain("score");
     for (const name of names) {
       const runs = vitestSteps.filter((s) => {
         const f = filters(s.command);
@@ -61,11 +67,12 @@ describe("npm test's plan", () => {
     }
   });
 
-  it("puts the static checks beside e2e, then the unit tests, and the contention tests alone, last", () => {
+  it("puts the static checks beside e2e and the light projects, then the unit tests, and the contention tests alone, last", () => {
     const checks = PLAN.find((phase) => phase.flat().some((s) => s.name === "lint"))!;
     expect(checks.map((lane) => lane.map((s) => s.name))).toEqual([
       ["format", "lint", "typecheck", "deploy-check"],
       ["e2e"],
+      ["light"],
     ]);
     expect(PLAN.at(-2)).toEqual([[expect.objectContaining({ name: "unit" })]]);
     expect(PLAN.at(-1)).toEqual([[expect.objectContaining({ name: "contention" })]]);
@@ -94,9 +101,19 @@ describe("npm test's plan", () => {
 
   it("gives every vitest step the worker count on the command line", () => {
     // vitest 5 passes a root config's maxWorkers to no project declared by file.
-    for (const step of vitestSteps)
-      expect(step.command, step.name).toContain(`--maxWorkers=${MAX_WORKERS}`);
+    for (const step of vitestSteps) {
+      const workers = step.name === "light" ? LIGHT_WORKERS : MAX_WORKERS;
+      expect(step.command, step.name).toContain(`--maxWorkers=${workers}`);
+    }
     expect(MAX_WORKERS).toBeGreaterThanOrEqual(2);
+  });
+
+  it("names only existing projects in the light lane, none of them with the runner", () => {
+    const names = projectNames();
+    for (const name of LIGHT_PROJECTS) expect(names, name).toContain(name);
+    // The projects that start the sandboxed runner or a platform keep to the unit step.
+    for (const heavy of ["score", "ingest", "runner", "scripts", "e2e", "runner-contention"])
+      expect(LIGHT_PROJECTS).not.toContain(heavy);
   });
 });
 
