@@ -1,7 +1,6 @@
-// ESLint flat config: typescript-eslint type-aware rules everywhere; no import cycles anywhere
-// (import-x/no-cycle); the purity rules that keep the pure packages free of platform imports,
-// I/O, the clock, timers and randomness (adapter files named in PURE_EXCEPTIONS); and the role
-// boundaries: no role Worker imports another (ROLE_BOUNDARIES), the platform Worker excepted,
+// ESLint flat config: typescript-eslint type-aware rules everywhere; the purity rules that keep
+// the pure packages free of platform imports, I/O, the clock, timers and randomness (adapter
+// files named in PURE_EXCEPTIONS); and the role boundaries: no role Worker imports another (ROLE_BOUNDARIES), the platform Worker excepted,
 // and no workspace imports scripts/ or another workspace's tests.
 import { readdirSync } from "node:fs";
 import path from "node:path";
@@ -92,7 +91,7 @@ const PURITY_RULES = {
 
 // ─── Imports ───
 
-// The import-x plugin as both import rules use it. Relative imports carry their .ts extension;
+// The import-x plugin as the role boundaries use it. Relative imports carry their .ts extension;
 // @bouts/* resolve through their `exports`, to the workspace's own files.
 const IMPORT_X = {
   plugins: { "import-x": importX },
@@ -203,14 +202,8 @@ export default tseslint.config(
     ignores: ["**/*.test.ts", ...PURE_EXCEPTIONS],
     rules: PURITY_RULES,
   },
-  // ─── No import cycles, anywhere ───
-  {
-    files: ["**/*.ts", "**/*.js", "**/*.mjs"],
-    ...IMPORT_X,
-    // This rule skips type-only imports; scripts/test/import-circles.test.ts catches circles of
-    // those too (CONTRIBUTING.md). node_modules is not walked.
-    rules: { "import-x/no-cycle": ["error", { ignoreExternal: true }] },
-  },
+  // No import cycles, anywhere: not a lint rule (import-x/no-cycle skipped type-only imports and
+  // took a tenth of the lint's time) but scripts/test/import-circles.test.ts, over the whole tree.
   ROLE_BOUNDARIES,
   {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],

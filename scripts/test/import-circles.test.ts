@@ -1,8 +1,8 @@
 /**
- * No import circles among the modules of packages/, workers/ and containers/runner/src, type-only
- * imports included (scripts/lib/import-circles.ts). The tree must have none; a circle written to
- * a scratch folder shows what the check catches, including one that is type-only end to end,
- * which `import-x/no-cycle` lets through.
+ * No import circles among the modules of the whole tree (sources, tests, scripts, configs), type-only
+ * imports included (scripts/lib/import-circles.ts), the code handed to the sandbox aside. The
+ * tree must have none; a circle written to a scratch folder shows what the check catches,
+ * including one that is type-only end to end, which `import-x/no-cycle` let through.
  */
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,6 +29,34 @@ describe("import circles", () => {
     const circles = await findImportCircles(ROOT);
     expect(circles.map((c) => c.join(" -> "))).toEqual([]);
   }, 60_000);
+
+  it("looks at the whole tree by default, but for installed and sandboxed code", async () => {
+    const circle = {
+      "a.ts": 'import { b } from "./b.ts";\nexport const a = () => b;\n',
+      "b.ts": 'import { a } from "./a.ts";\nexport const b = () => a;\n',
+    };
+    const at = (folder: string) =>
+      Object.fromEntries(Object.entries(circle).map(([f, text]) => [`${folder}/${f}`, text]));
+    const tree = path.join(scratch, writeTree("whole", {}));
+    for (const folder of [
+      "scripts/lib",
+      "e2e",
+      "challenges/x/submissions/y",
+      "containers/runner/test/exploits/z",
+      "node_modules/pkg",
+      ".cache/tool",
+    ])
+      writeTree("whole", at(folder));
+    writeTree("whole", {
+      "vitest.config.ts": 'import "./root.ts";\n',
+      "root.ts": 'import "./vitest.config.ts";\n',
+    });
+    expect(await findImportCircles(tree)).toEqual([
+      ["e2e/a.ts", "e2e/b.ts"],
+      ["root.ts", "vitest.config.ts"],
+      ["scripts/lib/a.ts", "scripts/lib/b.ts"],
+    ]);
+  });
 
   it("finds a circle of type-only imports, once, from its first file", async () => {
     const root = writeTree("types", {
