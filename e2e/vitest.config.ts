@@ -15,6 +15,9 @@ export default defineProject({
     hookTimeout: 300_000,
     pool: "forks",
     fileParallelism: false,
+    // A browser call beside the static checks can take seconds: expect.poll's default second
+    // failed a page that was there ("didn't resolve in time"); each poll may still set its own.
+    expect: { poll: { timeout: 15_000 } },
     // In a plain `vitest run` (npm run test:unit), after every other project: a whole platform
     // plus a browser or Schemathesis would take the cores that the runner's timing-sensitive
     // containment tests need (a fork bomb must not starve a concurrent run).
