@@ -6,8 +6,9 @@
  *   1. setup        the project setup with the test-only tools (scripts/setup.sh --tests)
  *   2. checks       format, lint, type check, deploy check  ‖  e2e (whole platforms, a browser,
  *                   Schemathesis: mostly waiting, so it shares the cores with the checks)
- *                   ‖  light (the projects that start no runner and no platform, one file at
- *                   a time: about 130 CPU-seconds that fill the cores e2e leaves idle)
+ *                   ‖  light (the projects that start no runner and no platform, about 130
+ *                   CPU-seconds, at the lowest priority: they take only what the other two lanes
+ *                   leave idle, and slowed lint and e2e by a fifth when they competed)
  *   3. unit         every other vitest project but the contention tests, the longest files
  *                   first (scripts/lib/test-order.ts); beside the checks and e2e it was 25 %
  *                   faster but failed tests whose own deadlines the three lanes' load outran
@@ -54,23 +55,23 @@ const npmRun = (name: string, script: string): Step => ({
  */
 export const MAX_WORKERS = availableParallelism() + 1;
 
-/**
- * Files at once in the light lane: one, so that beside the checks and e2e it takes at most about
- * a core, the share those two leave idle (e2e waits on platforms most of its time).
- */
-export const LIGHT_WORKERS = 1;
-
-const vitest = (name: string, projects: string[], workers = MAX_WORKERS): Step => ({
+const vitest = (name: string, projects: string[]): Step => ({
   name,
   command: [
     "npx",
     "vitest",
     "run",
-    `--maxWorkers=${workers}`,
+    `--maxWorkers=${MAX_WORKERS}`,
     ...projects.flatMap((p) => ["--project", p]),
   ],
   vitest: true,
 });
+
+/**
+ * A step at the lowest CPU priority (`nice -n 19`, inherited by every process it starts): it
+ * runs on the cores the other lanes of its phase leave idle, and yields them when they want them.
+ */
+const idle = (step: Step): Step => ({ ...step, command: ["nice", "-n", "19", ...step.command] });
 
 /**
  * The projects of the light lane: the pure packages and the roles tested in workerd alone. None
@@ -115,7 +116,7 @@ export const PLAN: Phase[] = [
       npmRun("deploy-check", "deploy:check"),
     ],
     [vitest("e2e", ["e2e"])],
-    [vitest("light", LIGHT_PROJECTS, LIGHT_WORKERS)],
+    [idle(vitest("light", LIGHT_PROJECTS))],
   ],
   [
     [
