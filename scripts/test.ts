@@ -6,9 +6,6 @@
  *   1. setup        the project setup with the test-only tools (scripts/setup.sh --tests)
  *   2. checks       format, lint, type check, deploy check  ‖  e2e (whole platforms, a browser,
  *                   Schemathesis: mostly waiting, so it shares the cores with the checks)
- *                   ‖  light (the projects that start no runner and no platform, about 130
- *                   CPU-seconds, at the lowest priority: they take only what the other two lanes
- *                   leave idle, and slowed lint and e2e by a fifth when they competed)
  *   3. unit         every other vitest project but the contention tests, the longest files
  *                   first (scripts/lib/test-order.ts); beside the checks and e2e it was 25 %
  *                   faster but failed tests whose own deadlines the three lanes' load outran
@@ -55,7 +52,7 @@ const npmRun = (name: string, script: string): Step => ({
  */
 export const MAX_WORKERS = availableParallelism() + 1;
 
-const vitest = (name: string, projects: string[]): Step => ({
+const vitest = (name: string, ...projects: string[]): Step => ({
   name,
   command: [
     "npx",
@@ -67,43 +64,8 @@ const vitest = (name: string, projects: string[]): Step => ({
   vitest: true,
 });
 
-/**
- * A step at the lowest CPU priority (`nice -n 19`, inherited by every process it starts): it
- * runs on the cores the other lanes of its phase leave idle, and yields them when they want them.
- */
-const idle = (step: Step): Step => ({ ...step, command: ["nice", "-n", "19", ...step.command] });
-
-/**
- * The projects of the light lane: the pure packages and the roles tested in workerd alone. None
- * starts the sandboxed runner, a platform or a build, and none measures time against a deadline
- * of its own, so the checks' and e2e's load only slows them. A new project is not among them
- * until it is added here: it runs in the `unit` step.
- */
-export const LIGHT_PROJECTS = [
-  "adversarial",
-  "archive",
-  "auth",
-  "cli",
-  "client",
-  "contracts",
-  "db",
-  "dependencies",
-  "edge",
-  "judges",
-  "ranking",
-  "result",
-  "runner-auth",
-  "scoring",
-  "telemetry",
-  "webhooks",
-  "gateway-worker",
-  "leaderboard",
-  "platform",
-  "webhooks-worker",
-];
-
 /** The vitest projects that get their own step; the `unit` step runs every other one. */
-const OWN_STEP_PROJECTS = ["e2e", "runner-contention", ...LIGHT_PROJECTS];
+const OWN_STEP_PROJECTS = ["e2e", "runner-contention"];
 
 /** The suite, phase by phase (the module header says why this order). */
 export const PLAN: Phase[] = [
@@ -115,18 +77,10 @@ export const PLAN: Phase[] = [
       npmRun("typecheck", "typecheck"),
       npmRun("deploy-check", "deploy:check"),
     ],
-    [vitest("e2e", ["e2e"])],
-    [idle(vitest("light", LIGHT_PROJECTS))],
+    [vitest("e2e", "e2e")],
   ],
-  [
-    [
-      vitest(
-        "unit",
-        OWN_STEP_PROJECTS.map((p) => `!${p}`),
-      ),
-    ],
-  ],
-  [[vitest("contention", ["runner-contention"])]],
+  [[vitest("unit", ...OWN_STEP_PROJECTS.map((p) => `!${p}`))]],
+  [[vitest("contention", "runner-contention")]],
 ];
 
 /** What one step did. */

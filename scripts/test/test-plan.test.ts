@@ -1,8 +1,8 @@
 /**
  * `npm test`'s plan (scripts/test.ts): every vitest project runs in exactly one step, with the
- * worker count given on the command line; the static checks share a phase with e2e and the light
- * projects, the unit tests have the next, the timing-sensitive contention tests the last to
- * themselves; the table and totals read what vitest reported.
+ * worker count given on the command line; the static checks share a phase with e2e, the unit
+ * tests have the next, the timing-sensitive contention tests the last to themselves; the table and
+ * totals read what vitest reported.
  */
 import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,7 +11,6 @@ import { describe, expect, it } from "vitest";
 import {
   formatFailures,
   formatTable,
-  LIGHT_PROJECTS,
   MAX_WORKERS,
   PLAN,
   readVitestFailures,
@@ -66,12 +65,11 @@ describe("npm test's plan", () => {
     }
   });
 
-  it("puts the static checks beside e2e and the light projects, then the unit tests, and the contention tests alone, last", () => {
+  it("puts the static checks beside e2e, then the unit tests, and the contention tests alone, last", () => {
     const checks = PLAN.find((phase) => phase.flat().some((s) => s.name === "lint"))!;
     expect(checks.map((lane) => lane.map((s) => s.name))).toEqual([
       ["format", "lint", "typecheck", "deploy-check"],
       ["e2e"],
-      ["light"],
     ]);
     expect(PLAN.at(-2)).toEqual([[expect.objectContaining({ name: "unit" })]]);
     expect(PLAN.at(-1)).toEqual([[expect.objectContaining({ name: "contention" })]]);
@@ -103,22 +101,6 @@ describe("npm test's plan", () => {
     for (const step of vitestSteps)
       expect(step.command, step.name).toContain(`--maxWorkers=${MAX_WORKERS}`);
     expect(MAX_WORKERS).toBeGreaterThanOrEqual(2);
-  });
-
-  it("runs the light lane, and only it, at the lowest priority", () => {
-    // Competing for the cores, it slowed lint and e2e by a fifth and e2e's browser tests failed.
-    for (const step of steps) {
-      const niced = step.command.slice(0, 3).join(" ") === "nice -n 19";
-      expect(niced, step.name).toBe(step.name === "light");
-    }
-  });
-
-  it("names only existing projects in the light lane, none of them with the runner", () => {
-    const names = projectNames();
-    for (const name of LIGHT_PROJECTS) expect(names, name).toContain(name);
-    // The projects that start the sandboxed runner or a platform keep to the unit step.
-    for (const heavy of ["score", "ingest", "runner", "scripts", "e2e", "runner-contention"])
-      expect(LIGHT_PROJECTS).not.toContain(heavy);
   });
 });
 
