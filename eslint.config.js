@@ -1,7 +1,8 @@
 // ESLint flat config: typescript-eslint type-aware rules everywhere; the purity rules that keep
 // the pure packages free of platform imports, I/O, the clock, timers and randomness (adapter
-// files named in PURE_EXCEPTIONS); and the role boundaries: no role Worker imports another (ROLE_BOUNDARIES), the platform Worker excepted,
-// and no workspace imports scripts/ or another workspace's tests.
+// files named in PURE_EXCEPTIONS); and the role boundaries: no role Worker imports another
+// (ROLE_BOUNDARIES), the platform Worker excepted, and no workspace imports scripts/ or another
+// workspace's tests.
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import js from "@eslint/js";
