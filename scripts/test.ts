@@ -116,25 +116,24 @@ export interface FailedTest {
   message: string;
 }
 
-/** A vitest JSON report, or null when it is missing or unreadable. */
-function parseVitestReport(file: string): VitestReport | null {
+/** What a step's vitest report says: its totals and its failed tests. */
+export interface ReportSummary {
+  tests: { passed: number; failed: number };
+  failures: FailedTest[];
+}
+
+/**
+ * Reads a vitest JSON report once: the passed and failed counts, and each failed test with the
+ * first `maxLines` of its message, so the end of a long log (all a CI page shows) names what
+ * failed. Null when the report is missing or unreadable.
+ */
+export function readVitestReport(file: string, maxLines = 6): ReportSummary | null {
+  let r: VitestReport;
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as VitestReport;
+    r = JSON.parse(readFileSync(file, "utf8")) as VitestReport;
   } catch {
     return null;
   }
-}
-
-const totalsOf = (r: VitestReport) => ({
-  passed: r.numPassedTests,
-  failed: r.numFailedTests + (r.numFailedTestSuites ?? 0),
-});
-
-/**
- * The failed tests of a report, each with the head of its message, so the end of a long log
- * (all a CI page shows) names what failed.
- */
-function failuresOf(r: VitestReport, maxLines: number): FailedTest[] {
   const head = (text: string | undefined) =>
     (text ?? "").split("\n").slice(0, maxLines).join("\n").trim();
   const failures: FailedTest[] = [];
@@ -148,19 +147,11 @@ function failuresOf(r: VitestReport, maxLines: number): FailedTest[] {
       failures.push({ file: where, name: "(the file)", message: head(t.message) });
     }
   }
-  return failures;
-}
-
-/** The passed and failed counts of a vitest JSON report, or null when it is missing or unreadable. */
-export function readVitestTotals(file: string): { passed: number; failed: number } | null {
-  const r = parseVitestReport(file);
-  return r && totalsOf(r);
-}
-
-/** The failed tests of a vitest JSON report (none when it is unreadable). */
-export function readVitestFailures(file: string, maxLines = 6): FailedTest[] {
-  const r = parseVitestReport(file);
-  return r ? failuresOf(r, maxLines) : [];
+  const tests = {
+    passed: r.numPassedTests,
+    failed: r.numFailedTests + (r.numFailedTestSuites ?? 0),
+  };
+  return { tests, failures };
 }
 
 /** The failures of every vitest step, grouped by step, or "" when none failed. */
@@ -198,12 +189,11 @@ function runStep(step: Step, t0: number, prefixed: boolean): Promise<StepResult>
     relay(child.stderr, process.stderr, prefix);
     const finish = (ok: boolean) => {
       const durationMs = performance.now() - t0 - startMs;
-      // The report is read once: its totals, and the failures the end of the output names.
-      const parsed = step.vitest ? parseVitestReport(report) : null;
+      const summary = step.vitest ? readVitestReport(report) : null;
       let tests: StepResult["tests"];
-      if (step.vitest) tests = parsed ? totalsOf(parsed) : { passed: 0, failed: 1 };
+      if (step.vitest) tests = summary?.tests ?? { passed: 0, failed: 1 };
       const passed = ok && (tests?.failed ?? 0) === 0;
-      const failures = parsed ? failuresOf(parsed, 6) : [];
+      const failures = summary?.failures ?? [];
       console.log(
         `${prefix}${passed ? "✔" : "✘"} ${step.name}: ${(durationMs / 1000).toFixed(1)} s`,
       );

@@ -8,14 +8,7 @@ import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  formatFailures,
-  formatTable,
-  MAX_WORKERS,
-  PLAN,
-  readVitestFailures,
-  readVitestTotals,
-} from "../test.ts";
+import { formatFailures, formatTable, MAX_WORKERS, PLAN, readVitestReport } from "../test.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 
@@ -112,10 +105,10 @@ describe("the step table", () => {
       file,
       JSON.stringify({ numPassedTests: 7, numFailedTests: 1, numFailedTestSuites: 1 }),
     );
-    expect(readVitestTotals(file)).toEqual({ passed: 7, failed: 2 });
-    expect(readVitestTotals(path.join(dir, "absent.json"))).toBeNull();
+    expect(readVitestReport(file)?.tests).toEqual({ passed: 7, failed: 2 });
+    expect(readVitestReport(path.join(dir, "absent.json"))).toBeNull();
     writeFileSync(file, "{");
-    expect(readVitestTotals(file)).toBeNull();
+    expect(readVitestReport(file)).toBeNull();
   });
 
   it("prints a row a step and the totals", () => {
@@ -171,7 +164,7 @@ describe("the step table", () => {
         ],
       }),
     );
-    const failures = readVitestFailures(file);
+    const failures = readVitestReport(file)!.failures;
     expect(failures.map((f) => [f.file, f.name])).toEqual([
       ["e2e/pages.test.ts", "pages escapes a name"],
       ["e2e/docs.test.ts", "(the file)"],
@@ -179,7 +172,7 @@ describe("the step table", () => {
     expect(failures[0]!.message).toMatch(/^AssertionError: expected 1 to be 2\nline 2\n/);
     expect(failures[1]!.message).toBe("Hook timed out in 300000ms");
     expect(failures[0]!.message.split("\n")).toHaveLength(6);
-    expect(readVitestFailures(path.join(dir, "absent.json"))).toEqual([]);
+    expect(readVitestReport(path.join(dir, "absent.json"))?.failures ?? []).toEqual([]);
 
     const text = formatFailures([
       { name: "lint", startMs: 0, durationMs: 1, ok: true },
