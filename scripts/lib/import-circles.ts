@@ -32,7 +32,8 @@ const NOT_OURS = [
 export type ImportCircle = string[];
 
 /**
- * Finds every import circle among the modules under `roots` (paths relative to `baseDir`).
+ * Finds every import circle among the modules under `roots` (paths relative to `baseDir`) and
+ * those they import.
  * @example await findImportCircles(ROOT) // [] when the tree has none
  */
 export async function findImportCircles(
@@ -42,8 +43,6 @@ export async function findImportCircles(
   const reported = await cruise([...roots], {
     baseDir,
     tsPreCompilationDeps: true,
-    // The whole tree needs no filter; a list of folders keeps to them.
-    ...(roots.includes(".") ? {} : { includeOnly: `^(${roots.map(escapeRegExp).join("|")})/` }),
     exclude: { path: NOT_OURS },
     doNotFollow: { path: "node_modules" },
     enhancedResolveOptions: {
@@ -77,5 +76,3 @@ function dedupe(circles: ImportCircle[]): ImportCircle[] {
   }
   return [...byKey.values()].sort((a, b) => a.join().localeCompare(b.join()));
 }
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
