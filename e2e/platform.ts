@@ -24,10 +24,26 @@ import { sweepScratchMounts } from "../containers/runner/src/sandbox/scratch-mou
 /** Repository root. */
 export const ROOT = path.join(import.meta.dirname, "..");
 /**
- * First host uid of the browser tests' runner (other runners on the host use other bases);
- * `E2E_RUNNER_UID_BASE` overrides it where several checkouts run the browser tests at once.
+ * First host uid of the e2e tests' runners (other runners on the host use other bases);
+ * `E2E_RUNNER_UID_BASE` overrides it where several checkouts run the e2e tests at once.
  */
-export const E2E_RUNNER_UID_BASE = process.env.E2E_RUNNER_UID_BASE ?? "67000";
+export const E2E_RUNNER_UID_BASE = Number(process.env.E2E_RUNNER_UID_BASE ?? "67000");
+/**
+ * Host uids between the runners of two e2e files that run at once: a runner takes two per
+ * concurrent run (`RUNNER_MAX_CONCURRENT_RUNS`, at most 64), and two runners must never share
+ * one (docs/runner.md, "Isolation").
+ */
+export const E2E_UIDS_PER_WORKER = 200;
+
+/**
+ * The first uid of this test file's runner: the e2e project runs files side by side, one per
+ * vitest worker (`VITEST_POOL_ID`, 1 and up, unique among the files running at once).
+ */
+export function runnerUidBase(env: NodeJS.ProcessEnv = process.env): number {
+  const pool = Number(env.VITEST_POOL_ID ?? "1");
+  if (!Number.isSafeInteger(pool) || pool < 1) throw new Error(`bad VITEST_POOL_ID ${pool}`);
+  return E2E_RUNNER_UID_BASE + (pool - 1) * E2E_UIDS_PER_WORKER;
+}
 
 /** What `npm start` writes to its credentials file. */
 export interface Credentials {
@@ -138,7 +154,7 @@ export async function startPlatform(options: {
         BOUTS_STATE_DIR: path.join(dir, "state"),
         BOUTS_CREDENTIALS: credentialsFile,
         BOUTS_SEED: options.seed.join(","),
-        RUNNER_UID_BASE: E2E_RUNNER_UID_BASE,
+        RUNNER_UID_BASE: String(runnerUidBase()),
         RUNNER_WORK_DIR: runnerDir,
         ...options.env,
       },

@@ -2,7 +2,10 @@
  * Vitest project "e2e": against a private `npm start` each (e2e/platform.ts), the public
  * pages in Debian's Chromium (playwright-core) and the API contract (Schemathesis). Slow by
  * nature (each publishes a challenge and scores real submissions), so its timeouts are
- * minutes; one file at a time. `npm test` runs it as its own step beside the static checks
+ * minutes. Two files at a time, each platform with its own ports, state and runner uids: a
+ * file spends most of its time waiting (Schemathesis paced under the API's rate limit, crons,
+ * a runner's restart), and one at a time left the cores idle while the static checks beside
+ * it waited for them. `npm test` runs it as its own step beside the static checks
  * (scripts/test.ts), never beside the runner's tests.
  */
 import { defineProject } from "vitest/config";
@@ -14,7 +17,8 @@ export default defineProject({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",
-    fileParallelism: false,
+    // What `npm test` passes for this step too (E2E_MAX_WORKERS in scripts/test.ts).
+    maxWorkers: 2,
     // A browser call beside the static checks can take seconds: expect.poll's default second
     // failed a page that was there ("didn't resolve in time"); each poll may still set its own.
     expect: { poll: { timeout: 15_000 } },

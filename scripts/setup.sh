@@ -6,6 +6,11 @@
 # `npm start` runs it bare; `npm test`, `npm run setup` and .ci/run with --tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# One setup at a time on a checkout: two `npm start`s side by side (README) and the e2e files'
+# platforms each run it, and two at once would install into the same venvs and caches.
+mkdir -p .cache
+exec 9>.cache/setup.lock
+flock 9
 steps=(scripts/setup/*.sh)
 if [ "${1:-}" = "--tests" ]; then
   steps+=(scripts/setup/tests/*.sh)

@@ -52,13 +52,20 @@ const npmRun = (name: string, script: string): Step => ({
  */
 export const MAX_WORKERS = availableParallelism() + 1;
 
-const vitest = (name: string, ...projects: string[]): Step => ({
+/**
+ * E2E files at once: each runs a whole platform (a Worker, a runner, and a browser or
+ * Schemathesis) and mostly waits; two keep the cores busy beside the static checks without
+ * outrunning the deadlines of the files' own timing tests.
+ */
+export const E2E_MAX_WORKERS = 2;
+
+const vitest = (name: string, projects: string[], maxWorkers = MAX_WORKERS): Step => ({
   name,
   command: [
     "npx",
     "vitest",
     "run",
-    `--maxWorkers=${MAX_WORKERS}`,
+    `--maxWorkers=${maxWorkers}`,
     ...projects.flatMap((p) => ["--project", p]),
   ],
   vitest: true,
@@ -77,10 +84,17 @@ export const PLAN: Phase[] = [
       npmRun("typecheck", "typecheck"),
       npmRun("deploy-check", "deploy:check"),
     ],
-    [vitest("e2e", "e2e")],
+    [vitest("e2e", ["e2e"], E2E_MAX_WORKERS)],
   ],
-  [[vitest("unit", ...OWN_STEP_PROJECTS.map((p) => `!${p}`))]],
-  [[vitest("contention", "runner-contention")]],
+  [
+    [
+      vitest(
+        "unit",
+        OWN_STEP_PROJECTS.map((p) => `!${p}`),
+      ),
+    ],
+  ],
+  [[vitest("contention", ["runner-contention"])]],
 ];
 
 /** What one step did. */

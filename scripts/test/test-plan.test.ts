@@ -8,7 +8,14 @@ import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatFailures, formatTable, MAX_WORKERS, PLAN, readVitestReport } from "../test.ts";
+import {
+  E2E_MAX_WORKERS,
+  formatFailures,
+  formatTable,
+  MAX_WORKERS,
+  PLAN,
+  readVitestReport,
+} from "../test.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 
@@ -92,8 +99,18 @@ describe("npm test's plan", () => {
   it("gives every vitest step the worker count on the command line", () => {
     // vitest 5 passes a root config's maxWorkers to no project declared by file.
     for (const step of vitestSteps)
-      expect(step.command, step.name).toContain(`--maxWorkers=${MAX_WORKERS}`);
+      expect(step.command, step.name).toContain(
+        `--maxWorkers=${step.name === "e2e" ? E2E_MAX_WORKERS : MAX_WORKERS}`,
+      );
     expect(MAX_WORKERS).toBeGreaterThanOrEqual(2);
+  });
+
+  it("runs e2e files two at a time, in npm test and in a plain vitest run alike", () => {
+    // One at a time left phase two's cores idle while each file waited (docs/benchmarks.md).
+    expect(E2E_MAX_WORKERS).toBe(2);
+    const text = readFileSync(path.join(ROOT, "e2e/vitest.config.ts"), "utf8");
+    expect(text).not.toMatch(/fileParallelism:\s*false/);
+    expect(/\bmaxWorkers:\s*(\d+)/.exec(text)?.[1]).toBe(String(E2E_MAX_WORKERS));
   });
 });
 
