@@ -4,8 +4,10 @@
  * once, each lane's steps one after another; a phase starts when the one before has ended:
  *
  *   1. setup        the project setup with the test-only tools (scripts/setup.sh --tests)
- *   2. checks       format, lint, type check, deploy check  ‖  e2e (whole platforms, a browser,
- *                   Schemathesis: mostly waiting, so it shares the cores with the checks)
+ *   2. checks       lint, type check, deploy check  ‖  e2e (whole platforms, a browser,
+ *                   Schemathesis, two files at a time), then the format check: lint, the
+ *                   longest check, starts at once; the format check, the shortest, fills the
+ *                   e2e lane's end (docs/benchmarks.md, "suite")
  *   3. unit         every other vitest project but the contention tests, the longest files
  *                   first (scripts/lib/test-order.ts); beside the checks and e2e it was 25 %
  *                   faster but failed tests whose own deadlines the three lanes' load outran
@@ -79,12 +81,11 @@ export const PLAN: Phase[] = [
   [[{ name: "setup", command: ["bash", "scripts/setup.sh", "--tests"] }]],
   [
     [
-      npmRun("format", "format:check"),
       npmRun("lint", "lint"),
       npmRun("typecheck", "typecheck"),
       npmRun("deploy-check", "deploy:check"),
     ],
-    [vitest("e2e", ["e2e"], E2E_MAX_WORKERS)],
+    [vitest("e2e", ["e2e"], E2E_MAX_WORKERS), npmRun("format", "format:check")],
   ],
   [
     [
