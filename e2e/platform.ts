@@ -41,7 +41,8 @@ export const E2E_UIDS_PER_WORKER = 200;
  */
 export function runnerUidBase(env: NodeJS.ProcessEnv = process.env): number {
   const pool = Number(env.VITEST_POOL_ID ?? "1");
-  if (!Number.isSafeInteger(pool) || pool < 1) throw new Error(`bad VITEST_POOL_ID ${pool}`);
+  if (!Number.isSafeInteger(pool) || pool < 1)
+    throw new Error(`VITEST_POOL_ID must be 1 or more, not ${JSON.stringify(env.VITEST_POOL_ID)}`);
   return E2E_RUNNER_UID_BASE + (pool - 1) * E2E_UIDS_PER_WORKER;
 }
 
