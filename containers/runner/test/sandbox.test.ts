@@ -25,6 +25,7 @@ import {
   computeScratchCaps,
   runSandboxed,
   scratchMountOptions,
+  type SandboxControl,
   type SandboxLimits,
   type SandboxSpec,
 } from "../src/sandbox/sandbox.ts";
@@ -86,9 +87,17 @@ describe("sandbox launcher", () => {
   it("forks every sandbox of a uid from one launcher that lives in the uid's cgroups", async () => {
     const launchers: number[] = [];
     const seen: { cgroup: string; oomAdj: string }[] = [];
+    // The probe waits for a line on stdin, sent once /proc has been read: a process that has
+    // already ended reports `PPid: 0`, so reading its ancestry after exit would race.
+    const probe =
+      "process.stdin.once('data', () => { require('fs').writeSync(3, 'hello\\n');" +
+      " process.exitCode = 7; process.stdin.destroy(); })";
     for (let i = 0; i < 2; i += 1) {
+      let release: SandboxControl | undefined;
       const o = await runSandboxed(
-        nodeSpec("require('fs').writeSync(3, 'hello\\n'); process.exitCode = 7", {
+        nodeSpec(probe, {
+          stdin: true,
+          onControl: (control) => (release = control),
           onStarted: (pid) => {
             // bwrap is the sandbox's parent; the launcher is bwrap's parent.
             launchers.push(parentOf(parentOf(pid)));
@@ -96,6 +105,7 @@ describe("sandbox launcher", () => {
               cgroup: readFileSync(`/proc/${pid}/cgroup`, "utf8"),
               oomAdj: readFileSync(`/proc/${pid}/oom_score_adj`, "utf8").trim(),
             });
+            release?.write("go\n");
           },
         }),
       );
