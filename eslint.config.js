@@ -185,9 +185,10 @@ export default tseslint.config(
       parserOptions: {
         projectService: true,
         tsconfigRootDir: import.meta.dirname,
-        // typescript-eslint switches to its "single run" programs when CI=true; with two linting
-        // threads that doubled the lint (71 s / 135 CPU-s -> 144 s / 276 CPU-s, the same tree),
-        // so CI lints the way a local run does.
+        // typescript-eslint switches to its "single run" programs when CI=true (or when argv names
+        // the eslint binary, as the one-thread lint's does); with two linting threads that doubled
+        // the lint (71 s / 135 CPU-s -> 144 s / 276 CPU-s, the same tree), so CI lints the way a
+        // local run does.
         disallowAutomaticSingleRunInference: true,
       },
     },
