@@ -4,15 +4,14 @@
  * once, each lane's steps one after another; a phase starts when the one before has ended:
  *
  *   1. setup        the project setup with the test-only tools (scripts/setup.sh --tests)
- *   2. lint         alone: it keeps both cores busy, and beside e2e it got under one core and
- *                   was the longest chain of the phase (docs/benchmarks.md, "suite")
- *   3. checks       type check, deploy check, format check  ‖  e2e (whole platforms, a
+ *   2. checks       lint, type check, deploy check, format check  ‖  e2e (whole platforms, a
  *                   browser, Schemathesis, two files at a time: mostly waiting, so it shares
- *                   the cores with the checks)
- *   4. unit         every other vitest project but the contention tests, the longest files
+ *                   the cores with the checks; lint and the type check each take one core,
+ *                   docs/benchmarks.md, "suite")
+ *   3. unit         every other vitest project but the contention tests, the longest files
  *                   first (scripts/lib/test-order.ts); beside the checks and e2e it was 25 %
  *                   faster but failed tests whose own deadlines the three lanes' load outran
- *   5. contention   the runner's fairness tests between concurrent runs, measured against
+ *   4. contention   the runner's fairness tests between concurrent runs, measured against
  *                   deadlines, so they have the machine to themselves
  *
  * Every step runs even when an earlier one failed (one run shows every failure), except after a
@@ -80,9 +79,9 @@ const OWN_STEP_PROJECTS = ["e2e", "runner-contention"];
 /** The suite, phase by phase (the module header says why this order). */
 export const PLAN: Phase[] = [
   [[{ name: "setup", command: ["bash", "scripts/setup.sh", "--tests"] }]],
-  [[npmRun("lint", "lint")]],
   [
     [
+      npmRun("lint", "lint"),
       npmRun("typecheck", "typecheck"),
       npmRun("deploy-check", "deploy:check"),
       npmRun("format", "format:check"),

@@ -65,14 +65,15 @@ describe("npm test's plan", () => {
     }
   });
 
-  it("runs lint alone, the other checks beside e2e, then the unit tests, and the contention tests alone, last", () => {
-    // Lint keeps both cores busy; beside e2e it got under one and was the phase's longest chain.
-    expect(PLAN[1]).toEqual([[expect.objectContaining({ name: "lint" })]]);
-    const checks = PLAN.find((phase) => phase.flat().some((s) => s.name === "e2e"))!;
+  it("runs the checks beside e2e, then the unit tests, and the contention tests alone, last", () => {
+    // Lint and the type check take one core each (docs/benchmarks.md, "suite"), so they share
+    // the cores with e2e, which mostly waits: 220 s for the phase against 64 s + 217 s.
+    const checks = PLAN[1]!;
     expect(checks.map((lane) => lane.map((s) => s.name))).toEqual([
-      ["typecheck", "deploy-check", "format"],
+      ["lint", "typecheck", "deploy-check", "format"],
       ["e2e"],
     ]);
+    expect(PLAN).toHaveLength(4);
     expect(PLAN.at(-2)).toEqual([[expect.objectContaining({ name: "unit" })]]);
     expect(PLAN.at(-1)).toEqual([[expect.objectContaining({ name: "contention" })]]);
     expect(PLAN[0]!.flat().map((s) => s.name)).toEqual(["setup"]);
