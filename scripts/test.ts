@@ -16,7 +16,9 @@
  *
  * Every step runs even when an earlier one failed (one run shows every failure), except after a
  * failed setup. At the end a table gives each step's start, duration and result, and the
- * vitest totals; `test-artifacts/test-steps.json` keeps the same figures (the `suite`
+ * vitest totals; then each phase's wall time and the machine's busy CPU time during it
+ * (/proc/stat, on Linux), whose sum over the cores is the least any order of the steps could
+ * take on this machine. `test-artifacts/test-steps.json` keeps the same figures (the `suite`
  * benchmark reads it), `test-artifacts/vitest/<step>.json` each vitest step's own report.
  * Invariants: the exit code is 0 only when every step passed; every vitest project runs in
  * exactly one step (`--project` filters, never a list that could miss a new project).
@@ -109,6 +111,45 @@ export interface StepResult {
   tests?: { passed: number; failed: number };
   /** A vitest step's failed tests, when it had any. */
   failures?: FailedTest[];
+}
+
+/**
+ * What one phase took: its wall time, and the CPU time the whole machine was busy meanwhile
+ * (null where /proc/stat cannot be read). On an idle machine that is the suite's own; other work
+ * on the machine counts too, hence "machine CPU".
+ */
+export interface PhaseResult {
+  /** The phase's steps: a lane's steps joined by " → ", lanes by " ‖ ". */
+  label: string;
+  startMs: number;
+  durationMs: number;
+  cpuMs: number | null;
+}
+
+/**
+ * The machine's busy CPU time since boot, in ms, from the text of /proc/stat: the first `cpu`
+ * line's user, nice, system, irq and softirq ticks (guest time is inside user; idle, iowait and
+ * the time a hypervisor stole are not work done here). Ticks are USER_HZ, 100 a second on
+ * Linux. Null when the text has no such line.
+ */
+export function parseBusyCpuMs(procStat: string): number | null {
+  const fields = /^cpu\s+(.+)$/m.exec(procStat)?.[1]?.trim().split(/\s+/).map(Number) ?? [];
+  const [user, nice, system, , , irq, softirq] = fields;
+  const busy = [user, nice, system, irq, softirq];
+  let ticks = 0;
+  for (const n of busy) {
+    if (n === undefined || !Number.isSafeInteger(n) || n < 0) return null;
+    ticks += n;
+  }
+  return ticks * 10;
+}
+
+function readBusyCpuMs(): number | null {
+  try {
+    return parseBusyCpuMs(readFileSync("/proc/stat", "utf8"));
+  } catch {
+    return null;
+  }
 }
 
 /** The part of a vitest JSON report the suite reads. */
@@ -230,8 +271,17 @@ function runStep(step: Step, t0: number, prefixed: boolean): Promise<StepResult>
   });
 }
 
-/** The table printed at the end: one row a step, then the totals. */
-export function formatTable(results: readonly StepResult[], totalMs: number): string {
+/**
+ * The table printed at the end: one row a step, then the totals; then, when given, one row a
+ * phase with the machine's CPU time during it, and the least time any order of the steps could
+ * take on `cores` cores (every phase's CPU time over the cores).
+ */
+export function formatTable(
+  results: readonly StepResult[],
+  totalMs: number,
+  phases: readonly PhaseResult[] = [],
+  cores = availableParallelism(),
+): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   const rows = results.map((r) => [
     r.name,
@@ -254,11 +304,43 @@ export function formatTable(results: readonly StepResult[], totalMs: number): st
     }),
     { passed: 0, failed: 0 },
   );
-  return [
+  const lines = [
     line(head),
     ...rows.map(line),
     `whole suite: ${s(totalMs)}; tests: ${tests.passed} passed, ${tests.failed} failed`,
-  ].join("\n");
+  ];
+  if (phases.length) lines.push("", ...formatPhases(phases, cores));
+  return lines.join("\n");
+}
+
+/** The phase rows of the table, and the CPU floor when every phase has its CPU time. */
+function formatPhases(phases: readonly PhaseResult[], cores: number): string[] {
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const rows = phases.map((p) => [
+    p.label,
+    s(p.durationMs),
+    p.cpuMs === null ? "—" : `${(p.cpuMs / 1000).toFixed(1)} CPU-s`,
+    p.cpuMs === null ? "—" : `${(p.cpuMs / Math.max(1, p.durationMs)).toFixed(2)} of ${cores}`,
+  ]);
+  const head = ["phase", "took", "machine CPU", "cores busy"];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  const out = [line(head), ...rows.map(line)];
+  const cpuMs = phases.reduce<number | null>(
+    (sum, p) => (sum === null || p.cpuMs === null ? null : sum + p.cpuMs),
+    0,
+  );
+  if (cpuMs !== null) {
+    out.push(
+      `machine CPU: ${(cpuMs / 1000).toFixed(1)} CPU-s in all; on ${cores} cores no order of ` +
+        `the steps ends before ${s(cpuMs / cores)}`,
+    );
+  }
+  return out;
 }
 
 async function main(): Promise<number> {
@@ -266,8 +348,11 @@ async function main(): Promise<number> {
   mkdirSync(VITEST_REPORTS, { recursive: true });
   const t0 = performance.now();
   const results: StepResult[] = [];
+  const phases: PhaseResult[] = [];
   for (const [index, phase] of PLAN.entries()) {
     const prefixed = phase.length > 1;
+    const startMs = performance.now() - t0;
+    const cpuBefore = readBusyCpuMs();
     const lanes = await Promise.all(
       phase.map(async (lane) => {
         const done: StepResult[] = [];
@@ -275,14 +360,22 @@ async function main(): Promise<number> {
         return done;
       }),
     );
+    const cpuAfter = readBusyCpuMs();
+    phases.push({
+      label: phase.map((lane) => lane.map((s) => s.name).join(" → ")).join(" ‖ "),
+      startMs,
+      durationMs: performance.now() - t0 - startMs,
+      cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+    });
     results.push(...lanes.flat());
     if (index === 0 && !results.every((r) => r.ok)) break; // nothing runs without the setup
   }
   const totalMs = performance.now() - t0;
-  const table = formatTable(results, totalMs);
+  const cores = availableParallelism();
+  const table = formatTable(results, totalMs, phases, cores);
   writeFileSync(
     path.join(ARTIFACTS, "test-steps.json"),
-    `${JSON.stringify({ totalMs, steps: results }, null, 2)}\n`,
+    `${JSON.stringify({ totalMs, cores, phases, steps: results }, null, 2)}\n`,
   );
   const failures = formatFailures(results);
   if (failures) console.log(`\n${failures}`);

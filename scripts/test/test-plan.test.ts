@@ -13,6 +13,7 @@ import {
   formatFailures,
   formatTable,
   MAX_WORKERS,
+  parseBusyCpuMs,
   PLAN,
   readVitestReport,
 } from "../test.ts";
@@ -150,6 +151,54 @@ describe("the step table", () => {
     expect(lines[1]).toMatch(/^lint\s+1\.0 s\s+80\.0 s\s+passed$/);
     expect(lines[2]).toMatch(/^unit\s+90\.0 s\s+200\.5 s\s+FAILED\s+10 passed, 2 failed$/);
     expect(lines[3]).toBe("whole suite: 290.5 s; tests: 10 passed, 2 failed");
+  });
+
+  it("adds each phase's machine CPU and the least time any order of the steps could take", () => {
+    const steps = [{ name: "unit", startMs: 0, durationMs: 300_000, ok: true }];
+    const table = formatTable(
+      steps,
+      400_000,
+      [
+        { label: "setup", startMs: 0, durationMs: 10_000, cpuMs: 12_340 },
+        { label: "lint → typecheck ‖ e2e", startMs: 10_000, durationMs: 220_000, cpuMs: 424_000 },
+        { label: "unit", startMs: 230_000, durationMs: 170_000, cpuMs: 333_333 },
+      ],
+      2,
+    );
+    const lines = table.split("\n");
+    expect(lines[2]).toMatch(/^whole suite: 400\.0 s;/);
+    expect(lines[3]).toBe("");
+    expect(lines[4]).toMatch(/^phase\s+took\s+machine CPU\s+cores busy$/);
+    expect(lines[5]).toMatch(/^setup\s+10\.0 s\s+12\.3 CPU-s\s+1\.23 of 2$/);
+    expect(lines[6]).toMatch(/^lint → typecheck ‖ e2e\s+220\.0 s\s+424\.0 CPU-s\s+1\.93 of 2$/);
+    expect(lines[7]).toMatch(/^unit\s+170\.0 s\s+333\.3 CPU-s\s+1\.96 of 2$/);
+    // (12.34 + 424 + 333.333) / 2 = 384.8365 s.
+    expect(lines[8]).toBe(
+      "machine CPU: 769.7 CPU-s in all; on 2 cores no order of the steps ends before 384.8 s",
+    );
+    // Without /proc/stat a phase has no CPU time, and no floor is claimed.
+    const partial = formatTable(
+      steps,
+      400_000,
+      [{ label: "unit", startMs: 0, durationMs: 170_000, cpuMs: null }],
+      2,
+    ).split("\n");
+    expect(partial.at(-1)).toMatch(/^unit\s+170\.0 s\s+—\s+—$/);
+    expect(partial.join("\n")).not.toContain("no order of the steps");
+  });
+
+  it("reads the machine's busy CPU time from /proc/stat, and nothing from other text", () => {
+    const stat = [
+      "cpu  1000 20 300 90000 400 5 6 7 0 0",
+      "cpu0 500 10 150 45000 200 2 3 3 0 0",
+      "intr 123",
+    ].join("\n");
+    // user + nice + system + irq + softirq, in ticks of 10 ms: idle, iowait and steal are out.
+    expect(parseBusyCpuMs(stat)).toBe((1000 + 20 + 300 + 5 + 6) * 10);
+    expect(parseBusyCpuMs("cpu0 1 2 3 4 5 6 7")).toBeNull();
+    expect(parseBusyCpuMs("cpu  1 2 3")).toBeNull();
+    expect(parseBusyCpuMs("cpu  1 2 x 4 5 6 7")).toBeNull();
+    expect(parseBusyCpuMs("")).toBeNull();
   });
 
   it("names each failed test with the head of its message, and a file that failed whole", () => {
