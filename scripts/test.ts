@@ -290,13 +290,6 @@ export function formatTable(
     r.ok ? "passed" : "FAILED",
     r.tests ? `${r.tests.passed} passed, ${r.tests.failed} failed` : "",
   ]);
-  const head = ["step", "start", "took", "result", "tests"];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join("  ")
-      .trimEnd();
   const tests = results.reduce(
     (sum, r) => ({
       passed: sum.passed + (r.tests?.passed ?? 0),
@@ -305,12 +298,22 @@ export function formatTable(
     { passed: 0, failed: 0 },
   );
   const lines = [
-    line(head),
-    ...rows.map(line),
+    ...formatColumns(["step", "start", "took", "result", "tests"], rows),
     `whole suite: ${s(totalMs)}; tests: ${tests.passed} passed, ${tests.failed} failed`,
   ];
   if (phases.length) lines.push("", ...formatPhases(phases, cores));
   return lines.join("\n");
+}
+
+/** A header and rows as lines of left-aligned columns, two spaces apart. */
+function formatColumns(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  return [line(head), ...rows.map(line)];
 }
 
 /** The phase rows of the table, and the CPU floor when every phase has its CPU time. */
@@ -322,14 +325,7 @@ function formatPhases(phases: readonly PhaseResult[], cores: number): string[] {
     p.cpuMs === null ? "—" : `${(p.cpuMs / 1000).toFixed(1)} CPU-s`,
     p.cpuMs === null ? "—" : `${(p.cpuMs / Math.max(1, p.durationMs)).toFixed(2)} of ${cores}`,
   ]);
-  const head = ["phase", "took", "machine CPU", "cores busy"];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join("  ")
-      .trimEnd();
-  const out = [line(head), ...rows.map(line)];
+  const out = formatColumns(["phase", "took", "machine CPU", "cores busy"], rows);
   const cpuMs = phases.reduce<number | null>(
     (sum, p) => (sum === null || p.cpuMs === null ? null : sum + p.cpuMs),
     0,
