@@ -9,9 +9,8 @@
  * route that creates operators).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { gzipSync } from "node:zlib";
 import { mintApiKey } from "@bouts/db/keys";
 
 /** Repository root. */
@@ -250,35 +249,8 @@ export async function waitForHealth(
   throw new Error(`${url} did not become healthy within ${timeoutMs} ms`);
 }
 
-/**
- * Packs a directory into a .tar.gz (GNU tar, then gzip without a timestamp), leaving out the named
- * top-level entries. The bytes depend only on the names, contents and modes of the files (sorted,
- * mtimes and owners fixed), so an unchanged folder packs to the same sha256 on every start.
- */
-export function packDirectory(dir: string, exclude: string[] = []): Uint8Array {
-  const entries = readdirSync(dir)
-    .filter((e) => !exclude.includes(e))
-    .sort();
-  const r = spawnSync(
-    "tar",
-    [
-      "-cf",
-      "-",
-      "--sort=name",
-      "--mtime=@0",
-      "--owner=0",
-      "--group=0",
-      "--numeric-owner",
-      "--format=gnu",
-      "-C",
-      dir,
-      ...entries,
-    ],
-    { maxBuffer: 256 * 1024 * 1024 },
-  );
-  if (r.status !== 0) throw new Error(`tar failed for ${dir}: ${r.stderr.toString()}`);
-  return new Uint8Array(gzipSync(r.stdout));
-}
+/** Reproducible .tar.gz archives of a folder (@bouts/fixtures), as npm start seeds them. */
+export { packDirectory } from "@bouts/fixtures";
 
 /**
  * Writes a copy of the root wrangler.toml without any `[[queues.consumers]]` block, next to it

@@ -1,9 +1,11 @@
 /**
- * `packDirectory` (scripts/lib/local-platform.ts) packs reproducibly: the QA cache is keyed by the
- * bundle's sha256, so an unchanged folder must give the same bytes on every `npm start`.
+ * `packDirectory` (@bouts/fixtures; scripts/lib/local-platform.ts passes it on) packs
+ * reproducibly: a bundle's sha256 keys the QA cache and seeds the generated-test draw, so an
+ * unchanged folder must give the same bytes on every `npm start` and in every checkout, and the
+ * test projects that serve example bundles must pack them this way too.
  */
 import { createHash } from "node:crypto";
-import { cpSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, globSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -21,4 +23,17 @@ it("packs an unchanged folder to the same bytes, whatever its mtimes, and a chan
   expect(sha(packDirectory(copy, ["submissions"]))).toBe(a);
   writeFileSync(path.join(copy, "README.md"), "changed\n");
   expect(sha(packDirectory(copy, ["submissions"]))).not.toBe(a);
+});
+
+it("is how every test project packs the example folders it serves, never a tar that keeps mtimes", () => {
+  // A plain `tar -czf` stored each checkout's mtimes: the score project's notes-api bundle had
+  // another sha256 in every clone, so another generated-test draw (1.4 s or 12.6 s a run).
+  const configs = globSync(["{workers,packages,containers}/*/vitest*.config.ts"], { cwd: ROOT });
+  expect(configs.length).toBeGreaterThan(20);
+  for (const file of configs) {
+    const text = readFileSync(path.join(ROOT, file), "utf8");
+    expect(text, file).not.toMatch(/\b(spawn|spawnSync|execFileSync|execSync)\(\s*"tar"/);
+  }
+  for (const file of ["workers/score/vitest.config.ts", "workers/ingest/vitest.config.ts"])
+    expect(readFileSync(path.join(ROOT, file), "utf8"), file).toMatch(/\bpackDirectory\(/);
 });

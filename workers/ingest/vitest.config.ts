@@ -6,14 +6,13 @@
  * bundles. The example bundles (packed here, where the file system is) reach the tests as
  * base64 bindings.
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 import { FAKE_RUNNER_URL, handleFakeRunner, RUNNER_SECRET } from "./test/fake-runner.ts";
-import { buildCorpus } from "@bouts/fixtures";
+import { buildCorpus, packDirectory } from "@bouts/fixtures";
 
 const root = path.join(import.meta.dirname, "../..");
 const migrations = await readD1Migrations(path.join(root, "migrations"));
@@ -39,10 +38,8 @@ function packExample(name: string, replace: Record<string, string> = {}): string
     cpSync(path.join(root, "challenges", name), dir, { recursive: true });
     for (const [file, content] of Object.entries(replace))
       writeFileSync(path.join(dir, file), content);
-    const entries = readdirSync(dir).filter((e) => e !== "submissions" && e !== "README.md");
-    const tar = spawnSync("tar", ["-czf", "-", "-C", dir, ...entries.sort()]);
-    if (tar.status !== 0) throw new Error(`tar: ${tar.stderr.toString()}`);
-    return tar.stdout.toString("base64");
+    // Reproducible: the bundle's sha256 must not depend on the checkout's mtimes.
+    return Buffer.from(packDirectory(dir, ["submissions", "README.md"])).toString("base64");
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

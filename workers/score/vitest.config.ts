@@ -4,10 +4,10 @@
  * free loopback port, with a fresh RUNNER_SHARED_SECRET the Worker signs with) behind a Node-side
  * service binding (RUNNER_HTTP), and the real
  * ChallengeLeaderboard object. FIXTURES serves the example challenges' bundles and
- * submissions, packed here with tar. Outbound, http://model.test is a fake model provider and
+ * submissions, packed here reproducibly (`packDirectory`). Outbound, http://model.test is a fake model provider and
  * http://ai-gateway.test a local fake of AI Gateway's logs API (@bouts/fixtures).
  */
-import { spawn, execFileSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
@@ -17,6 +17,7 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 import {
   buildZip,
+  packDirectory,
   SECOND_VERSION_CHALLENGE,
   startFakeAiGateway,
   writeSecondVersion,
@@ -78,7 +79,10 @@ async function forwardToRunner(request: Request): Promise<Response> {
   });
 }
 
-const pack = (dir: string) => execFileSync("tar", ["-czf", "-", "-C", dir, ...readdirSync(dir)]);
+// Reproducible archives: a bundle's sha256 seeds its generated-test draw, so an archive whose
+// bytes carried the checkout's mtimes drew other tests in every clone (and took from 1.4 to
+// 12.6 s a run of notes-api's partial solution).
+const pack = (dir: string) => packDirectory(dir);
 
 function serveFixture(request: Request): Response {
   const [, kind, challenge, name] = new URL(request.url).pathname.split("/");
