@@ -4,8 +4,10 @@
  * free loopback port, with a fresh RUNNER_SHARED_SECRET the Worker signs with) behind a Node-side
  * service binding (RUNNER_HTTP), and the real
  * ChallengeLeaderboard object. FIXTURES serves the example challenges' bundles and
- * submissions, packed here reproducibly (`packDirectory`). Outbound, http://model.test is a fake model provider and
- * http://ai-gateway.test a local fake of AI Gateway's logs API (@bouts/fixtures).
+ * submissions, packed here reproducibly (`packDirectory`: a bundle's sha256 seeds its
+ * generated-test draw, so every checkout must serve the same bytes). Outbound, http://model.test
+ * is a fake model provider and http://ai-gateway.test a local fake of AI Gateway's logs API
+ * (@bouts/fixtures).
  */
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -79,30 +81,25 @@ async function forwardToRunner(request: Request): Promise<Response> {
   });
 }
 
-// Reproducible archives: a bundle's sha256 seeds its generated-test draw, so an archive whose
-// bytes carried the checkout's mtimes drew other tests in every clone (and took from 1.4 to
-// 12.6 s a run of notes-api's partial solution).
-const pack = (dir: string) => packDirectory(dir);
-
 function serveFixture(request: Request): Response {
   const [, kind, challenge, name] = new URL(request.url).pathname.split("/");
   if (!challenge || !/^[a-z0-9-]+$/.test(challenge))
     return new Response("bad path", { status: 400 });
   const dir = path.join(root, "challenges", challenge);
-  if (kind === "bundle") return new Response(new Uint8Array(pack(dir)));
+  if (kind === "bundle") return new Response(packDirectory(dir));
   // "bundle-v2/deep-merge": the second version the rescoring tests upload.
   if (kind === "bundle-v2" && challenge === SECOND_VERSION_CHALLENGE) {
     const copy = path.join(mkdtempSync(path.join(tmpdir(), "bouts-v2-")), challenge);
     try {
       writeSecondVersion(path.join(root, "challenges"), copy);
-      return new Response(new Uint8Array(pack(copy)));
+      return new Response(packDirectory(copy));
     } finally {
       rmSync(path.dirname(copy), { recursive: true, force: true });
     }
   }
   if (kind === "manifest") return new Response(readFileSync(path.join(dir, "challenge.json")));
   if (kind === "submission" && name && /^[a-z0-9-]+$/.test(name))
-    return new Response(new Uint8Array(pack(path.join(dir, "submissions", name))));
+    return new Response(packDirectory(path.join(dir, "submissions", name)));
   // "files/<challenge>/<name>": each file of that submission and its sha256 (hex), for traces
   // whose final digests name the files that run (the trace cross-checks).
   if (kind === "files" && name && /^[a-z0-9-]+$/.test(name)) {
@@ -141,7 +138,7 @@ function serveFixture(request: Request): Response {
       );
     }
     try {
-      return new Response(new Uint8Array(pack(copy)));
+      return new Response(packDirectory(copy));
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
