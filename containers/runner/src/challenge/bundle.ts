@@ -97,24 +97,61 @@ const BUNDLE_TOP_LEVEL = [
   "README.md",
 ];
 
-/** Packs a challenge folder into a bundle archive (.tar.gz), as the platform would upload it. */
-export async function packChallengeDir(dir: string): Promise<Buffer> {
-  const entries = BUNDLE_TOP_LEVEL.filter((e) => existsSync(path.join(dir, e)));
-  const stream = createTar({ cwd: dir, gzip: true, portable: true, follow: false }, entries);
+/**
+ * Every path of `dir` under the `top` entries, sorted, each folder before what it holds; a
+ * symbolic link is listed, never followed.
+ */
+function listTree(dir: string, top: readonly string[]): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    out.push(rel);
+    if (!lstatSync(path.join(dir, rel)).isDirectory()) return;
+    for (const name of readdirSync(path.join(dir, rel)).sort()) walk(`${rel}/${name}`);
+  };
+  for (const name of [...top].sort()) walk(name);
+  return out;
+}
+
+/**
+ * The `top` entries of `dir` as a .tar.gz whose bytes depend only on names, contents, modes and
+ * link targets: entries sorted (not in the file system's order), every mtime 0, no owners. A
+ * bundle's sha256 names a challenge version and seeds its generated-test draw, so the same
+ * folder must pack to the same bytes in every checkout.
+ */
+async function packTree(dir: string, top: readonly string[]): Promise<Buffer> {
+  const stream = createTar(
+    {
+      cwd: dir,
+      gzip: true,
+      portable: true,
+      follow: false,
+      noDirRecurse: true,
+      mtime: new Date(0),
+    },
+    listTree(dir, top),
+  );
   const chunks: Buffer[] = [];
   for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
   return Buffer.concat(chunks);
 }
 
-/** Packs any folder (e.g. a submission given as a folder) into a .tar.gz, keeping links as links. */
-export async function packDir(dir: string): Promise<Buffer> {
-  const stream = createTar(
-    { cwd: dir, gzip: true, portable: true, follow: false },
-    readdirSync(dir),
+/**
+ * Packs a challenge folder into a bundle archive (.tar.gz), as the platform would upload it; the
+ * same files give the same bytes (see packTree).
+ */
+export function packChallengeDir(dir: string): Promise<Buffer> {
+  return packTree(
+    dir,
+    BUNDLE_TOP_LEVEL.filter((e) => existsSync(path.join(dir, e))),
   );
-  const chunks: Buffer[] = [];
-  for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
-  return Buffer.concat(chunks);
+}
+
+/**
+ * Packs any folder (e.g. a submission given as a folder) into a .tar.gz, keeping links as links;
+ * the same files give the same bytes.
+ */
+export function packDir(dir: string): Promise<Buffer> {
+  return packTree(dir, readdirSync(dir));
 }
 
 /** sha256 of bytes, hex. */
