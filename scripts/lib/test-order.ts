@@ -8,6 +8,9 @@
  * A file's length is vitest's cached duration when there is one (a machine that has run the
  * tests), else its figure in test-durations.json (measured, refreshed by
  * `npm run test:durations` after `npm test`), else 0. `sequence.groupOrder` still comes first.
+ * One exception to longest-first: the long files of a project that mostly waits (WAITING_PROJECTS)
+ * never take every worker at once, so that one worker always runs a file that computes (the
+ * order is found by playing vitest's dispatch forward: each file goes to the worker free first).
  * Invariant: only the order changes; every file still runs, in its own project and pool.
  */
 import { readFileSync } from "node:fs";
@@ -31,7 +34,58 @@ export function expectedMs(
   return (hints[path.relative(ROOT, file).split(path.sep).join("/")] ?? 0) * 1000;
 }
 
-/** Longest first across projects; ties by path, so the order is the same on every machine. */
+/**
+ * Projects whose long files mostly wait rather than compute: the score role's integration files
+ * run real submissions through the sandboxed runner and sit out hidden-test limits (notes-api's
+ * partial solution hangs to its 10 s limit) and QA repeats. Three of them at once kept the two
+ * cores 35–70 % busy for the first three minutes of the unit step (docs/benchmarks.md, "suite").
+ */
+export const WAITING_PROJECTS: ReadonlySet<string> = new Set(["score"]);
+
+/** A file to place: what it is, how long it should take, whether its project mostly waits. */
+export interface PlannedFile<T> {
+  item: T;
+  ms: number;
+  waits: boolean;
+}
+
+/**
+ * The dispatch order for `workers` workers, from files sorted longest first: vitest gives the
+ * next file to the worker that is free first, so this plays that forward and, at each worker's
+ * turn, takes the first file that may start then. A waiting file may start only while fewer than
+ * `workers − 1` others run (at least one may always run); when only waiting files are left they
+ * go in turn. With one worker, or no waiting file, the order is the input's.
+ * @example planDispatch([{ item: "a", ms: 90_000, waits: true }, …], 3)
+ */
+export function planDispatch<T>(files: readonly PlannedFile<T>[], workers: number): T[] {
+  const slots = Math.max(1, Math.floor(workers));
+  const cap = Math.max(1, slots - 1);
+  const endsAt = new Array<number>(slots).fill(0);
+  const waiting = new Array<boolean>(slots).fill(false);
+  const left = [...files];
+  const order: T[] = [];
+  while (left.length > 0) {
+    let slot = 0;
+    for (let i = 1; i < slots; i++) if (endsAt[i]! < endsAt[slot]!) slot = i;
+    const now = endsAt[slot]!;
+    let others = 0;
+    for (let i = 0; i < slots; i++) if (i !== slot && waiting[i] && endsAt[i]! > now) others++;
+    const pick = Math.max(
+      0,
+      left.findIndex((f) => !f.waits || others < cap),
+    );
+    const [file] = left.splice(pick, 1);
+    order.push(file!.item);
+    endsAt[slot] = now + file!.ms;
+    waiting[slot] = file!.waits;
+  }
+  return order;
+}
+
+/**
+ * Longest first across projects (ties by path, so the order is the same on every machine), with
+ * the waiting projects' files spread out (planDispatch); `sequence.groupOrder` first.
+ */
 export class LongestFirstSequencer extends BaseSequencer {
   override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const cache = this.ctx.cache;
@@ -41,12 +95,29 @@ export class LongestFirstSequencer extends BaseSequencer {
         expectedMs(spec.moduleId, cache.getTestSpecificationResult(spec)?.duration),
       ]),
     );
+    const sorted = [...files].sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        ms.get(b)! - ms.get(a)! ||
+        (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0),
+    );
+    // Groups run one after another, so each is planned on its own.
+    const groups = new Map<number, TestSpecification[]>();
+    for (const spec of sorted) {
+      const g = spec.project.config.sequence.groupOrder;
+      groups.set(g, [...(groups.get(g) ?? []), spec]);
+    }
+    const workers = this.ctx.config?.maxWorkers ?? 1;
     return Promise.resolve(
-      [...files].sort(
-        (a, b) =>
-          a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-          ms.get(b)! - ms.get(a)! ||
-          (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0),
+      [...groups.values()].flatMap((group) =>
+        planDispatch(
+          group.map((spec) => ({
+            item: spec,
+            ms: ms.get(spec)!,
+            waits: WAITING_PROJECTS.has(spec.project.name),
+          })),
+          workers,
+        ),
       ),
     );
   }

@@ -1,11 +1,19 @@
 /**
  * The test order (scripts/lib/test-order.ts): the longest files first across every project,
- * from vitest's cached durations or else the committed figures; `sequence.groupOrder` first.
+ * from vitest's cached durations or else the committed figures; `sequence.groupOrder` first;
+ * the long files of a project that mostly waits never take every worker at once.
  */
 import path from "node:path";
 import type { TestSpecification, Vitest } from "vitest/node";
 import { describe, expect, it } from "vitest";
-import { DURATION_HINTS, expectedMs, LongestFirstSequencer } from "../lib/test-order.ts";
+import {
+  DURATION_HINTS,
+  expectedMs,
+  LongestFirstSequencer,
+  planDispatch,
+  type PlannedFile,
+  WAITING_PROJECTS,
+} from "../lib/test-order.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 
@@ -16,8 +24,9 @@ const spec = (file: string, project: string, groupOrder = 0) =>
     project: { name: project, config: { sequence: { groupOrder } } },
   }) as unknown as TestSpecification;
 
-const sequencer = (cached: Map<string, number>) =>
+const sequencer = (cached: Map<string, number>, maxWorkers?: number) =>
   new LongestFirstSequencer({
+    ...(maxWorkers === undefined ? {} : { config: { maxWorkers } }),
     cache: {
       getTestSpecificationResult: (s: TestSpecification) => {
         const duration = cached.get(path.relative(ROOT, s.moduleId));
@@ -65,5 +74,66 @@ describe("the test order", () => {
   it("has figures for the slowest files of the tree, by their paths from the root", () => {
     expect(DURATION_HINTS["workers/score/test/versions-integration.test.ts"]).toBeGreaterThan(30);
     for (const file of Object.keys(DURATION_HINTS)) expect(file).not.toMatch(/^\/|\\/);
+  });
+
+  it("never starts a waiting project's files on every worker: one is left to a file that computes", async () => {
+    const files = [
+      spec("workers/score/test/versions-integration.test.ts", "score"),
+      spec("workers/score/test/agent-trust-integration.test.ts", "score"),
+      spec("workers/score/test/baselines-integration.test.ts", "score"),
+      spec("containers/runner/test/do-nothing.test.ts", "runner"),
+      spec("containers/runner/test/exploits-node.test.ts", "runner"),
+    ];
+    const cached = new Map([
+      ["workers/score/test/versions-integration.test.ts", 150_000],
+      ["workers/score/test/agent-trust-integration.test.ts", 130_000],
+      ["workers/score/test/baselines-integration.test.ts", 60_000],
+      ["containers/runner/test/do-nothing.test.ts", 30_000],
+      ["containers/runner/test/exploits-node.test.ts", 25_000],
+    ]);
+    const names = async (workers?: number) =>
+      (await sequencer(cached, workers).sort(files)).map((s) => path.basename(s.moduleId));
+    // Three workers: two score files, then a runner file while both run, then the next runner
+    // file (do-nothing ends at 30 s, before either score file), then baselines.
+    expect(await names(3)).toEqual([
+      "versions-integration.test.ts",
+      "agent-trust-integration.test.ts",
+      "do-nothing.test.ts",
+      "exploits-node.test.ts",
+      "baselines-integration.test.ts",
+    ]);
+    // One worker (or vitest's config unread): longest first, as before.
+    expect(await names(1)).toEqual(await names());
+    expect((await names()).slice(0, 3)).toEqual([
+      "versions-integration.test.ts",
+      "agent-trust-integration.test.ts",
+      "baselines-integration.test.ts",
+    ]);
+    expect(WAITING_PROJECTS.has("score")).toBe(true);
+  });
+
+  it("plays vitest's dispatch forward: a waiting file starts once another has ended", () => {
+    const f = (item: string, s: number, waits: boolean): PlannedFile<string> => ({
+      item,
+      ms: s * 1000,
+      waits,
+    });
+    // Two workers: w1 and w2 may not run together; c (10 s) runs beside w1, then w2 after it.
+    expect(planDispatch([f("w1", 100, true), f("w2", 90, true), f("c", 10, false)], 2)).toEqual([
+      "w1",
+      "c",
+      "w2",
+    ]);
+    // Only waiting files: they go in turn, longest first, and none is lost.
+    expect(planDispatch([f("a", 3, true), f("b", 2, true), f("c", 1, true)], 3)).toEqual([
+      "a",
+      "b",
+      "c",
+    ]);
+    // Files of no length (no figure yet) fill in without moving the clock.
+    expect(
+      planDispatch([f("w1", 50, true), f("w2", 40, true), f("z1", 0, false), f("z2", 0, false)], 2),
+    ).toEqual(["w1", "z1", "z2", "w2"]);
+    expect(planDispatch([], 3)).toEqual([]);
   });
 });
