@@ -105,7 +105,9 @@ export class LongestFirstSequencer extends BaseSequencer {
     const groups = new Map<number, TestSpecification[]>();
     for (const spec of sorted) {
       const g = spec.project.config.sequence.groupOrder;
-      groups.set(g, [...(groups.get(g) ?? []), spec]);
+      const group = groups.get(g) ?? [];
+      group.push(spec);
+      groups.set(g, group);
     }
     const workers = this.ctx.config?.maxWorkers ?? 1;
     return Promise.resolve(
