@@ -11,6 +11,10 @@
  * One exception to longest-first: the long files of a project that mostly waits (WAITING_PROJECTS)
  * never take every worker at once, so that one worker always runs a file that computes (the
  * order is found by playing vitest's dispatch forward: each file goes to the worker free first).
+ * The short files (under SHORT_FILE_MS) come after the long ones, one project after another: a
+ * project whose files share a runtime (`isolate: false`, the workerd projects) keeps a worker's
+ * runtime only while the next file in the queue is of the same project, so files of one project
+ * in a row start its workerd a few times instead of once per file.
  * Invariant: only the order changes; every file still runs, in its own project and pool.
  */
 import { readFileSync } from "node:fs";
@@ -41,6 +45,14 @@ export function expectedMs(
  * cores 35–70 % busy for the first three minutes of the unit step (docs/benchmarks.md, "suite").
  */
 export const WAITING_PROJECTS: ReadonlySet<string> = new Set(["score"]);
+
+/**
+ * Files expected to take less than this are short: after the long files, grouped by project.
+ * Vitest (5.1) keeps a finished file's runner for the next one only when the file at the head of
+ * its queue is of the same project and `isolate: false`; else the runner stops and the next file
+ * of that project starts a new one (a workerd with every module: ~1.8 CPU-s, docs/benchmarks.md).
+ */
+export const SHORT_FILE_MS = 5_000;
 
 /** A file to place: what it is, how long it should take, whether its project mostly waits. */
 export interface PlannedFile<T> {
@@ -84,7 +96,8 @@ export function planDispatch<T>(files: readonly PlannedFile<T>[], workers: numbe
 
 /**
  * Longest first across projects (ties by path, so the order is the same on every machine), with
- * the waiting projects' files spread out (planDispatch); `sequence.groupOrder` first.
+ * the waiting projects' long files spread out (planDispatch); then the short files, a project at
+ * a time (the project with the most short-file time first); `sequence.groupOrder` first.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -95,11 +108,23 @@ export class LongestFirstSequencer extends BaseSequencer {
         expectedMs(spec.moduleId, cache.getTestSpecificationResult(spec)?.duration),
       ]),
     );
+    const isShort = (spec: TestSpecification) => ms.get(spec)! < SHORT_FILE_MS;
+    const shortMs = new Map<string, number>();
+    for (const spec of files.filter(isShort)) {
+      const name = spec.project.name;
+      shortMs.set(name, (shortMs.get(name) ?? 0) + ms.get(spec)!);
+    }
+    const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     const sorted = [...files].sort(
       (a, b) =>
         a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
+        Number(isShort(a)) - Number(isShort(b)) ||
+        (isShort(a)
+          ? shortMs.get(b.project.name)! - shortMs.get(a.project.name)! ||
+            byName(a.project.name, b.project.name)
+          : 0) ||
         ms.get(b)! - ms.get(a)! ||
-        (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0),
+        byName(a.moduleId, b.moduleId),
     );
     // Groups run one after another, so each is planned on its own.
     const groups = new Map<number, TestSpecification[]>();
@@ -116,7 +141,7 @@ export class LongestFirstSequencer extends BaseSequencer {
           group.map((spec) => ({
             item: spec,
             ms: ms.get(spec)!,
-            waits: WAITING_PROJECTS.has(spec.project.name),
+            waits: WAITING_PROJECTS.has(spec.project.name) && !isShort(spec),
           })),
           workers,
         ),

@@ -1,7 +1,9 @@
 /**
  * The test order (scripts/lib/test-order.ts): the longest files first across every project,
  * from vitest's cached durations or else the committed figures; `sequence.groupOrder` first;
- * the long files of a project that mostly waits never take every worker at once.
+ * the long files of a project that mostly waits never take every worker at once; the short files
+ * come last, a project at a time (a project that shares its workerd across files keeps it only
+ * while the next file is its own).
  */
 import path from "node:path";
 import type { TestSpecification, Vitest } from "vitest/node";
@@ -12,6 +14,7 @@ import {
   LongestFirstSequencer,
   planDispatch,
   type PlannedFile,
+  SHORT_FILE_MS,
   WAITING_PROJECTS,
 } from "../lib/test-order.ts";
 
@@ -110,6 +113,42 @@ describe("the test order", () => {
       "baselines-integration.test.ts",
     ]);
     expect(WAITING_PROJECTS.has("score")).toBe(true);
+  });
+
+  it("runs the short files after the long ones, one project's in a row, so a shared runtime is kept", async () => {
+    const files = [
+      spec("workers/ingest/test/a-unit.test.ts", "ingest"),
+      spec("workers/leaderboard/test/b-unit.test.ts", "leaderboard"),
+      spec("workers/ingest/test/c-unit.test.ts", "ingest"),
+      spec("workers/score/test/config-unit.test.ts", "score"),
+      spec("workers/leaderboard/test/d-unit.test.ts", "leaderboard"),
+      spec("workers/ingest/test/e-integration.test.ts", "ingest"),
+      spec("workers/score/test/versions-integration.test.ts", "score"),
+    ];
+    const cached = new Map([
+      ["workers/ingest/test/a-unit.test.ts", 1_000],
+      ["workers/leaderboard/test/b-unit.test.ts", 3_000],
+      ["workers/ingest/test/c-unit.test.ts", 2_000],
+      ["workers/score/test/config-unit.test.ts", 100],
+      ["workers/leaderboard/test/d-unit.test.ts", 1_500],
+      ["workers/ingest/test/e-integration.test.ts", SHORT_FILE_MS],
+      ["workers/score/test/versions-integration.test.ts", 150_000],
+    ]);
+    const names = (await sequencer(cached, 3).sort(files)).map((s) =>
+      path.relative(ROOT, s.moduleId),
+    );
+    // Long files first (e-integration is long: not under the bound), longest first, across
+    // projects; then leaderboard's short files (4.5 s in all), ingest's (3 s), score's, each
+    // project's longest first. Longest-first alone would interleave b, c, d, a across projects.
+    expect(names).toEqual([
+      "workers/score/test/versions-integration.test.ts",
+      "workers/ingest/test/e-integration.test.ts",
+      "workers/leaderboard/test/b-unit.test.ts",
+      "workers/leaderboard/test/d-unit.test.ts",
+      "workers/ingest/test/c-unit.test.ts",
+      "workers/ingest/test/a-unit.test.ts",
+      "workers/score/test/config-unit.test.ts",
+    ]);
   });
 
   it("plays vitest's dispatch forward: a waiting file starts once another has ended", () => {

@@ -1,7 +1,8 @@
 /**
  * Where tests live (docs/design.md, "Where tests live"): in each workspace's `test/` folder,
  * never under `src/`, and every workspace's vitest project reads `test/` alone, so a test
- * left beside the code would not run.
+ * left beside the code would not run. A workerd project shares its workerd across files only
+ * with a setup file that empties storage before each.
  */
 import { globSync, readFileSync } from "node:fs";
 import path from "node:path";
@@ -30,6 +31,25 @@ describe("test placement", () => {
       const includes = [...text.matchAll(/include:\s*\[([^\]]*)\]/g)].map((m) => m[1]!);
       expect(includes.length, file).toBeGreaterThan(0);
       for (const list of includes) expect(list, file).not.toMatch(/["']src\//);
+    }
+  });
+
+  it("shares a workerd across files only where each file's setup empties storage first", () => {
+    const configs = globSync(
+      WORKSPACES.map((w) => `${w}/vitest.config.ts`),
+      { cwd: ROOT },
+    ).filter((file) => readFileSync(path.join(ROOT, file), "utf8").includes("cloudflareTest("));
+    expect(configs.length).toBeGreaterThanOrEqual(7);
+    for (const file of configs) {
+      const text = readFileSync(path.join(ROOT, file), "utf8");
+      if (!/^\s*isolate:\s*false,/m.test(text)) continue;
+      const setups = [...text.matchAll(/setupFiles:\s*\[([^\]]*)\]/g)].flatMap((m) =>
+        [...m[1]!.matchAll(/["']([^"']+)["']/g)].map((q) => q[1]!),
+      );
+      expect(setups, file).toHaveLength(1);
+      const setup = readFileSync(path.join(ROOT, path.dirname(file), setups[0]!), "utf8");
+      // reset() first, then the migrations: the other order would wipe the schema it applied.
+      expect(setup, file).toMatch(/^await reset\(\);\nawait applyD1Migrations\(/m);
     }
   });
 });

@@ -25,5 +25,8 @@ export default defineProject({
     hookTimeout: 60_000,
     include: ["test/**/*.test.ts"],
     setupFiles: ["./test/apply-migrations.ts"],
+    // One workerd for the files a vitest worker runs, not one per file (test/apply-migrations.ts
+    // empties storage before each file).
+    isolate: false,
   },
 });

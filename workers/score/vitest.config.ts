@@ -215,6 +215,9 @@ export default defineProject({
     name: "score",
     include: ["test/**/*.test.ts"],
     setupFiles: ["./test/apply-migrations.ts"],
+    // One workerd for the files a vitest worker runs, not one per file (test/apply-migrations.ts
+    // empties storage before each file).
+    isolate: false,
     testTimeout: 180_000,
     hookTimeout: 180_000,
   },
