@@ -1,9 +1,10 @@
 /**
  * The API contract (docs/api.md "Contract test"): Schemathesis, pinned by
- * scripts/setup/tests/40-schemathesis.sh, runs every check it has (`--checks all`: status codes,
+ * scripts/setup/tests/40-schemathesis.sh, runs every check it has (its default; status codes,
  * content types, headers, response schemas, negative and positive data, methods, auth,
- * stateful links) against a private `npm start` serving its own /openapi.json, once with an
- * agent key and once with an operator key; e2e/contract/ holds its settings and hooks. Zero
+ * stateful links; e2e/contract/checks.test.ts) against a private `npm start` serving its own
+ * /openapi.json, once with an agent key and once with an operator key; e2e/contract/ holds its
+ * settings and hooks. Zero
  * failures is the bar; the JUnit report and the full log land in test-artifacts/contract/ for
  * reading when it is not met. Before the fuzzing, on the same platform, `npm run smoke` runs as
  * an operator would run it against a deployment (scripts/smoke.ts), with a loopback receiver.
@@ -76,8 +77,6 @@ function runSchemathesis(name: string, key: string): Promise<{ code: number; log
     path.join(ARTIFACTS, "openapi.closed.json"),
     "--url",
     platform.api,
-    "--checks",
-    "all",
     ...modeArguments(MODE),
     "--rate-limit",
     RATE_LIMIT,
