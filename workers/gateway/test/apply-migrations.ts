@@ -1,7 +1,7 @@
 /**
- * Before each test file: every binding's storage emptied (D1, KV, R2 and the Durable Objects:
- * `reset()`), then the D1 migrations applied. The project's files share a workerd
- * (`isolate: false`), so this is what keeps storage per file.
+ * Before each test file: storage emptied (`reset()`: D1, R2, KV, every Durable Object; not the
+ * queues, docs/design.md "Where tests live"), then the D1 migrations applied. The project's
+ * files share a workerd (`isolate: false`), so this is what keeps storage per file.
  */
 import { applyD1Migrations, reset } from "cloudflare:test";
 import { env } from "cloudflare:workers";
