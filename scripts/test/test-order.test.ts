@@ -27,6 +27,12 @@ const spec = (file: string, project: string, groupOrder = 0) =>
     project: { name: project, config: { sequence: { groupOrder } } },
   }) as unknown as TestSpecification;
 
+/** Files and vitest's cached durations from one table: [file, project, ms]. */
+const filesWithDurations = (rows: [file: string, project: string, ms: number][]) => ({
+  files: rows.map(([file, project]) => spec(file, project)),
+  cached: new Map(rows.map(([file, , ms]) => [file, ms])),
+});
+
 const sequencer = (cached: Map<string, number>, maxWorkers?: number) =>
   new LongestFirstSequencer({
     ...(maxWorkers === undefined ? {} : { config: { maxWorkers } }),
@@ -80,19 +86,12 @@ describe("the test order", () => {
   });
 
   it("never starts a waiting project's files on every worker: one is left to a file that computes", async () => {
-    const files = [
-      spec("workers/score/test/versions-integration.test.ts", "score"),
-      spec("workers/score/test/agent-trust-integration.test.ts", "score"),
-      spec("workers/score/test/baselines-integration.test.ts", "score"),
-      spec("containers/runner/test/do-nothing.test.ts", "runner"),
-      spec("containers/runner/test/exploits-node.test.ts", "runner"),
-    ];
-    const cached = new Map([
-      ["workers/score/test/versions-integration.test.ts", 150_000],
-      ["workers/score/test/agent-trust-integration.test.ts", 130_000],
-      ["workers/score/test/baselines-integration.test.ts", 60_000],
-      ["containers/runner/test/do-nothing.test.ts", 30_000],
-      ["containers/runner/test/exploits-node.test.ts", 25_000],
+    const { files, cached } = filesWithDurations([
+      ["workers/score/test/versions-integration.test.ts", "score", 150_000],
+      ["workers/score/test/agent-trust-integration.test.ts", "score", 130_000],
+      ["workers/score/test/baselines-integration.test.ts", "score", 60_000],
+      ["containers/runner/test/do-nothing.test.ts", "runner", 30_000],
+      ["containers/runner/test/exploits-node.test.ts", "runner", 25_000],
     ]);
     const names = async (workers?: number) =>
       (await sequencer(cached, workers).sort(files)).map((s) => path.basename(s.moduleId));
@@ -116,23 +115,14 @@ describe("the test order", () => {
   });
 
   it("runs the short files after the long ones, one project's in a row, so a shared runtime is kept", async () => {
-    const files = [
-      spec("workers/ingest/test/a-unit.test.ts", "ingest"),
-      spec("workers/leaderboard/test/b-unit.test.ts", "leaderboard"),
-      spec("workers/ingest/test/c-unit.test.ts", "ingest"),
-      spec("workers/score/test/config-unit.test.ts", "score"),
-      spec("workers/leaderboard/test/d-unit.test.ts", "leaderboard"),
-      spec("workers/ingest/test/e-integration.test.ts", "ingest"),
-      spec("workers/score/test/versions-integration.test.ts", "score"),
-    ];
-    const cached = new Map([
-      ["workers/ingest/test/a-unit.test.ts", 1_000],
-      ["workers/leaderboard/test/b-unit.test.ts", 3_000],
-      ["workers/ingest/test/c-unit.test.ts", 2_000],
-      ["workers/score/test/config-unit.test.ts", 100],
-      ["workers/leaderboard/test/d-unit.test.ts", 1_500],
-      ["workers/ingest/test/e-integration.test.ts", SHORT_FILE_MS],
-      ["workers/score/test/versions-integration.test.ts", 150_000],
+    const { files, cached } = filesWithDurations([
+      ["workers/ingest/test/a-unit.test.ts", "ingest", 1_000],
+      ["workers/leaderboard/test/b-unit.test.ts", "leaderboard", 3_000],
+      ["workers/ingest/test/c-unit.test.ts", "ingest", 2_000],
+      ["workers/score/test/config-unit.test.ts", "score", 100],
+      ["workers/leaderboard/test/d-unit.test.ts", "leaderboard", 1_500],
+      ["workers/ingest/test/e-integration.test.ts", "ingest", SHORT_FILE_MS],
+      ["workers/score/test/versions-integration.test.ts", "score", 150_000],
     ]);
     const names = (await sequencer(cached, 3).sort(files)).map((s) =>
       path.relative(ROOT, s.moduleId),
