@@ -48,7 +48,9 @@ const judge = (over = {}) =>
     baseUrl,
     model: "judge-model",
     apiKey: "sk-test",
-    timeoutMs: 500,
+    // Far past any answer of the local server, however loaded the machine; the deadline test
+    // sets its own.
+    timeoutMs: 10_000,
     maxAttempts: 3,
     nonce: () => "n0nce",
     ...over,

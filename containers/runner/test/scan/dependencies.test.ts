@@ -126,11 +126,13 @@ describe("checkDependencies, not measured", () => {
 });
 
 describe("checkDependencies live", () => {
-  const live = (endpoint: string, withSnapshot = true) => ({
+  // A source that answers gets a deadline no loaded machine reaches (a 300 ms one failed the
+  // first test under the whole suite's load); only the timeout test sets a short one.
+  const live = (endpoint: string, withSnapshot = true, timeoutMs = 10_000) => ({
     kind: "live" as const,
     fetch,
     endpoint,
-    timeoutMs: 300,
+    timeoutMs,
     snapshot: withSnapshot ? snapshot : null,
   });
 
@@ -190,7 +192,7 @@ describe("checkDependencies live", () => {
     const r = await checkDependencies({
       packages: [LODASH_OLD],
       lockfile: LOCKFILE,
-      source: live(fake.endpoint),
+      source: live(fake.endpoint, true, 300),
     });
     expect(r.measured).toBe(true);
     if (!r.measured) return;
