@@ -31,7 +31,14 @@ const JsonRpcMessageSchema = z
   .strictObject({
     jsonrpc: z.literal("2.0"),
     method: z.string().min(1).max(200),
-    id: z.union([z.string().min(1).max(200), z.int()]).optional(),
+    // A number id is a safe integer, stated in the document too: past 2^53 it would not come
+    // back as the same number, and the document's bare `integer` let Schemathesis send one.
+    id: z
+      .union([
+        z.string().min(1).max(200),
+        z.int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER),
+      ])
+      .optional(),
     params: z.record(z.string(), z.unknown()).optional(),
   })
   .openapi("McpMessage", {
