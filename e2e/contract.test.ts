@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeResponseSchemas } from "./contract/closed-document.ts";
-import { modeArguments, readContractMode } from "./contract/mode.ts";
+import { modeArguments, modeSettings, readContractMode } from "./contract/mode.ts";
 import { ROOT, startPlatform, type Platform } from "./platform.ts";
 
 const ST = path.join(ROOT, ".venv-contract/bin/st");
@@ -71,7 +71,7 @@ function runSchemathesis(name: string, key: string): Promise<{ code: number; log
   const args = [
     "--no-color",
     "--config-file",
-    path.join(ROOT, "e2e/contract/schemathesis.toml"),
+    path.join(ARTIFACTS, "schemathesis.toml"),
     "run",
     // The served document with its response schemas closed: an undocumented field fails.
     path.join(ARTIFACTS, "openapi.closed.json"),
@@ -134,6 +134,11 @@ beforeAll(async () => {
   writeFileSync(
     path.join(ARTIFACTS, "openapi.closed.json"),
     JSON.stringify(closeResponseSchemas(served)),
+  );
+  // The shared settings with this mode's bound on fuzzing (e2e/contract/mode.ts).
+  writeFileSync(
+    path.join(ARTIFACTS, "schemathesis.toml"),
+    modeSettings(MODE, readFileSync(path.join(ROOT, "e2e/contract/schemathesis.toml"), "utf8")),
   );
 }, 300_000);
 

@@ -1,6 +1,6 @@
 /** @module e2e/contract/mode.test The contract test's two modes, and the refusal of others. */
 import { describe, expect, it } from "vitest";
-import { modeArguments, readContractMode } from "./mode.ts";
+import { modeArguments, modeSettings, readContractMode } from "./mode.ts";
 
 describe("the contract test's modes", () => {
   it("runs the short pass by default, as npm test does", () => {
@@ -21,6 +21,18 @@ describe("the contract test's modes", () => {
       "--max-examples",
       "1000",
     ]);
+  });
+
+  it("adds the short mode's bound on fuzzing to the shared settings, and nothing in the long", () => {
+    const shared = '[[operations]]\ninclude-name = "GET /x"\n';
+    const short = modeSettings(readContractMode({}), shared);
+    expect(short.startsWith(shared)).toBe(true);
+    expect(short).toMatch(/\n\[phases\.fuzzing\]\ngeneration\.max-examples = 5\n$/);
+    expect(modeSettings(readContractMode({ CONTRACT_MODE: "long" }), shared)).toBe(shared);
+    // The shared file must not bound fuzzing itself: the long mode could not undo it.
+    expect(() =>
+      modeSettings(readContractMode({}), `${shared}[phases.fuzzing]\nenabled = true\n`),
+    ).toThrow(/\[phases\.fuzzing\]/);
   });
 
   it("refuses an unknown mode or a bad number instead of running the short pass", () => {
