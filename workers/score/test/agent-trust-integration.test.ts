@@ -182,7 +182,10 @@ async function score(id: string): Promise<void> {
   expect(row.status, row.failureReason ?? "").toBe("scored");
 }
 
-describe("an agent-run score rests on what the platform saw", () => {
+// Each test scores its own agents' submissions against what the honest run (beforeAll) left, so
+// they run at once: every run of the partial code sits out two 10 s test limits (a hanging hidden
+// test and a hanging drawn one), and the score tests' runner takes two runs at a time.
+describe.concurrent("an agent-run score rests on what the platform saw", () => {
   let challenge: Awaited<ReturnType<typeof seedChallenge>>;
   let partial: FileDigest[];
   let complete: FileDigest[];
