@@ -129,36 +129,26 @@ describe("the MCP endpoint", { timeout: 30_000 }, () => {
     });
     expect(notAcceptable.status).toBe(406);
     expect(notAcceptable.headers.get("Content-Type")).toBe("application/problem+json");
-    const junk = await api("/mcp", token, {
-      method: "POST",
-      headers: {
-        Accept: "application/json, text/event-stream",
-        "Content-Type": "application/json",
-      },
-      body: "{not json",
-    });
+    const post = (body: string) =>
+      api("/mcp", token, {
+        method: "POST",
+        headers: {
+          Accept: "application/json, text/event-stream",
+          "Content-Type": "application/json",
+        },
+        body,
+      });
+    const junk = await post("{not json");
     expect(junk.status).toBe(400);
     expect(junk.headers.get("Content-Type")).toBe("application/problem+json");
     // A number id past 2^53 is refused as the document says (its bounds), before the SDK.
-    const unsafeId = await api("/mcp", token, {
-      method: "POST",
-      headers: {
-        Accept: "application/json, text/event-stream",
-        "Content-Type": "application/json",
-      },
-      body: '[{"jsonrpc":"2.0","id":-9007199254740992,"method":"tools/list"}]',
-    });
+    const unsafeId = await post('[{"jsonrpc":"2.0","id":-9007199254740992,"method":"tools/list"}]');
     expect(unsafeId.status).toBe(400);
     expect(unsafeId.headers.get("Content-Type")).toBe("application/problem+json");
     expect((await unsafeId.json<{ detail: string }>()).detail).toContain("0.id");
-    const safeId = await api("/mcp", token, {
-      method: "POST",
-      headers: {
-        Accept: "application/json, text/event-stream",
-        "Content-Type": "application/json",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: Number.MIN_SAFE_INTEGER, method: "tools/list" }),
-    });
+    const safeId = await post(
+      JSON.stringify({ jsonrpc: "2.0", id: Number.MIN_SAFE_INTEGER, method: "tools/list" }),
+    );
     expect(safeId.status).toBe(200);
     const document = await (
       await exports.default.fetch(`${ORIGIN}/openapi.json`)
