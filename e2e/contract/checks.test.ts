@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { modeSettings, readContractMode } from "./mode.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
@@ -67,30 +67,41 @@ print(json.dumps(out))
 
 /**
  * A mode's settings (the shared file and the mode's own bound, as contract.test.ts writes them) as
- * Schemathesis resolves them for the operations named.
+ * Schemathesis resolves them for every operation named above.
  */
-function resolveSettings(labels: string[], mode = "short") {
+function resolveSettings(mode: "short" | "long") {
   expect(existsSync(PYTHON), `${PYTHON} missing: run npm run setup`).toBe(true);
   const dir = mkdtempSync(path.join(tmpdir(), "bouts-contract-settings-"));
-  const file = path.join(dir, "schemathesis.toml");
-  const shared = readFileSync(path.join(ROOT, "e2e/contract/schemathesis.toml"), "utf8");
-  writeFileSync(file, modeSettings(readContractMode({ CONTRACT_MODE: mode }), shared));
-  const run = spawnSync(PYTHON, ["-c", RESOLVE, file, JSON.stringify(labels)], {
-    encoding: "utf8",
-  });
-  rmSync(dir, { recursive: true, force: true });
-  expect(run.status, run.stderr).toBe(0);
-  return JSON.parse(run.stdout) as {
-    all: string[];
-    enabled: Record<string, Record<string, string[]>>;
-    phases: Record<string, string[]>;
-    fuzzingExamples: Record<string, number | null>;
-  };
+  try {
+    const file = path.join(dir, "schemathesis.toml");
+    const shared = readFileSync(path.join(ROOT, "e2e/contract/schemathesis.toml"), "utf8");
+    writeFileSync(file, modeSettings(readContractMode({ CONTRACT_MODE: mode }), shared));
+    const labels = [...BOARD_READS, ...OTHERS, WEBHOOK_REGISTRATION];
+    const run = spawnSync(PYTHON, ["-c", RESOLVE, file, JSON.stringify(labels)], {
+      encoding: "utf8",
+    });
+    expect(run.status, run.stderr).toBe(0);
+    return JSON.parse(run.stdout) as {
+      all: string[];
+      enabled: Record<string, Record<string, string[]>>;
+      phases: Record<string, string[]>;
+      fuzzingExamples: Record<string, number | null>;
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
+
+let short: ReturnType<typeof resolveSettings>;
+let long: ReturnType<typeof resolveSettings>;
+beforeAll(() => {
+  short = resolveSettings("short");
+  long = resolveSettings("long");
+});
 
 describe("the contract test's checks", () => {
   it("runs every check on every operation, but ST302 on the public board reads", () => {
-    const { all, enabled } = resolveSettings([...BOARD_READS, ...OTHERS]);
+    const { all, enabled } = short;
     expect(all).toContain("ensure_resource_availability");
     expect(all.length).toBeGreaterThanOrEqual(14);
     for (const label of OTHERS)
@@ -101,19 +112,17 @@ describe("the contract test's checks", () => {
   });
 
   it("runs every phase on every operation but the webhook registration's coverage", () => {
-    const { phases } = resolveSettings([...BOARD_READS, ...OTHERS, WEBHOOK_REGISTRATION]);
+    const { phases } = short;
     for (const label of [...BOARD_READS, ...OTHERS])
       expect(phases[label], label).toEqual(["examples", "coverage", "fuzzing", "stateful"]);
     expect(phases[WEBHOOK_REGISTRATION]).toEqual(["examples", "fuzzing", "stateful"]);
   });
 
   it("bounds fuzzing to five cases an operation in the short mode, none in the long", () => {
-    const short = resolveSettings([...OTHERS, WEBHOOK_REGISTRATION]).fuzzingExamples;
-    const long = resolveSettings([...OTHERS, WEBHOOK_REGISTRATION], "long").fuzzingExamples;
     for (const label of [...OTHERS, WEBHOOK_REGISTRATION]) {
-      expect(short[label], label).toBe(5);
+      expect(short.fuzzingExamples[label], label).toBe(5);
       // Nothing in the file: the long mode's `--max-examples 1000` is what bounds it.
-      expect(long[label], label).toBeNull();
+      expect(long.fuzzingExamples[label], label).toBeNull();
     }
   });
 
