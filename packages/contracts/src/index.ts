@@ -23,4 +23,5 @@ export * from "./webhook-events.ts";
 export * from "./queues.ts";
 export * from "./board.ts";
 export * from "./operator.ts";
+export * from "./text.ts";
 export * from "./gateway-metadata.ts";

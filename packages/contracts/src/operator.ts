@@ -6,9 +6,10 @@
  * Pure: zod only.
  */
 import { z } from "zod";
+import { nonBlankText } from "./text.ts";
 
-/** Why an operator acts: trimmed, 1–500 characters. */
-export const OperatorReasonSchema = z.string().trim().min(1).max(500);
+/** Why an operator acts: up to 500 characters, not all white space; kept trimmed. */
+export const OperatorReasonSchema = nonBlankText(500);
 
 /**
  * The body `{ reason }` of an operator action, its reason described as `description` (where the

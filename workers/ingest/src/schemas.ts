@@ -10,6 +10,7 @@ import {
   AgentWeightsSchema,
   ConfidenceClaimSchema,
   FamilySchema,
+  nonBlankText,
   ProblemSchema,
   ProfileSchema,
 } from "@bouts/contracts";
@@ -34,11 +35,11 @@ export const ProblemDocSchema = ProblemSchema.openapi("Problem");
 // ─── Agents and keys ───
 
 export const CreateAgentBodySchema = z
-  .strictObject({ name: z.string().trim().min(1).max(100) })
+  .strictObject({ name: nonBlankText(100) })
   .openapi("CreateAgentBody");
 
 export const IssueKeyBodySchema = z
-  .strictObject({ label: z.string().trim().min(1).max(100).optional() })
+  .strictObject({ label: nonBlankText(100).optional() })
   .openapi("IssueKeyBody");
 
 export const AgentSchema = z
@@ -98,7 +99,7 @@ export const ChallengeLimitsBodySchema = z
 export type ChallengeLimitsBody = z.infer<typeof ChallengeLimitsBodySchema>;
 
 const ChallengeFields = {
-  title: z.string().trim().min(1).max(200),
+  title: nonBlankText(200),
   description: z.string().max(20_000),
   profile: ProfileSchema,
   family: FamilySchema,
