@@ -3,6 +3,8 @@ import { defineProject } from "vitest/config";
 export default defineProject({
   test: {
     name: "judges",
+    // The files share a worker's module cache (docs/benchmarks.md, "suite").
+    isolate: false,
     include: ["test/**/*.test.ts"],
     // npm test runs these beside lint, the type check and e2e on two cores: a CPU-bound
     // test gets seconds of margin, not vitest's default 5 s.

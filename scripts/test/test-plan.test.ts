@@ -100,6 +100,23 @@ describe("npm test's plan", () => {
     }
   });
 
+  it("lets the files of every project but e2e share a worker's module cache", () => {
+    // Each file re-imported its modules: 236 against 195 CPU-s for the runner's project alone
+    // (docs/benchmarks.md, "suite"). The workerd projects share one workerd a worker the same way.
+    const configs = globSync(
+      [
+        "packages/*/vitest.config.ts",
+        "containers/runner/vitest.config.ts",
+        "workers/*/vitest.config.ts",
+        "scripts/vitest.config.ts",
+      ],
+      { cwd: ROOT },
+    );
+    expect(configs.length).toBeGreaterThan(20);
+    for (const file of configs)
+      expect(readFileSync(path.join(ROOT, file), "utf8"), file).toMatch(/\bisolate: false\b/);
+  });
+
   it("gives every vitest step the worker count on the command line", () => {
     // vitest 5 passes a root config's maxWorkers to no project declared by file.
     for (const step of vitestSteps)

@@ -8,7 +8,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { ScanReport } from "@bouts/contracts";
 import { computeSha256, packDir, type PreparedChallenge } from "../src/challenge/bundle.ts";
-import { RunJob, runJob, type JobContext, type RunnerEnvironment } from "../src/job.ts";
+import type { JobContext, RunnerEnvironment } from "../src/job.ts";
 import type * as ScanModule from "../src/scan/index.ts";
 import type { ScanOptions } from "../src/scan/index.ts";
 import { createTestEnvironment, FIXTURES, prepareDir } from "./helpers.ts";
@@ -69,6 +69,11 @@ vi.mock("../src/scan/index.ts", async (importOriginal) => {
     },
   };
 });
+
+// The runner's files share one module cache per worker (vitest.config.ts, `isolate: false`): the
+// job module may already be loaded with the real scanner, so it is loaded afresh, after the mock.
+vi.resetModules();
+const { RunJob, runJob } = await import("../src/job.ts");
 
 describe("scan and tests at once", () => {
   let environment: RunnerEnvironment;
