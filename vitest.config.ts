@@ -18,6 +18,7 @@ export default defineConfig({
       "workers/*/vitest.config.ts",
       "scripts/vitest.config.ts",
       "e2e/vitest.config.ts",
+      "e2e/vitest.contract.config.ts",
     ],
     // The longest files first, across projects (scripts/lib/test-order.ts).
     sequence: { sequencer: LongestFirstSequencer },

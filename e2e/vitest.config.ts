@@ -1,6 +1,7 @@
 /**
  * Vitest project "e2e": against a private `npm start` each (e2e/platform.ts), the public
- * pages in Debian's Chromium (playwright-core) and the API contract (Schemathesis). Slow by
+ * pages in Debian's Chromium (playwright-core) and the unattended platform (the API contract
+ * test, which also starts one, is the "e2e-contract" project: vitest.contract.config.ts). Slow by
  * nature (each publishes a challenge and scores real submissions), so its timeouts are
  * minutes. Two files at a time, each platform with its own ports, state and runner uids: a
  * file spends most of its time waiting (Schemathesis paced under the API's rate limit, crons,
@@ -14,6 +15,8 @@ export default defineProject({
   test: {
     name: "e2e",
     include: ["**/*.test.ts"],
+    // The contract test is its own project (vitest.contract.config.ts).
+    exclude: ["contract.test.ts", "**/node_modules/**"],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     pool: "forks",

@@ -4,13 +4,16 @@
  * once, each lane's steps one after another; a phase starts when the one before has ended:
  *
  *   1. setup        the project setup with the test-only tools (scripts/setup.sh --tests)
- *   2. checks       lint, type check, deploy check, format check  ‖  e2e (whole platforms, a
- *                   browser, Schemathesis, two files at a time: mostly waiting, so it shares
- *                   the cores with the checks; lint and the type check each take one core,
- *                   docs/benchmarks.md, "suite")
+ *   2. checks       lint  ‖  type check, deploy check, format check  ‖  e2e (whole platforms, a
+ *                   browser, two files at a time: mostly waiting); lint takes one core, the
+ *                   type check two, and the e2e files fill what they leave (docs/benchmarks.md,
+ *                   "suite")
  *   3. unit         every other vitest project but the contention tests, the longest files
- *                   first (scripts/lib/test-order.ts); beside the checks and e2e it was 25 %
- *                   faster but failed tests whose own deadlines the three lanes' load outran
+ *                   first (scripts/lib/test-order.ts)  ‖  the API contract test (Schemathesis,
+ *                   paced by the API's rate limit: 44 CPU-s over 146 s, where the unit tests'
+ *                   waits leave a quarter of the cores idle). The unit tests beside the checks
+ *                   and e2e were 25 % faster but failed tests whose own deadlines the lanes'
+ *                   load outran
  *   4. contention   the runner's fairness tests between concurrent runs, measured against
  *                   deadlines, so they have the machine to themselves
  *
@@ -76,14 +79,14 @@ const vitest = (name: string, projects: string[], maxWorkers = MAX_WORKERS): Ste
 });
 
 /** The vitest projects that get their own step; the `unit` step runs every other one. */
-const OWN_STEP_PROJECTS = ["e2e", "runner-contention"];
+const OWN_STEP_PROJECTS = ["e2e", "e2e-contract", "runner-contention"];
 
 /** The suite, phase by phase (the module header says why this order). */
 export const PLAN: Phase[] = [
   [[{ name: "setup", command: ["bash", "scripts/setup.sh", "--tests"] }]],
   [
+    [npmRun("lint", "lint")],
     [
-      npmRun("lint", "lint"),
       npmRun("typecheck", "typecheck"),
       npmRun("deploy-check", "deploy:check"),
       npmRun("format", "format:check"),
@@ -97,6 +100,7 @@ export const PLAN: Phase[] = [
         OWN_STEP_PROJECTS.map((p) => `!${p}`),
       ),
     ],
+    [vitest("contract", ["e2e-contract"], 1)],
   ],
   [[vitest("contention", ["runner-contention"])]],
 ];

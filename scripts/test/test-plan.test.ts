@@ -1,8 +1,8 @@
 /**
  * `npm test`'s plan (scripts/test.ts): every vitest project runs in exactly one step, with the
  * worker count given on the command line; the static checks share a phase with e2e, the unit
- * tests have the next, the timing-sensitive contention tests the last to themselves; the table and
- * totals read what vitest reported.
+ * tests have the next with the API contract test beside them, the timing-sensitive contention
+ * tests the last to themselves; the table and totals read what vitest reported.
  */
 import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,7 +28,7 @@ function projectNames(): string[] {
       "containers/*/vitest*.config.ts",
       "workers/*/vitest*.config.ts",
       "scripts/vitest.config.ts",
-      "e2e/vitest.config.ts",
+      "e2e/vitest*.config.ts",
     ],
     { cwd: ROOT },
   ).flatMap((file) => {
@@ -51,6 +51,7 @@ describe("npm test's plan", () => {
   it("runs every vitest project in exactly one step", () => {
     const names = projectNames();
     expect(names).toContain("e2e");
+    expect(names).toContain("e2e-contract");
     expect(names).toContain("runner-contention");
     expect(names).toContain("score");
     for (const name of names) {
@@ -66,16 +67,22 @@ describe("npm test's plan", () => {
     }
   });
 
-  it("runs the checks beside e2e, then the unit tests, and the contention tests alone, last", () => {
-    // Lint and the type check take one core each (docs/benchmarks.md, "suite"), so they share
-    // the cores with e2e, which mostly waits: 220 s for the phase against 64 s + 217 s.
+  it("runs the checks beside e2e, then the unit tests beside the contract test, and the contention tests alone, last", () => {
+    // Lint takes one core and the type check two (docs/benchmarks.md, "suite"); e2e mostly
+    // waits. The contract test waits most of all (the API's rate limit paces it), so it fills
+    // the unit tests' idle cores instead of holding the checks' phase open.
     const checks = PLAN[1]!;
     expect(checks.map((lane) => lane.map((s) => s.name))).toEqual([
-      ["lint", "typecheck", "deploy-check", "format"],
+      ["lint"],
+      ["typecheck", "deploy-check", "format"],
       ["e2e"],
     ]);
     expect(PLAN).toHaveLength(4);
-    expect(PLAN.at(-2)).toEqual([[expect.objectContaining({ name: "unit" })]]);
+    expect(PLAN.at(-2)).toEqual([
+      [expect.objectContaining({ name: "unit" })],
+      [expect.objectContaining({ name: "contract" })],
+    ]);
+    expect(filters(PLAN.at(-2)![1]![0]!.command)).toEqual(["e2e-contract"]);
     expect(PLAN.at(-1)).toEqual([[expect.objectContaining({ name: "contention" })]]);
     expect(PLAN[0]!.flat().map((s) => s.name)).toEqual(["setup"]);
   });
@@ -88,7 +95,7 @@ describe("npm test's plan", () => {
         "containers/runner/vitest.config.ts",
         "workers/*/vitest.config.ts",
         "scripts/vitest.config.ts",
-        "e2e/vitest.config.ts",
+        "e2e/vitest*.config.ts",
       ],
       { cwd: ROOT },
     );
@@ -119,9 +126,10 @@ describe("npm test's plan", () => {
 
   it("gives every vitest step the worker count on the command line", () => {
     // vitest 5 passes a root config's maxWorkers to no project declared by file.
+    const workers: Record<string, number> = { e2e: E2E_MAX_WORKERS, contract: 1 };
     for (const step of vitestSteps)
       expect(step.command, step.name).toContain(
-        `--maxWorkers=${step.name === "e2e" ? E2E_MAX_WORKERS : MAX_WORKERS}`,
+        `--maxWorkers=${workers[step.name] ?? MAX_WORKERS}`,
       );
     expect(MAX_WORKERS).toBeGreaterThanOrEqual(2);
   });
