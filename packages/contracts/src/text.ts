@@ -19,4 +19,10 @@ export const NOT_BLANK =
  * a bare `minLength: 1` allows, is refused by the document as by the route.
  * @example nonBlankText(200).parse("  Deep merge ") // "Deep merge"
  */
-export const nonBlankText = (max: number) => z.string().min(1).max(max).regex(NOT_BLANK).trim();
+export const nonBlankText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(NOT_BLANK, "must hold a character other than white space")
+    .trim();

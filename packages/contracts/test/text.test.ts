@@ -13,6 +13,10 @@ describe("text that must say something", () => {
     const title = nonBlankText(200);
     for (const blank of ["", " ", "\f", "\v", "\t\r\n", "\u00a0", "\u2028", "\u3000", "\ufeff"])
       expect(title.safeParse(blank).success, JSON.stringify(blank)).toBe(false);
+    // The reason reads as words, not as the pattern.
+    expect(title.safeParse("\f").error?.issues[0]?.message).toBe(
+      "must hold a character other than white space",
+    );
     expect(title.parse("  Deep merge \n")).toBe("Deep merge");
     // A control character that trim keeps is text, here as in the document's pattern.
     expect(title.parse("\u001c")).toBe("\u001c");
