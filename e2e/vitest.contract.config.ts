@@ -2,8 +2,9 @@
  * Vitest project "e2e-contract": the API contract test alone (e2e/contract.test.ts: Schemathesis
  * against a private `npm start`, e2e/platform.ts). It is its own project because it waits more
  * than it works: two runs paced by the API's rate limit, 44 CPU-s over 146 s (docs/benchmarks.md,
- * "suite"). `npm test` runs it beside the unit tests, whose waits leave the cores idle a quarter
- * of the time, instead of holding the static checks' phase open (scripts/test.ts).
+ * "suite"). `npm test` runs it beside the unit tests, whose waits left the cores idle a sixth
+ * of the time (1.68 of 2 busy), instead of holding the static checks' phase open
+ * (scripts/test.ts).
  */
 import { defineProject } from "vitest/config";
 

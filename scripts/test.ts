@@ -11,7 +11,7 @@
  *   3. unit         every other vitest project but the contention tests, the longest files
  *                   first (scripts/lib/test-order.ts)  ‖  the API contract test (Schemathesis,
  *                   paced by the API's rate limit: 44 CPU-s over 146 s, where the unit tests'
- *                   waits leave a quarter of the cores idle). The unit tests beside the checks
+ *                   waits left a sixth of the cores idle). The unit tests beside the checks
  *                   and e2e were 25 % faster but failed tests whose own deadlines the lanes'
  *                   load outran
  *   4. contention   the runner's fairness tests between concurrent runs, measured against
