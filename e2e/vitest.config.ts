@@ -4,10 +4,9 @@
  * test, which also starts one, is the "e2e-contract" project: vitest.contract.config.ts). Slow by
  * nature (each publishes a challenge and scores real submissions), so its timeouts are
  * minutes. Two files at a time, each platform with its own ports, state and runner uids: a
- * file spends most of its time waiting (Schemathesis paced under the API's rate limit, crons,
- * a runner's restart), and one at a time left the cores idle while the static checks beside
- * it waited for them. `npm test` runs it as its own step beside the static checks
- * (scripts/test.ts), never beside the runner's tests.
+ * file spends most of its time waiting (crons, scoring, a runner's restart), and one at a time
+ * left the cores idle while the static checks beside it waited for them. `npm test` runs it as
+ * its own step beside the static checks (scripts/test.ts), never beside the runner's tests.
  */
 import { defineProject } from "vitest/config";
 
