@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { NOT_BLANK } from "@bouts/contracts";
 import { createDb, revokeApiKey } from "@bouts/db";
 import { call, callJson, createAgent, expectProblem, seedOperator } from "./helpers.ts";
 
@@ -211,5 +212,48 @@ describe("keys", () => {
       token: op.token,
     });
     await expectProblem(res, 400);
+  });
+});
+
+describe("free text that must say something", () => {
+  it("refuses a name, a key label and a title of white space alone, as the document says", async () => {
+    const op = await seedOperator();
+    const blank = "\f\u3000";
+    const refused = async (path: string, method: string, body: unknown) => {
+      const problem = await expectProblem(await callJson(path, method, body, op.token), 400);
+      expect(problem.detail, path).toContain("must hold a character other than white space");
+    };
+    await refused("/v1/agents", "POST", { name: blank });
+    const agent = await createAgent(op.token);
+    await refused(`/v1/agents/${agent.id}/keys`, "POST", { label: blank });
+    await refused("/v1/challenges", "POST", {
+      slug: "blank",
+      title: blank,
+      profile: "engineering",
+    });
+    const created = await callJson(
+      "/v1/challenges",
+      "POST",
+      { slug: "blank", title: "  Blank?  ", profile: "engineering", maxIterations: 1 },
+      op.token,
+    );
+    expect(created.status).toBe(201);
+    const challenge = await created.json<{ id: string; title: string }>();
+    expect(challenge.title).toBe("Blank?");
+    await refused(`/v1/challenges/${challenge.id}`, "PATCH", { title: blank });
+
+    // The document states the rule each of these fields is checked by.
+    const doc = await (
+      await call("/openapi.json")
+    ).json<{
+      components: { schemas: Record<string, { properties: Record<string, { pattern?: string }> }> };
+    }>();
+    const { schemas } = doc.components;
+    for (const [schema, field] of [
+      ["CreateAgentBody", "name"],
+      ["IssueKeyBody", "label"],
+      ["UpdateChallengeBody", "title"],
+    ] as const)
+      expect(schemas[schema]?.properties[field]?.pattern, schema).toBe(NOT_BLANK.source);
   });
 });
