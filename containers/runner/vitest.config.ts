@@ -11,7 +11,7 @@ export default defineProject({
     // The fairness tests between concurrent runs run alone: vitest.contention.config.ts.
     exclude: ["test/contention/**", "**/node_modules/**"],
     // A worker's files share one module cache: each file re-imported the runner, zod and the
-    // scanners, 236 CPU-s for the project against 212 (docs/benchmarks.md, "suite"). Every
+    // scanners, 236 CPU-s for the project against 195 (docs/benchmarks.md, "suite"). Every
     // file builds its own environment (test/helpers.ts); the one that mocks a module loads the
     // module it tests afresh (test/job-overlap.test.ts).
     isolate: false,
