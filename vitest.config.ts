@@ -1,8 +1,10 @@
 import { defineConfig } from "vitest/config";
+import { FileTimesReporter } from "./scripts/lib/file-times-reporter.ts";
 import { LongestFirstSequencer } from "./scripts/lib/test-order.ts";
 
 // Each workspace owns its vitest config (Node projects, and workerd projects through the
-// Cloudflare plugin); the root only lists them. CI asks for a JSON report to count totals.
+// Cloudflare plugin); the root only lists them. `npm test` asks for a JSON report to count totals
+// and, beside it, each file's duration (`<step>.files.json`, read by `npm run test:durations`).
 // How many files run at once is not set here: vitest 5 passes a root `maxWorkers` to no project
 // declared by file (each would take its own default, one worker on two cores, and run every file
 // in turn). `npm test` (scripts/test.ts) gives `--maxWorkers` on the command line, which reaches
@@ -22,6 +24,12 @@ export default defineConfig({
     ],
     // The longest files first, across projects (scripts/lib/test-order.ts).
     sequence: { sequencer: LongestFirstSequencer },
-    reporters: json ? ["default", ["json", { outputFile: json }]] : ["default"],
+    reporters: json
+      ? [
+          "default",
+          ["json", { outputFile: json }],
+          new FileTimesReporter(json.replace(/(\.json)?$/, ".files.json")),
+        ]
+      : ["default"],
   },
 });

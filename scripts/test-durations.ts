@@ -2,8 +2,9 @@
  * @module scripts/test-durations
  * `npm run test:durations`: rewrites scripts/lib/test-durations.json, the file lengths the test
  * order starts from on a machine without vitest's results cache (scripts/lib/test-order.ts),
- * from the vitest reports of the last `npm test` (test-artifacts/vitest/*.json). Files under
- * three seconds are left out: their order does not move the end of a run.
+ * from each file's duration in the last `npm test` (test-artifacts/vitest/<step>.files.json,
+ * scripts/lib/file-times-reporter.ts: tests and hooks, the measure vitest's cache keeps). Files
+ * under three seconds are left out: their order does not move the end of a run.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -18,13 +19,14 @@ if (!existsSync(REPORTS)) {
   process.exit(1);
 }
 const seconds: Record<string, number> = {};
-for (const report of readdirSync(REPORTS).filter((f) => f.endsWith(".json"))) {
-  const r = JSON.parse(readFileSync(path.join(REPORTS, report), "utf8")) as {
-    testResults: { name: string; startTime: number; endTime: number }[];
-  };
-  for (const t of r.testResults) {
-    const s = Math.round((t.endTime - t.startTime) / 1000);
-    if (s >= MIN_SECONDS) seconds[path.relative(ROOT, t.name).split(path.sep).join("/")] = s;
+for (const report of readdirSync(REPORTS).filter((f) => f.endsWith(".files.json"))) {
+  const times = JSON.parse(readFileSync(path.join(REPORTS, report), "utf8")) as Record<
+    string,
+    number
+  >;
+  for (const [file, ms] of Object.entries(times)) {
+    const s = Math.round(ms / 1000);
+    if (s >= MIN_SECONDS) seconds[file] = s;
   }
 }
 const sorted = Object.fromEntries(Object.entries(seconds).sort((a, b) => b[1] - a[1]));
