@@ -4,12 +4,13 @@ import { LongestFirstSequencer } from "./scripts/lib/test-order.ts";
 
 // Each workspace owns its vitest config (Node projects, and workerd projects through the
 // Cloudflare plugin); the root only lists them. `npm test` asks for a JSON report to count totals
-// and, beside it, each file's duration (`<step>.files.json`, read by `npm run test:durations`).
+// (VITEST_JSON) and for each file's duration (VITEST_FILE_TIMES, read by `npm run test:durations`).
 // How many files run at once is not set here: vitest 5 passes a root `maxWorkers` to no project
 // declared by file (each would take its own default, one worker on two cores, and run every file
 // in turn). `npm test` (scripts/test.ts) gives `--maxWorkers` on the command line, which reaches
 // every project (`npm run test:unit` is plain `vitest run`, with vitest's defaults).
 const json = process.env.VITEST_JSON;
+const fileTimes = process.env.VITEST_FILE_TIMES;
 
 export default defineConfig({
   test: {
@@ -24,12 +25,10 @@ export default defineConfig({
     ],
     // The longest files first, across projects (scripts/lib/test-order.ts).
     sequence: { sequencer: LongestFirstSequencer },
-    reporters: json
-      ? [
-          "default",
-          ["json", { outputFile: json }],
-          new FileTimesReporter(json.replace(/(\.json)?$/, ".files.json")),
-        ]
-      : ["default"],
+    reporters: [
+      "default",
+      ...(json ? [["json", { outputFile: json }] satisfies ["json", { outputFile: string }]] : []),
+      ...(fileTimes ? [new FileTimesReporter(fileTimes)] : []),
+    ],
   },
 });

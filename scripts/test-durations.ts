@@ -2,7 +2,7 @@
  * @module scripts/test-durations
  * `npm run test:durations`: rewrites scripts/lib/test-durations.json, the file lengths the test
  * order starts from on a machine without vitest's results cache (scripts/lib/test-order.ts),
- * from each file's duration in the last `npm test` (test-artifacts/vitest/<step>.files.json,
+ * from each file's duration in the last `npm test` (test-artifacts/file-times/<step>.json,
  * scripts/lib/file-times-reporter.ts: tests and hooks, the measure vitest's cache keeps). Files
  * under three seconds are left out: their order does not move the end of a run.
  */
@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const ROOT = path.join(import.meta.dirname, "..");
-const REPORTS = path.join(ROOT, "test-artifacts/vitest");
+const REPORTS = path.join(ROOT, "test-artifacts/file-times");
 const OUT = path.join(ROOT, "scripts/lib/test-durations.json");
 const MIN_SECONDS = 3;
 
@@ -19,7 +19,7 @@ if (!existsSync(REPORTS)) {
   process.exit(1);
 }
 const seconds: Record<string, number> = {};
-for (const report of readdirSync(REPORTS).filter((f) => f.endsWith(".files.json"))) {
+for (const report of readdirSync(REPORTS).filter((f) => f.endsWith(".json"))) {
   const times = JSON.parse(readFileSync(path.join(REPORTS, report), "utf8")) as Record<
     string,
     number

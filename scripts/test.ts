@@ -22,7 +22,8 @@
  * vitest totals; then each phase's wall time and the machine's busy CPU time during it
  * (/proc/stat, on Linux), whose sum over the cores is the least any order of the steps could
  * take on this machine. `test-artifacts/test-steps.json` keeps the same figures (the `suite`
- * benchmark reads it), `test-artifacts/vitest/<step>.json` each vitest step's own report.
+ * benchmark reads it), `test-artifacts/vitest/<step>.json` each vitest step's own report, and
+ * `test-artifacts/file-times/<step>.json` its files' durations (`npm run test:durations`).
  * Invariants: the exit code is 0 only when every step passed; every vitest project runs in
  * exactly one step (`--project` filters, never a list that could miss a new project).
  */
@@ -35,6 +36,8 @@ import { createInterface } from "node:readline";
 const ROOT = path.join(import.meta.dirname, "..");
 const ARTIFACTS = path.join(ROOT, "test-artifacts");
 const VITEST_REPORTS = path.join(ARTIFACTS, "vitest");
+/** Each vitest step's file durations (scripts/lib/file-times-reporter.ts), for test:durations. */
+const FILE_TIMES = path.join(ARTIFACTS, "file-times");
 
 /** One command of the suite; `vitest` steps write a JSON report their totals are read from. */
 export interface Step {
@@ -240,7 +243,11 @@ function relay(stream: NodeJS.ReadableStream, out: NodeJS.WriteStream, prefix: s
 function runStep(step: Step, t0: number, prefixed: boolean): Promise<StepResult> {
   const startMs = performance.now() - t0;
   const report = path.join(VITEST_REPORTS, `${step.name}.json`);
-  const env = { ...process.env, ...(step.vitest ? { VITEST_JSON: report } : {}) };
+  const fileTimes = path.join(FILE_TIMES, `${step.name}.json`);
+  const env = {
+    ...process.env,
+    ...(step.vitest ? { VITEST_JSON: report, VITEST_FILE_TIMES: fileTimes } : {}),
+  };
   const prefix = prefixed ? `[${step.name}] ` : "";
   console.log(`${prefix}▶ ${step.name}: ${step.command.join(" ")}`);
   return new Promise((resolve) => {
@@ -347,8 +354,10 @@ function formatPhases(phases: readonly PhaseResult[], cores: number): string[] {
 }
 
 async function main(): Promise<number> {
-  rmSync(VITEST_REPORTS, { recursive: true, force: true });
-  mkdirSync(VITEST_REPORTS, { recursive: true });
+  for (const dir of [VITEST_REPORTS, FILE_TIMES]) {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  }
   const t0 = performance.now();
   const results: StepResult[] = [];
   const phases: PhaseResult[] = [];
