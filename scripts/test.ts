@@ -35,9 +35,10 @@ import { createInterface } from "node:readline";
 
 const ROOT = path.join(import.meta.dirname, "..");
 const ARTIFACTS = path.join(ROOT, "test-artifacts");
-const VITEST_REPORTS = path.join(ARTIFACTS, "vitest");
+/** Each vitest step's JSON report, the only files here (.ci/run sums them). */
+export const VITEST_REPORTS = path.join(ARTIFACTS, "vitest");
 /** Each vitest step's file durations (scripts/lib/file-times-reporter.ts), for test:durations. */
-const FILE_TIMES = path.join(ARTIFACTS, "file-times");
+export const FILE_TIMES = path.join(ARTIFACTS, "file-times");
 
 /** One command of the suite; `vitest` steps write a JSON report their totals are read from. */
 export interface Step {

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { TestModule } from "vitest/node";
 import { describe, expect, it } from "vitest";
 import { FileTimesReporter } from "../lib/file-times-reporter.ts";
+import { FILE_TIMES, VITEST_REPORTS } from "../test.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 /** Inside the checkout (gitignored), so the run's test file resolves vitest from node_modules. */
@@ -41,6 +42,14 @@ describe("the file times reporter", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("keeps npm test's file times out of the reports' folder, which .ci/run sums as reports", () => {
+    expect(path.relative(VITEST_REPORTS, FILE_TIMES)).toMatch(/^\.\./);
+    expect(readFileSync(path.join(ROOT, ".ci/run"), "utf8")).toContain(
+      'dir = "test-artifacts/vitest"',
+    );
+    expect(path.relative(ROOT, VITEST_REPORTS)).toBe(path.join("test-artifacts", "vitest"));
   });
 
   it("counts a file's beforeAll, which the JSON report's test times leave out", () => {
