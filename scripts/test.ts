@@ -55,16 +55,13 @@ const npmRun = (name: string, script: string): Step => ({
   command: ["npm", "run", "--silent", script],
 });
 /**
- * Test files at once: two more than the cores, as many files wait on sandboxed processes,
- * workerd or a platform. On two cores, four workers (at most two on the score role's waiting
- * files, scripts/lib/test-order.ts) kept both cores busy through the unit step, where three left
- * them a tenth idle: 387 s against 419 s for the same 737–746 CPU-s (docs/benchmarks.md,
- * "suite"). Given on the command line because vitest 5 applies a command-line `--maxWorkers` to
- * every project, while the root config's `maxWorkers` reaches no project declared by file: each
- * resolved its own default (cores − 1, one on two cores), and a project with one worker runs its
- * files in turn, every project after another.
+ * Test files at once: one more than the cores, as most files wait on sandboxed processes,
+ * workerd or a platform. Given on the command line because vitest 5 applies a command-line
+ * `--maxWorkers` to every project, while the root config's `maxWorkers` reaches no project
+ * declared by file: each resolved its own default (cores − 1, one on two cores), and a project
+ * with one worker runs its files in turn, every project after another.
  */
-export const MAX_WORKERS = availableParallelism() + 2;
+export const MAX_WORKERS = availableParallelism() + 1;
 
 /**
  * E2E files at once: each runs a whole platform (a Worker, a runner, and a browser or

@@ -9,9 +9,8 @@
  * tests), else its figure in test-durations.json (measured, refreshed by
  * `npm run test:durations` after `npm test`), else 0. `sequence.groupOrder` still comes first.
  * One exception to longest-first: the long files of a project that mostly waits (WAITING_PROJECTS)
- * never take more than half the workers at once, so that the others always run files that compute
- * (the order is found by playing vitest's dispatch forward: each file goes to the worker free
- * first).
+ * never take every worker at once, so that one worker always runs a file that computes (the
+ * order is found by playing vitest's dispatch forward: each file goes to the worker free first).
  * The short files (under SHORT_FILE_MS) come after the long ones, one project after another: a
  * project whose files share a runtime (`isolate: false`, the workerd projects) keeps a worker's
  * runtime only while the next file in the queue is of the same project, so files of one project
@@ -66,15 +65,13 @@ export interface PlannedFile<T> {
  * The dispatch order for `workers` workers, from files sorted longest first: vitest gives the
  * next file to the worker that is free first, so this plays that forward and, at each worker's
  * turn, takes the first file that may start then. A waiting file may start only while fewer than
- * half the workers run others (at least one may always run): the score role's files alone keep
- * well under a core busy each, so two of four workers on them and two on files that compute keep
- * both cores busy (docs/benchmarks.md, "suite"). When only waiting files are left they go in
- * turn. With one worker, or no waiting file, the order is the input's.
+ * `workers − 1` others run (at least one may always run); when only waiting files are left they
+ * go in turn. With one worker, or no waiting file, the order is the input's.
  * @example planDispatch([{ item: "a", ms: 90_000, waits: true }, …], 3)
  */
 export function planDispatch<T>(files: readonly PlannedFile<T>[], workers: number): T[] {
   const slots = Math.max(1, Math.floor(workers));
-  const cap = Math.max(1, Math.floor(slots / 2));
+  const cap = Math.max(1, slots - 1);
   const endsAt = new Array<number>(slots).fill(0);
   const waiting = new Array<boolean>(slots).fill(false);
   const left = [...files];

@@ -85,7 +85,7 @@ describe("the test order", () => {
     for (const file of Object.keys(DURATION_HINTS)) expect(file).not.toMatch(/^\/|\\/);
   });
 
-  it("never gives a waiting project's files more than half the workers: the rest compute", async () => {
+  it("never starts a waiting project's files on every worker: one is left to a file that computes", async () => {
     const { files, cached } = filesWithDurations([
       ["workers/score/test/versions-integration.test.ts", "score", 150_000],
       ["workers/score/test/agent-trust-integration.test.ts", "score", 130_000],
@@ -95,22 +95,13 @@ describe("the test order", () => {
     ]);
     const names = async (workers?: number) =>
       (await sequencer(cached, workers).sort(files)).map((s) => path.basename(s.moduleId));
-    // Four workers (npm test's on two cores): two score files, then both runner files while they
-    // run; baselines when a runner file ends (only waiting files are left).
-    expect(await names(4)).toEqual([
-      "versions-integration.test.ts",
-      "agent-trust-integration.test.ts",
-      "do-nothing.test.ts",
-      "exploits-node.test.ts",
-      "baselines-integration.test.ts",
-    ]);
-    // Three workers: one score file at a time while runner files are left; agent-trust when
-    // exploits-node ends at 25 s (nothing that computes is left), baselines after it.
+    // Three workers: two score files, then a runner file while both run, then the next runner
+    // file (do-nothing ends at 30 s, before either score file), then baselines.
     expect(await names(3)).toEqual([
       "versions-integration.test.ts",
+      "agent-trust-integration.test.ts",
       "do-nothing.test.ts",
       "exploits-node.test.ts",
-      "agent-trust-integration.test.ts",
       "baselines-integration.test.ts",
     ]);
     // One worker (or vitest's config unread): longest first, as before.
