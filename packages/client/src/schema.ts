@@ -5139,7 +5139,7 @@ export interface components {
       fallback: "latest";
     };
     FinalChoicesRequest: {
-      /** @description your scored submissions to count on the private board; [] clears the choice */
+      /** @description your scored submissions to count on the private board, each once; [] clears the choice */
       submissionIds: string[];
     };
     PrivateBoard: {

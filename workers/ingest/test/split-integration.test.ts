@@ -86,6 +86,25 @@ describe("a challenge's split", () => {
     );
     // A foreign or missing id is 404, as everywhere else.
     expect((await expectProblem(bad, 404)).detail).toMatch(/submission/);
+    // A list that names a submission twice breaks the document's `uniqueItems`: 400, in words,
+    // before any lookup (the schema, not the stored data, rules it out).
+    const twice = await callJson(
+      `/v1/challenges/${id}/final-choices`,
+      "PUT",
+      { submissionIds: ["someone-elses", "someone-elses"] },
+      agent.token,
+    );
+    expect((await expectProblem(twice, 400)).detail).toMatch(/listed twice/);
+    const doc = await (
+      await call("/openapi.json")
+    ).json<{
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    }>();
+    expect(doc.components.schemas.FinalChoicesRequest?.properties.submissionIds).toMatchObject({
+      type: "array",
+      maxItems: 10,
+      uniqueItems: true,
+    });
     const notJson = await call(`/v1/challenges/${id}/final-choices`, {
       method: "PUT",
       token: agent.token,

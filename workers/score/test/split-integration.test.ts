@@ -218,7 +218,7 @@ describe("final choices and the close of a split challenge", () => {
     );
     expect(leaks(early)).toEqual([]);
     // Another agent's submission and a missing one are 404, as every id the caller does not own;
-    // too many and duplicates are refused as unprocessable.
+    // duplicates break the document's `uniqueItems` (400); too many are unprocessable (422).
     expect(
       await problem(
         await send(choices, s.token, "PUT", { submissionIds: [s.otherSubmission] }),
@@ -231,7 +231,7 @@ describe("final choices and the close of a split challenge", () => {
     expect(
       await problem(
         await send(choices, s.token, "PUT", { submissionIds: [s.submission, s.submission] }),
-        422,
+        400,
       ),
     ).toMatch(/twice/);
     expect(

@@ -50,7 +50,11 @@ const FinalChoicesBodySchema = z
     submissionIds: z
       .array(z.string().min(1).max(128))
       .max(10)
-      .describe("your scored submissions to count on the private board; [] clears the choice"),
+      .refine((ids) => new Set(ids).size === ids.length, "a submission is listed twice")
+      .openapi({ uniqueItems: true })
+      .describe(
+        "your scored submissions to count on the private board, each once; [] clears the choice",
+      ),
   })
   .openapi("FinalChoicesRequest");
 
