@@ -8,19 +8,19 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { FILE_TIMES } from "./test.ts";
 
 const ROOT = path.join(import.meta.dirname, "..");
-const REPORTS = path.join(ROOT, "test-artifacts/file-times");
 const OUT = path.join(ROOT, "scripts/lib/test-durations.json");
 const MIN_SECONDS = 3;
 
-if (!existsSync(REPORTS)) {
-  console.error(`test:durations: ${REPORTS} is missing: run npm test first`);
+if (!existsSync(FILE_TIMES)) {
+  console.error(`test:durations: ${FILE_TIMES} is missing: run npm test first`);
   process.exit(1);
 }
 const seconds: Record<string, number> = {};
-for (const report of readdirSync(REPORTS).filter((f) => f.endsWith(".json"))) {
-  const times = JSON.parse(readFileSync(path.join(REPORTS, report), "utf8")) as Record<
+for (const report of readdirSync(FILE_TIMES).filter((f) => f.endsWith(".json"))) {
+  const times = JSON.parse(readFileSync(path.join(FILE_TIMES, report), "utf8")) as Record<
     string,
     number
   >;
