@@ -10,6 +10,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { mintApiKey } from "@bouts/db/keys";
 
@@ -17,6 +18,21 @@ import { mintApiKey } from "@bouts/db/keys";
 export const ROOT = path.join(import.meta.dirname, "../..");
 /** The D1 database name in wrangler.toml. */
 export const DB_NAME = "bouts";
+
+/**
+ * wrangler's own entry, run with this process's Node: `npx wrangler` first starts npm to find
+ * the same file (0.3 CPU-s a call; npm start, the e2e platforms and their tests make dozens).
+ */
+const WRANGLER = path.join(
+  path.dirname(createRequire(import.meta.url).resolve("wrangler/package.json")),
+  "bin",
+  "wrangler.js",
+);
+
+/** The command and arguments that run `wrangler <args>`. */
+export function wranglerCommand(args: string[]): [string, string[]] {
+  return [process.execPath, [WRANGLER, ...args]];
+}
 
 /** Environment for wrangler: offline, quiet, non-interactive. */
 export function wranglerEnv(): NodeJS.ProcessEnv {
@@ -31,7 +47,7 @@ export function wranglerEnv(): NodeJS.ProcessEnv {
 
 /** Runs a wrangler command to completion; throws with its output when it fails. */
 export function runWrangler(args: string[]): string {
-  const r = spawnSync("npx", ["wrangler", ...args], {
+  const r = spawnSync(...wranglerCommand(args), {
     cwd: ROOT,
     env: wranglerEnv(),
     encoding: "utf8",
@@ -46,7 +62,7 @@ export function runWrangler(args: string[]): string {
 /** Runs a wrangler command in the background; rejects with its output when it fails. */
 export function runWranglerAsync(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["wrangler", ...args], { cwd: ROOT, env: wranglerEnv() });
+    const child = spawn(...wranglerCommand(args), { cwd: ROOT, env: wranglerEnv() });
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
     child.stderr.on("data", (c: Buffer) => (out += c.toString()));
@@ -105,7 +121,7 @@ export function sqlText(v: string): string {
 export function queryRowsAsync(persistTo: string, sql: string): Promise<Record<string, unknown>[]> {
   const args = ["d1", "execute", DB_NAME, "--local", "--persist-to", persistTo, "--json"];
   return new Promise((resolve, reject) => {
-    const child = spawn("npx", ["wrangler", ...args, "--command", sql], {
+    const child = spawn(...wranglerCommand([...args, "--command", sql]), {
       cwd: ROOT,
       env: wranglerEnv(),
     });
@@ -208,7 +224,6 @@ export function startWorker(opts: {
   envFile?: string;
 }): ChildProcess {
   const args = [
-    "wrangler",
     "dev",
     ...(opts.config ? ["--config", opts.config] : []),
     "--ip",
@@ -224,7 +239,7 @@ export function startWorker(opts: {
     ...(opts.envFile ? ["--env-file", opts.envFile] : []),
     ...Object.entries(opts.vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
   ];
-  return startChild("worker", "npx", args, wranglerEnv(), opts.quiet);
+  return startChild("worker", ...wranglerCommand(args), wranglerEnv(), opts.quiet);
 }
 
 /** Polls `url` until it answers 200, or throws after `timeoutMs`. */
