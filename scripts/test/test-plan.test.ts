@@ -74,7 +74,7 @@ describe("npm test's plan", () => {
     const checks = PLAN[1]!;
     expect(checks.map((lane) => lane.map((s) => s.name))).toEqual([
       ["lint"],
-      ["typecheck", "deploy-check", "format"],
+      ["typecheck", "format"],
       ["e2e"],
     ]);
     expect(PLAN).toHaveLength(4);
@@ -250,7 +250,7 @@ describe("the step table", () => {
             ],
           },
           {
-            name: path.join(ROOT, "e2e/docs.test.ts"),
+            name: path.join(ROOT, "e2e/unattended.test.ts"),
             status: "failed",
             message: "Hook timed out in 300000ms",
             assertionResults: [],
@@ -261,7 +261,7 @@ describe("the step table", () => {
     const failures = readVitestReport(file)!.failures;
     expect(failures.map((f) => [f.file, f.name])).toEqual([
       ["e2e/pages.test.ts", "pages escapes a name"],
-      ["e2e/docs.test.ts", "(the file)"],
+      ["e2e/unattended.test.ts", "(the file)"],
     ]);
     expect(failures[0]!.message).toMatch(/^AssertionError: expected 1 to be 2\nline 2\n/);
     expect(failures[1]!.message).toBe("Hook timed out in 300000ms");
@@ -276,7 +276,7 @@ describe("the step table", () => {
     expect(text).toContain(
       "  [e2e] e2e/pages.test.ts > pages escapes a name\n      AssertionError",
     );
-    expect(text).toContain("  [e2e] e2e/docs.test.ts > (the file)\n      Hook timed out");
+    expect(text).toContain("  [e2e] e2e/unattended.test.ts > (the file)\n      Hook timed out");
     expect(formatFailures([{ name: "lint", startMs: 0, durationMs: 1, ok: true }])).toBe("");
   });
 });
