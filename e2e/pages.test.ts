@@ -9,6 +9,12 @@
  * baseline, a version's operator page before and after promotion, and its private board after
  * close. Every page visited at 1280 px is checked for its layout: each table row as many cells
  * as its header, nothing wider than its box unless it scrolls by design, no tall narrow fact.
+ * Last, on the same platform and browser, the interactive API docs (docs/design.md §37) in a
+ * context where every request to a host other than loopback is aborted and recorded, as on a
+ * machine with no network: Swagger UI renders the operations of /openapi.json, "Try it out"
+ * reaches the API (an agent's route, then an operator's with its key), no request left
+ * loopback, and no Content-Security-Policy violation or script error occurred. (They were a file
+ * of their own, which started a second platform for four tests: ≈ 18 CPU-s.)
  * Screenshots go to test-artifacts/screenshots/ (git-ignored).
  */
 import {
@@ -37,6 +43,7 @@ const SKIP_REASON = `Chromium not found at ${CHROMIUM} and not root: run "sudo a
 
 const SLUG = "deep-merge";
 const SCREENSHOTS = path.join(ROOT, "test-artifacts/screenshots");
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const RUN = Date.now().toString(36);
 /** An agent name that would run script if a page did not escape it. */
 const HOSTILE_NAME = `<img src=x onerror="window.__xss=1">Mallory ${RUN}`;
@@ -735,5 +742,120 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
 
   it("saw no Content-Security-Policy violation and no script error on any page", () => {
     expect(cspViolations).toEqual([]);
+  });
+
+  // ─── The interactive API docs (/docs), on the same platform and browser ───
+  describe("the interactive API docs in Chromium, offline", () => {
+    let context: BrowserContext;
+    let page: Page;
+    /** Requests the page tried to send off loopback (each aborted). */
+    const offLoopback: string[] = [];
+    /** CSP violations (the page's own event and Chromium's console report) and script errors. */
+    const violations: string[] = [];
+
+    beforeAll(async () => {
+      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      // No network but loopback: anything else is aborted and recorded.
+      await context.route("**/*", async (route) => {
+        const url = route.request().url();
+        if (LOOPBACK.has(new URL(url).hostname)) return route.continue();
+        offLoopback.push(url);
+        return route.abort("internetdisconnected");
+      });
+      // Before any page script: every violation the document reports (a string: these tests
+      // have no DOM types).
+      await context.addInitScript({
+        content: `window.__cspViolations = [];
+            document.addEventListener("securitypolicyviolation", (e) => {
+              window.__cspViolations.push(e.effectiveDirective + " blocked " + (e.blockedURI || "inline"));
+            });`,
+      });
+      page = await context.newPage();
+      page.on("console", (msg) => {
+        if (/Content.Security.Policy/i.test(msg.text())) violations.push(msg.text());
+      });
+      page.on("pageerror", (err) => violations.push(`page error: ${err.message}`));
+    }, 60_000);
+
+    afterAll(async () => {
+      await context?.close();
+    });
+
+    it("renders the operations of /openapi.json from files of this origin alone", async () => {
+      const res = await page.goto(`${platform.api}/docs`);
+      expect(res?.status()).toBe(200);
+      const shown = await page
+        .locator('.opblock-summary-path[data-path="/v1/challenges"]')
+        .first()
+        .waitFor({ state: "visible", timeout: 30_000 })
+        .then(() => true)
+        .catch(() => false);
+      // Off-loopback requests first: when nothing rendered, they say why.
+      expect(offLoopback).toEqual([]);
+      expect(shown, "Swagger UI rendered GET /v1/challenges").toBe(true);
+      expect(res?.headers()["content-security-policy"]).toContain("default-src 'none'");
+      // The whole document, not just one operation: every path has its block.
+      const doc = (await (await fetch(`${platform.api}/openapi.json`)).json()) as {
+        paths: Record<string, unknown>;
+      };
+      const paths = await page.evaluate<string[]>(
+        `[...document.querySelectorAll(".opblock-summary [data-path]")].map((e) => e.dataset.path)`,
+      );
+      expect(new Set(paths)).toEqual(new Set(Object.keys(doc.paths)));
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SCREENSHOTS, "docs.png") });
+    });
+
+    it("calls the API from Try it out, on this origin", async () => {
+      const block = page
+        .locator(".opblock-get", {
+          has: page.locator('.opblock-summary-path[data-path="/v1/challenges"]'),
+        })
+        .first();
+      await block.locator(".opblock-summary").first().click();
+      await block.getByRole("button", { name: "Try it out" }).click();
+      await block.getByRole("button", { name: "Execute" }).click();
+      const live = block.locator(".live-responses-table tbody tr.response").first();
+      await expect
+        .poll(() => live.locator(".response-col_status").textContent(), { timeout: 15_000 })
+        .toMatch(/^\s*200/);
+      expect(await live.locator(".response-col_description").textContent()).toContain(SLUG);
+      expect(offLoopback).toEqual([]);
+    });
+
+    it("authorizes with an operator key and calls an operator route with it", async () => {
+      await page.locator(".auth-wrapper .authorize").click();
+      const dialog = page.locator(".dialog-ux");
+      const scheme = dialog.locator("form", { hasText: "operatorKey" });
+      await scheme.locator("input").fill(platform.credentials.operator.key);
+      await scheme.getByRole("button", { name: "Apply credentials" }).click();
+      await expect
+        .poll(() => scheme.getByRole("button", { name: "Remove authorization" }).count())
+        .toBe(1);
+      await scheme.getByRole("button", { name: "Close" }).click();
+      await dialog.waitFor({ state: "detached" });
+      const block = page
+        .locator(".opblock-get", {
+          has: page.locator('.opblock-summary-path[data-path="/v1/agents"]'),
+        })
+        .first();
+      await block.locator(".opblock-summary").first().click();
+      await block.getByRole("button", { name: "Try it out" }).click();
+      await block.getByRole("button", { name: "Execute" }).click();
+      const live = block.locator(".live-responses-table tbody tr.response").first();
+      await expect
+        .poll(() => live.locator(".response-col_status").textContent(), { timeout: 15_000 })
+        .toMatch(/^\s*200/);
+      // The curl line shows the key went in the Authorization header.
+      expect(await block.locator(".curl-command").textContent()).toContain("Authorization: Bearer");
+      expect(offLoopback).toEqual([]);
+    });
+
+    it("saw no request leave loopback, no CSP violation and no script error", async () => {
+      const reported = await page.evaluate<string[]>("window.__cspViolations");
+      expect(offLoopback).toEqual([]);
+      expect(reported).toEqual([]);
+      expect(violations).toEqual([]);
+    });
   });
 });
