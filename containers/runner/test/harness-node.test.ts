@@ -4,7 +4,15 @@
  * small broker standing in for the host. Only fixture modules written here run; no sandbox needed.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -19,6 +27,8 @@ import {
   encodeReply,
   type Graph,
   MAX_FRAME_BYTES,
+  writeFrameSync,
+  writeTrustedFrameSync,
 } from "../harness/node/codec.mjs";
 
 const HARNESS = path.resolve(import.meta.dirname, "../harness/node");
@@ -243,6 +253,88 @@ describe("codec: values", () => {
     expect(() => decodeGraph(wide, { limits: { nodes: 10 } })).toThrow(/more than 10 nodes/);
     expect(() => decodeGraph(wide, { limits: { items: 10 } })).toThrow(/more than 10 items/);
     expect(MAX_FRAME_BYTES).toBe(16 * 1024 * 1024);
+  });
+});
+
+describe("codec: frames", () => {
+  it("the trusted side's built-in JSON writes exactly what the guarded writer writes", () => {
+    // writeTrustedFrameSync (the bridge's requests) relies on this for every graph encodeGraph
+    // can build: every kind of value, odd numbers, odd strings, odd keys, sharing and cycles.
+    class Spot {
+      x = 1;
+      y = 2;
+    }
+    const cycle: Record<string, unknown> = { name: "loop" };
+    cycle.self = cycle;
+    const shared = { s: 1 };
+    // eslint-disable-next-line no-sparse-arrays
+    const sparse = [1, , 3];
+    const wide = Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, i]));
+    const values: unknown[] = [
+      null,
+      undefined,
+      true,
+      0,
+      -0,
+      NaN,
+      Infinity,
+      -Infinity,
+      2 ** 53 + 2,
+      1e-7,
+      123456789012345678901234567890n,
+      "",
+      'quote " backslash \\ newline \n tab \t nul \u0000 del \u007f',
+      "lone surrogates \ud800 \udfff, a pair \ud83d\ude00, line sep \u2028",
+      { [Symbol("s")]: 1, plain: 2 },
+      { "": 1, 'a"b': 3, "\ud800": 4, 1: "one", constructor: "c" },
+      JSON.parse('{"__proto__": {"polluted": 1}}'),
+      Object.create(null),
+      new Spot(),
+      [shared, shared, sparse, [[[]]]],
+      cycle,
+      new Map<unknown, unknown>([
+        [{ k: 1 }, new Set([1, "2"])],
+        ["x", null],
+      ]),
+      new Date(0),
+      new Date(NaN),
+      /a+b/giu,
+      new Uint8Array([0, 255, 7]),
+      new Float64Array([0.5, -0, NaN]),
+      new TypeError("bad", { cause: new RangeError("worse") }),
+      wide,
+    ];
+    const dir = mkdtempSync(path.join(os.tmpdir(), "bouts-frames-"));
+    const file = path.join(dir, "frame");
+    const written = (write: (fd: number, frame: unknown) => void, frame: unknown) => {
+      const fd = openSync(file, "w");
+      try {
+        write(fd, frame);
+      } finally {
+        closeSync(fd);
+      }
+      return readFileSync(file);
+    };
+    try {
+      const reply = encodeReply([cycle, wide], { result: [cycle, wide] });
+      const frames = [
+        ...values.map((v) => ({ t: "call", id: 7, name: "f", args: encodeGraph([v]), n: "ab" })),
+        { t: "return", id: 1, reply, effects: { pollution: [], shape: { Object: 1 } } },
+      ];
+      for (const frame of frames) {
+        const trusted = written(writeTrustedFrameSync, frame);
+        expect(trusted.equals(written(writeFrameSync, frame))).toBe(true);
+        expect(trusted.at(-1)).toBe(0x0a);
+      }
+      // Over the limit: a TypeError from both, and nothing written.
+      const big = { t: "call", id: 8, name: "f", args: encodeGraph(["x".repeat(MAX_FRAME_BYTES)]) };
+      for (const write of [writeTrustedFrameSync, writeFrameSync]) {
+        expect(() => written(write, big)).toThrow(TypeError);
+        expect(readFileSync(file)).toHaveLength(0);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -14,7 +14,13 @@ import { readSync } from "node:fs";
 import net from "node:net";
 import process from "node:process";
 import { setTimeout } from "node:timers";
-import { applyReply, decodeGraph, encodeGraph, MAX_FRAME_BYTES, writeFrameSync } from "./codec.mjs";
+import {
+  applyReply,
+  decodeGraph,
+  encodeGraph,
+  MAX_FRAME_BYTES,
+  writeTrustedFrameSync,
+} from "./codec.mjs";
 import { PROBED_PROTOTYPES } from "./primordials.mjs";
 
 const ANSWERS = 0;
@@ -106,7 +112,7 @@ function readLineSync() {
 function roundTrip(request) {
   request.n = randomBytes(16).toString("hex");
   try {
-    writeFrameSync(REQUESTS, request);
+    writeTrustedFrameSync(REQUESTS, request);
   } catch (e) {
     if (e instanceof TypeError) throw e; // over the frame limit: nothing was sent
     throw fault("unavailable", `bouts: the request channel failed: ${e?.message}`);

@@ -35,3 +35,4 @@ export function applyReply(reply: unknown, callerObjects: readonly unknown[]): u
 export function encodeError(error: unknown): Graph;
 export function decodeError(graph: unknown): unknown;
 export function writeFrameSync(fd: number, frame: unknown): void;
+export function writeTrustedFrameSync(fd: number, frame: unknown): void;

@@ -4,7 +4,7 @@
 // decoding trusts no field of the graph: anything malformed or over the limits is a TypeError.
 import { Buffer } from "node:buffer";
 import { types } from "node:util";
-import { BufferFrom, stringifyFrame, writeLineSync } from "./primordials.mjs";
+import { BufferFrom, JSONStringify, stringifyFrame, writeLineSync } from "./primordials.mjs";
 
 /** Longest frame (one JSON line, in bytes) either side may write or accept. */
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
@@ -693,6 +693,35 @@ export function applyReply(reply, callerObjects) {
  */
 export function writeFrameSync(fd, frame) {
   const line = BufferFrom(stringifyFrame(frame, MAX_FRAME_BYTES) + "\n", "utf8");
+  if (line.length > MAX_FRAME_BYTES)
+    throw new TypeError(
+      `bouts: a frame of ${line.length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`,
+    );
+  writeLineSync(fd, line);
+}
+
+/**
+ * writeFrameSync for the trusted side only (the bridge, in a test process where no submission
+ * code runs): every frame it writes is built by encodeGraph and the bridge from plain data, with
+ * no `toJSON`, getter or proxy for stringifyFrame to guard against, so the built-in
+ * JSON.stringify writes the same text (test/harness-node.test.ts holds the two equal) in a
+ * tenth of the time on a large graph: 120 ms against 10 for a 100,000-key argument, paid on
+ * every oversized call of a module challenge's generated tests. A frame over MAX_FRAME_BYTES is
+ * a TypeError and nothing is written, as there.
+ */
+export function writeTrustedFrameSync(fd, frame) {
+  let text;
+  try {
+    text = JSONStringify(frame);
+  } catch (e) {
+    // Longer than any string can be: over the limit by far.
+    if (e instanceof RangeError)
+      throw new TypeError(`bouts: a frame is over the ${MAX_FRAME_BYTES}-byte limit`, {
+        cause: e,
+      });
+    throw e;
+  }
+  const line = BufferFrom(text + "\n", "utf8");
   if (line.length > MAX_FRAME_BYTES)
     throw new TypeError(
       `bouts: a frame of ${line.length} bytes is over the ${MAX_FRAME_BYTES}-byte limit`,
