@@ -806,10 +806,11 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       await page.screenshot({ path: path.join(SCREENSHOTS, "docs.png") });
     });
 
-    it("calls the API from Try it out, on this origin", async () => {
+    /** Opens GET `route`'s block, runs "Try it out", and waits for a 200; answers the block. */
+    async function tryItOut(route: string) {
       const block = page
         .locator(".opblock-get", {
-          has: page.locator('.opblock-summary-path[data-path="/v1/challenges"]'),
+          has: page.locator(`.opblock-summary-path[data-path="${route}"]`),
         })
         .first();
       await block.locator(".opblock-summary").first().click();
@@ -819,6 +820,11 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
       await expect
         .poll(() => live.locator(".response-col_status").textContent(), { timeout: 15_000 })
         .toMatch(/^\s*200/);
+      return { block, live };
+    }
+
+    it("calls the API from Try it out, on this origin", async () => {
+      const { live } = await tryItOut("/v1/challenges");
       expect(await live.locator(".response-col_description").textContent()).toContain(SLUG);
       expect(offLoopback).toEqual([]);
     });
@@ -834,18 +840,7 @@ describe.skipIf(SKIP)(SKIP ? `${SUITE} (skipped: ${SKIP_REASON})` : SUITE, () =>
         .toBe(1);
       await scheme.getByRole("button", { name: "Close" }).click();
       await dialog.waitFor({ state: "detached" });
-      const block = page
-        .locator(".opblock-get", {
-          has: page.locator('.opblock-summary-path[data-path="/v1/agents"]'),
-        })
-        .first();
-      await block.locator(".opblock-summary").first().click();
-      await block.getByRole("button", { name: "Try it out" }).click();
-      await block.getByRole("button", { name: "Execute" }).click();
-      const live = block.locator(".live-responses-table tbody tr.response").first();
-      await expect
-        .poll(() => live.locator(".response-col_status").textContent(), { timeout: 15_000 })
-        .toMatch(/^\s*200/);
+      const { block } = await tryItOut("/v1/agents");
       // The curl line shows the key went in the Authorization header.
       expect(await block.locator(".curl-command").textContent()).toContain("Authorization: Bearer");
       expect(offLoopback).toEqual([]);
