@@ -30,7 +30,7 @@ const WRANGLER = path.join(
 );
 
 /** The command and arguments that run `wrangler <args>`. */
-export function wranglerCommand(args: string[]): [string, string[]] {
+function wranglerCommand(args: string[]): [string, string[]] {
   return [process.execPath, [WRANGLER, ...args]];
 }
 
