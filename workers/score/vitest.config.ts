@@ -58,7 +58,7 @@ function startRunner(): Promise<void> {
         RUNNER_TEST_TIMEOUT_MS: "5000",
         // Challenge QA's reference runs at the fewest the runner allows (2, production 3): the
         // score role's tests publish through the real QA but judge none of its repeats (the
-        // runner's qa tests do); a third run was ≈ 15 CPU-s of the project (docs/benchmarks.md).
+        // runner's qa tests do); a third run was ≈ 8 CPU-s of the project (docs/benchmarks.md).
         RUNNER_QA_REPEATS: "2",
       },
       stdio: ["ignore", "pipe", "pipe"],
