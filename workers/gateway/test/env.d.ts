@@ -1,4 +1,4 @@
-/** Test-only bindings added by workers/gateway/vitest.config.ts. */
+/** Test-only bindings the gateway's tests read, added by workers/platform/vitest.config.ts. */
 import type { D1Migration } from "cloudflare:test";
 
 declare global {

@@ -1,7 +1,7 @@
 /**
- * Test-only bindings, added by workers/leaderboard/vitest.config.ts (and LEADERBOARD, until
- * the root wrangler.toml declares it). `env` from "cloudflare:workers" is typed by
- * `Cloudflare.Env`, so they extend it here.
+ * Test-only bindings, added by workers/platform/vitest.config.ts (the project these tests run
+ * in), and LEADERBOARD typed by this role's own class. `env` from "cloudflare:workers" is typed
+ * by `Cloudflare.Env`, so they extend it here.
  */
 import type { D1Migration } from "cloudflare:test";
 import type { ChallengeLeaderboard } from "../src/leaderboard-object.ts";
