@@ -170,6 +170,7 @@ export default tseslint.config(
       "**/.wrangler/**",
       "**/.venv*/**",
       "**/worker-configuration.d.ts",
+      "**/worker-runtime.d.ts",
       "challenges/**",
       "containers/runner/test/exploits/**",
       "containers/runner/test/fixtures/**",

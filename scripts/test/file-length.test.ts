@@ -24,6 +24,7 @@ const TEST_FILE = /\.(?:test|spec)\.[cm]?ts$|(?:^|\/)test_[^/]*\.py$|_test\.py$/
 const GENERATED = new Set([
   // `npm run cf-typegen` (wrangler types)
   "workers/platform/worker-configuration.d.ts",
+  "workers/platform/worker-runtime.d.ts",
   // `npm run client:generate` (openapi-typescript over /openapi.json)
   "packages/client/src/schema.ts",
   // `npm run mcp:docs` (docs/scoring.md as a string)
