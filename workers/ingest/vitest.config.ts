@@ -19,17 +19,19 @@ const migrations = await readD1Migrations(path.join(root, "migrations"));
 
 // The hostile-archive corpus of @bouts/archive (built with node:zlib, so here), minus the
 // archives over ingest's size limit (those are 413 before any parsing).
-const hostileCorpus = JSON.stringify(
-  await Promise.all(
-    buildCorpus()
-      .filter((c) => c.refusal && c.refusal.reason !== "archive-too-large")
-      .map(async (c) => ({
-        name: c.name,
-        refusal: c.refusal,
-        base64: Buffer.from(await c.build()).toString("base64"),
-      })),
-  ),
-);
+async function buildHostileCorpus(): Promise<string> {
+  return JSON.stringify(
+    await Promise.all(
+      buildCorpus()
+        .filter((c) => c.refusal && c.refusal.reason !== "archive-too-large")
+        .map(async (c) => ({
+          name: c.name,
+          refusal: c.refusal,
+          base64: Buffer.from(await c.build()).toString("base64"),
+        })),
+    ),
+  );
+}
 
 /** Packs an example challenge as a bundle (.tar.gz, base64), optionally altering files. */
 function packExample(name: string, replace: Record<string, string> = {}): string {
@@ -45,21 +47,31 @@ function packExample(name: string, replace: Record<string, string> = {}): string
   }
 }
 
+/**
+ * The bundles and the corpus, built once, when the first of this project's workerd starts:
+ * vitest loads every project's config for every run, also the runs that leave ingest out (the
+ * e2e, contract and contention steps of npm test), where building them was ≈ 2 CPU-s of waste.
+ */
+let testBindings: Promise<Record<string, string>> | undefined;
+const buildTestBindings = async (): Promise<Record<string, string>> => ({
+  TEST_BUNDLE_DEEP_MERGE: packExample("deep-merge"),
+  TEST_HOSTILE_ARCHIVES: await buildHostileCorpus(),
+  // The reference solution no longer merges: the runner's QA must refuse to publish.
+  TEST_BUNDLE_DEEP_MERGE_BROKEN: packExample("deep-merge", {
+    "reference/merge.mjs": "export function deepMerge() { return {}; }\n",
+  }),
+});
+
 export default defineProject({
   plugins: [
-    cloudflareTest({
+    cloudflareTest(async () => ({
       wrangler: { configPath: path.join(root, "wrangler.toml") },
       miniflare: {
         bindings: {
           TEST_MIGRATIONS: migrations,
           RUNNER_URL: FAKE_RUNNER_URL,
           RUNNER_SHARED_SECRET: RUNNER_SECRET,
-          TEST_BUNDLE_DEEP_MERGE: packExample("deep-merge"),
-          TEST_HOSTILE_ARCHIVES: hostileCorpus,
-          // The reference solution no longer merges: the runner's QA must refuse to publish.
-          TEST_BUNDLE_DEEP_MERGE_BROKEN: packExample("deep-merge", {
-            "reference/merge.mjs": "export function deepMerge() { return {}; }\n",
-          }),
+          ...(await (testBindings ??= buildTestBindings())),
         },
         outboundService: handleFakeRunner,
         // The platform's score role consumes the submissions queue; these tests observe the
@@ -67,7 +79,7 @@ export default defineProject({
         // within a test file's lifetime. The consumer is tested in the score project.
         queueConsumers: { "bouts-submissions": { maxBatchSize: 100, maxBatchTimeout: 60 } },
       },
-    }),
+    })),
   ],
   test: {
     name: "ingest",
