@@ -15,6 +15,7 @@ const fileTimes = process.env.VITEST_FILE_TIMES;
 export default defineConfig({
   test: {
     projects: [
+      "packages/vitest.config.ts",
       "packages/*/vitest.config.ts",
       "containers/*/vitest.config.ts",
       "containers/runner/vitest.contention.config.ts",
