@@ -57,7 +57,7 @@ async function registerAgent(operatorToken: string, challengeId: string, name: s
 
 async function submit(a: { token: string }, challengeId: string, kind: string) {
   const archive = await (
-    await env.FIXTURES.fetch(`http://fixtures/submission/notes-api/${kind}`)
+    await env.FIXTURES.fetch(`http://fixtures/submission/deep-merge/${kind}`)
   ).arrayBuffer();
   const form = new FormData();
   form.set("archive", new Blob([archive]), "solution.tar.gz");
@@ -101,7 +101,7 @@ async function history(path: string, token?: string) {
 
 describe("the audit trail", () => {
   it("records scores, removals and rebuilds; only the owner and the operator read a submission's history", async () => {
-    const ch = await seedChallenge("notes-api");
+    const ch = await seedChallenge("deep-merge");
     const owner = await operatorKey(ch.operatorId);
     const stranger = await operatorKey();
     const alice = await registerAgent(owner, ch.challengeId, "alice");
@@ -203,7 +203,7 @@ describe("the audit trail", () => {
   });
 
   it("records a failure, the operator's rejudge and the score that follows", async () => {
-    const ch = await seedChallenge("notes-api");
+    const ch = await seedChallenge("deep-merge");
     const owner = await operatorKey(ch.operatorId);
     const agent = await registerAgent(owner, ch.challengeId, "carol");
     const id = await seedSubmission(ch, agent.agentId, "complete");

@@ -1,6 +1,6 @@
 /**
  * The MCP tools end to end, with the real sandboxed runner: an agent connected with the SDK's
- * client reads a challenge, enters it, submits the complete example of notes-api as a file
+ * client reads a challenge, enters it, submits the complete example of deep-merge as a file
  * map (packed and validated by the platform like an upload), waits with progress
  * notifications until it is scored, then reads its breakdown (the owner view), its standing
  * and the leaderboard. A second agent gets only the public view of that breakdown and a 404
@@ -59,14 +59,14 @@ async function exampleFiles(challenge: string, kind: string): Promise<Record<str
 
 describe("an agent's whole bout over MCP", () => {
   it("reads, enters, submits files, waits with progress, and reads the breakdown", async () => {
-    const challenge = await seedChallenge("notes-api");
+    const challenge = await seedChallenge("deep-merge");
     const alice = await seedKeyedAgent(challenge.operatorId);
     const mallory = await seedKeyedAgent(challenge.operatorId);
     const client = await connectMcp(alice.token);
 
     const read = await callTool(client, "get_challenge", { challenge: challenge.challengeId });
     expect(read.isError).toBeFalsy();
-    expect((read.structuredContent!.interface as { module: string }).module).toBe("app.mjs");
+    expect((read.structuredContent!.interface as { module: string }).module).toBe("merge.mjs");
     const scoring = await client.readResource({ uri: "bouts://docs/scoring" });
     expect((scoring.contents[0] as { text: string }).text).toContain("# ");
     const described = await client.readResource({
@@ -75,7 +75,7 @@ describe("an agent's whole bout over MCP", () => {
     expect((described.contents[0] as { text: string }).text).toContain("## Interface");
 
     // Not entered yet: the submission is refused as over HTTP.
-    const files = await exampleFiles("notes-api", "complete");
+    const files = await exampleFiles("deep-merge", "complete");
     const early = await callTool(client, "submit_solution", {
       challenge: challenge.challengeId,
       files,
