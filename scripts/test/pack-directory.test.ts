@@ -28,8 +28,14 @@ it("packs an unchanged folder to the same bytes, whatever its mtimes, and a chan
 it("is how every test project packs the example folders it serves, never a tar that keeps mtimes", () => {
   // A plain `tar -czf` stored each checkout's mtimes: the score project's notes-api bundle had
   // another sha256 in every clone, so another generated-test draw (1.4 s or 12.6 s a run).
-  const configs = globSync(["{workers,packages,containers}/*/vitest*.config.ts"], { cwd: ROOT });
-  expect(configs.length).toBeGreaterThan(20);
+  const configs = globSync(
+    [
+      "{workers,packages,containers}/vitest*.config.ts",
+      "{workers,packages,containers}/*/vitest*.config.ts",
+    ],
+    { cwd: ROOT },
+  );
+  expect(configs.length).toBeGreaterThanOrEqual(8);
   for (const file of configs) {
     const text = readFileSync(path.join(ROOT, file), "utf8");
     expect(text, file).not.toMatch(/\b(spawn|spawnSync|execFileSync|execSync)\(\s*"tar"/);
