@@ -1,9 +1,10 @@
 import { defineConfig } from "vitest/config";
 import { FileTimesReporter } from "./scripts/lib/file-times-reporter.ts";
 import { LongestFirstSequencer } from "./scripts/lib/test-order.ts";
+import { VITEST_PROJECTS } from "./scripts/lib/vitest-projects.ts";
 
-// Each workspace owns its vitest config (Node projects, and workerd projects through the
-// Cloudflare plugin); the root only lists them. `npm test` asks for a JSON report to count totals
+// The projects' configs (Node projects, and workerd projects through the Cloudflare plugin) are
+// listed in scripts/lib/vitest-projects.ts, which the tests over every config read too. `npm test` asks for a JSON report to count totals
 // (VITEST_JSON) and for each file's duration (VITEST_FILE_TIMES, read by `npm run test:durations`).
 // How many files run at once is not set here: vitest 5 passes a root `maxWorkers` to no project
 // declared by file (each would take its own default, one worker on two cores, and run every file
@@ -14,16 +15,7 @@ const fileTimes = process.env.VITEST_FILE_TIMES;
 
 export default defineConfig({
   test: {
-    projects: [
-      "packages/vitest.config.ts",
-      "packages/*/vitest.config.ts",
-      "containers/*/vitest.config.ts",
-      "containers/runner/vitest.contention.config.ts",
-      "workers/*/vitest.config.ts",
-      "scripts/vitest.config.ts",
-      "e2e/vitest.config.ts",
-      "e2e/vitest.contract.config.ts",
-    ],
+    projects: [...VITEST_PROJECTS],
     // The longest files first, across projects (scripts/lib/test-order.ts).
     sequence: { sequencer: LongestFirstSequencer },
     reporters: [

@@ -5,11 +5,12 @@
  * test projects that serve example bundles must pack them this way too.
  */
 import { createHash } from "node:crypto";
-import { cpSync, globSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, it } from "vitest";
 import { packDirectory, ROOT } from "../lib/local-platform.ts";
+import { vitestConfigFiles } from "../lib/vitest-projects.ts";
 
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
@@ -28,13 +29,7 @@ it("packs an unchanged folder to the same bytes, whatever its mtimes, and a chan
 it("is how every test project packs the example folders it serves, never a tar that keeps mtimes", () => {
   // A plain `tar -czf` stored each checkout's mtimes: the score project's notes-api bundle had
   // another sha256 in every clone, so another generated-test draw (1.4 s or 12.6 s a run).
-  const configs = globSync(
-    [
-      "{workers,packages,containers}/vitest*.config.ts",
-      "{workers,packages,containers}/*/vitest*.config.ts",
-    ],
-    { cwd: ROOT },
-  );
+  const configs = vitestConfigFiles();
   expect(configs.length).toBeGreaterThanOrEqual(8);
   for (const file of configs) {
     const text = readFileSync(path.join(ROOT, file), "utf8");

@@ -7,14 +7,10 @@
 import { globSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { workspaceConfigFiles } from "../lib/vitest-projects.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 const WORKSPACES = ["packages/*", "workers/*", "containers/*"];
-/** The workspaces' vitest configs: a group's own (packages/: every Node package), each one's. */
-const CONFIGS = ["packages", "workers", "containers"].flatMap((group) => [
-  `${group}/vitest.config.ts`,
-  `${group}/*/vitest.config.ts`,
-]);
 
 describe("test placement", () => {
   it("keeps no test under any workspace's src/", () => {
@@ -26,7 +22,7 @@ describe("test placement", () => {
   });
 
   it("has every workspace's vitest project read test/ only", () => {
-    const configs = globSync(CONFIGS, { cwd: ROOT });
+    const configs = workspaceConfigFiles();
     expect(configs.length).toBeGreaterThanOrEqual(7);
     for (const file of configs) {
       const text = readFileSync(path.join(ROOT, file), "utf8");
@@ -39,7 +35,7 @@ describe("test placement", () => {
   it("runs every test file of every workspace's test/ in some project", () => {
     // A workspace's tests may run in another's project (the platform's runs the leaderboard's
     // and the gateway's): what must hold is that none is left out of every project.
-    const configs = globSync([...CONFIGS, "containers/*/vitest.*.config.ts"], { cwd: ROOT });
+    const configs = workspaceConfigFiles();
     const globsOf = (text: string, key: "include" | "exclude") =>
       [...text.matchAll(new RegExp(`${key}:\\s*\\[([^\\]]*)\\]`, "g"))].flatMap((m) =>
         [...m[1]!.matchAll(/["']([^"']+)["']/g)].map((q) => q[1]!),
@@ -65,7 +61,7 @@ describe("test placement", () => {
   });
 
   it("shares a workerd across files only where each file's setup empties storage first", () => {
-    const configs = globSync(CONFIGS, { cwd: ROOT }).filter((file) =>
+    const configs = workspaceConfigFiles().filter((file) =>
       readFileSync(path.join(ROOT, file), "utf8").includes("cloudflareTest("),
     );
     expect(configs.length).toBeGreaterThanOrEqual(5);

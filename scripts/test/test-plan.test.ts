@@ -4,7 +4,7 @@
  * tests have the next with the API contract test beside them, the timing-sensitive contention
  * tests the last to themselves; the table and totals read what vitest reported.
  */
-import { globSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -17,22 +17,13 @@ import {
   PLAN,
   readVitestReport,
 } from "../test.ts";
+import { vitestConfigFiles } from "../lib/vitest-projects.ts";
 
 const ROOT = path.join(import.meta.dirname, "../..");
 
 /** Each vitest project's name, from its config file. */
 function projectNames(): string[] {
-  return globSync(
-    [
-      "packages/vitest.config.ts",
-      "packages/*/vitest*.config.ts",
-      "containers/*/vitest*.config.ts",
-      "workers/*/vitest*.config.ts",
-      "scripts/vitest.config.ts",
-      "e2e/vitest*.config.ts",
-    ],
-    { cwd: ROOT },
-  ).flatMap((file) => {
+  return vitestConfigFiles().flatMap((file) => {
     // The project's name is the `name` of its `test` block (a config may hold other names).
     const text = readFileSync(path.join(ROOT, file), "utf8");
     const name = /\btest:\s*\{[^}]*?\bname:\s*"([^"]+)"/.exec(text)?.[1];
@@ -90,17 +81,8 @@ describe("npm test's plan", () => {
 
   it("gives every project seconds of margin per test, as its files share the cores", () => {
     // The default 5 s failed a CPU-bound property test under the three lanes' load.
-    const configs = globSync(
-      [
-        "packages/vitest.config.ts",
-        "packages/*/vitest.config.ts",
-        "containers/runner/vitest.config.ts",
-        "workers/*/vitest.config.ts",
-        "scripts/vitest.config.ts",
-        "e2e/vitest*.config.ts",
-      ],
-      { cwd: ROOT },
-    );
+    // The contention tests run alone, one file at a time, each test with its own deadlines.
+    const configs = vitestConfigFiles().filter((f) => !f.endsWith("vitest.contention.config.ts"));
     expect(configs.length).toBeGreaterThanOrEqual(10);
     for (const file of configs) {
       const text = readFileSync(path.join(ROOT, file), "utf8");
@@ -112,15 +94,8 @@ describe("npm test's plan", () => {
   it("lets the files of every project but e2e share a worker's module cache", () => {
     // Each file re-imported its modules: 236 against 195 CPU-s for the runner's project alone
     // (docs/benchmarks.md, "suite"). The workerd projects share one workerd a worker the same way.
-    const configs = globSync(
-      [
-        "packages/vitest.config.ts",
-        "packages/*/vitest.config.ts",
-        "containers/runner/vitest.config.ts",
-        "workers/*/vitest.config.ts",
-        "scripts/vitest.config.ts",
-      ],
-      { cwd: ROOT },
+    const configs = vitestConfigFiles().filter(
+      (f) => !f.startsWith("e2e/") && !f.endsWith("vitest.contention.config.ts"),
     );
     expect(configs.length).toBeGreaterThanOrEqual(8);
     for (const file of configs)
