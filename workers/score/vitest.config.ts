@@ -40,6 +40,7 @@ let runner: Promise<void> | null = null;
 /** Starts the runner once, on first use; it stops with the test process. */
 function startRunner(): Promise<void> {
   runner ??= new Promise((resolve, reject) => {
+    const runCacheDir = mkdtempSync(path.join(tmpdir(), "bouts-score-run-cache-"));
     // One process: tsx as a loader (its CLI would fork a grandchild that outlives a kill).
     const child = spawn(process.execPath, ["--import", "tsx", "containers/runner/src/server.ts"], {
       cwd: root,
@@ -60,6 +61,11 @@ function startRunner(): Promise<void> {
         // score role's tests publish through the real QA but judge none of its repeats (the
         // runner's qa tests do); a third run was ≈ 8 CPU-s of the project (docs/benchmarks.md).
         RUNNER_QA_REPEATS: "2",
+        // The same bytes under the same key are run once per test process (docs/design.md §18): the
+        // files score the same few example submissions again and again, each time to test what
+        // the score role does with the report, and those repeats were ≈ 160 of the project's
+        // 260 CPU-s (docs/benchmarks.md, "suite"). Fresh per process, so nothing carries over.
+        RUNNER_RUN_CACHE_DIR: runCacheDir,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -69,7 +75,10 @@ function startRunner(): Promise<void> {
     // Child pipes are sockets in Node; unref them too, or they hold the loop open.
     (child.stdout as unknown as Socket).unref();
     (child.stderr as unknown as Socket).unref();
-    process.on("exit", () => child.kill("SIGKILL"));
+    process.on("exit", () => {
+      child.kill("SIGKILL");
+      rmSync(runCacheDir, { recursive: true, force: true });
+    });
     child.stdout.on("data", (d: Buffer) => {
       if (d.toString().includes("listening")) resolve();
     });

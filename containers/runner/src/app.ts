@@ -42,10 +42,11 @@ import {
 import { runChallengeQa, type QaError } from "./challenge/qa.ts";
 import { runCachedChallengeQa } from "./challenge/qa-cache.ts";
 import { runGeneratedSuite } from "./generated-run.ts";
-import { runJob, type JobError, type RunnerEnvironment } from "./job.ts";
+import { runJob, type JobContext, type JobError, type RunnerEnvironment } from "./job.ts";
 import { resolvePrepareOptions } from "./challenge/prepare-options.ts";
 import type { SelfTestReport } from "./sandbox/self-test.ts";
 import { guardRun } from "./guard.ts";
+import { refuseToCache, runCachedJob } from "./run/run-cache.ts";
 
 /** Everything a request can fail with before or instead of a verdict. */
 export type ServiceError =
@@ -334,6 +335,22 @@ export function createRunnerApp(
     }
   });
 
+  /** A run, through the run cache when `RUNNER_RUN_CACHE_DIR` is set (one log line each then). */
+  async function runReportedJob(ctx: JobContext): Promise<Result<RunReport, JobError>> {
+    const dir = config.RUN_CACHE_DIR;
+    if (!dir) return runJob(ctx);
+    const t0 = performance.now();
+    const r = await runCachedJob(ctx, dir);
+    if (!r.ok) return r;
+    const what = `runner: run ${ctx.runId} of submission ${ctx.submissionSha256} (bundle ${ctx.challenge.sha256})`;
+    console.log(
+      r.value.cached
+        ? `${what}: cached report reused`
+        : `${what}: ran in ${Math.round(performance.now() - t0)} ms (cache ${r.value.miss}; ${r.value.stored ? "stored" : `not stored: ${refuseToCache(r.value.report)}`})`,
+    );
+    return ok(r.value.report);
+  }
+
   app.post("/v1/runs", guarded, async (c) => {
     const req = await readRunRequest(c, RunJobRequestSchema);
     if (!req.ok) return serviceErrorResponse(req.error);
@@ -347,7 +364,7 @@ export function createRunnerApp(
         expected: job.submissionSha256,
         actual: sha256,
       });
-    const r = await runJob({
+    const ctx: JobContext = {
       runId: job.runId ?? randomUUID(),
       challenge: req.value.challenge,
       submission,
@@ -355,7 +372,8 @@ export function createRunnerApp(
       ...(job.drawKey !== undefined ? { drawKey: job.drawKey } : {}),
       requestedLimits: job.limits ?? {},
       environment,
-    });
+    };
+    const r = await runReportedJob(ctx);
     if (!r.ok) return serviceErrorResponse({ reason: "job", error: r.error });
     if (r.value.infrastructure?.reason === "sandbox-unavailable")
       return serviceErrorResponse({ reason: "sandbox-unavailable", report: r.value });

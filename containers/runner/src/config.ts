@@ -78,6 +78,13 @@ export const RunnerEnvSchema = z
       .describe(
         "keep publishable QA reports here by bundle sha256 and reuse them; unset: no cache",
       ),
+    RUN_CACHE_DIR: z
+      .string()
+      .refine((p) => path.isAbsolute(p), "must be absolute")
+      .optional()
+      .describe(
+        "keep run reports here by bundle, submission, draw key and limits, and reuse them for the same bytes; unset: no cache",
+      ),
     NPM_REGISTRY: z
       .url({ protocol: /^https?$/ })
       .default("https://registry.npmjs.org")
