@@ -46,7 +46,7 @@ import { runJob, type JobContext, type JobError, type RunnerEnvironment } from "
 import { resolvePrepareOptions } from "./challenge/prepare-options.ts";
 import type { SelfTestReport } from "./sandbox/self-test.ts";
 import { guardRun } from "./guard.ts";
-import { refuseToCache, runCachedJob } from "./run/run-cache.ts";
+import { runCachedJob } from "./run/run-cache.ts";
 
 /** Everything a request can fail with before or instead of a verdict. */
 export type ServiceError =
@@ -346,7 +346,7 @@ export function createRunnerApp(
     console.log(
       r.value.cached
         ? `${what}: cached report reused`
-        : `${what}: ran in ${Math.round(performance.now() - t0)} ms (cache ${r.value.miss}; ${r.value.stored ? "stored" : `not stored: ${refuseToCache(r.value.report)}`})`,
+        : `${what}: ran in ${Math.round(performance.now() - t0)} ms (cache ${r.value.miss}; ${r.value.notStored === null ? "stored" : `not stored: ${r.value.notStored}`})`,
     );
     return ok(r.value.report);
   }

@@ -210,10 +210,34 @@ describe("the run cache", () => {
     ];
     for (const [report, why] of shaped) {
       expect(refuseToCache(report)).toBe(why);
-      expect(storeCachedRun(dir, key, report)).toBe(false);
+      expect(storeCachedRun(dir, key, report)).toBe(why);
       expect(readdirSync(dir)).toEqual([]);
     }
-    expect(storeCachedRun(dir, key, first)).toBe(true);
+    expect(storeCachedRun(dir, key, first)).toBeNull();
     expect(readCachedRun(dir, key, "k")).toMatchObject({ ok: true, report: { runId: "k" } });
   });
+
+  it("answers the run's report when the cache cannot be written, and keeps nothing", async () => {
+    // The cache "directory" is a file: every write fails, as on a full or read-only disk.
+    const blocked = path.join(mkdtempSync(path.join(tmpdir(), "bouts-run-cache-blocked-")), "file");
+    writeFileSync(blocked, "not a directory\n");
+    const key = await keyOf({ drawKey: DRAW_KEY }, submission);
+    expect(storeCachedRun(blocked, key, first)).toMatch(/^the cache could not be written \(/);
+    const blockedApp = createRunnerApp(
+      await createTestEnvironment({ RUNNER_SELF_TEST: "off", RUNNER_RUN_CACHE_DIR: blocked }),
+      null,
+    );
+    for (const runId of ["blocked-1", "blocked-2"]) {
+      const res = await blockedApp.request("/v1/runs", {
+        method: "POST",
+        body: form({ job: JSON.stringify({ runId, drawKey: DRAW_KEY }), submission, bundle }),
+      });
+      expect(res.status).toBe(200);
+      const report = RunReportSchema.parse(await res.json());
+      expect(report.runId).toBe(runId);
+      expect(report.notes.some((n) => REUSED.test(n))).toBe(false);
+      expect(report.staticTests.map((t) => t.status)).toEqual(["passed", "passed"]);
+    }
+    expect(readFileSync(blocked, "utf8")).toBe("not a directory\n");
+  }, 120_000);
 });

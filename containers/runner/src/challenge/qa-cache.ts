@@ -72,11 +72,18 @@ export function readCachedQa(
   return { ok: true, report: r };
 }
 
-/** Stores a publishable report under its key (write, then rename: a reader never sees half). */
+/**
+ * Stores a publishable report under its key (write, then rename: a reader never sees half); says
+ * whether it did. A cache that cannot be written costs the next QA its reuse, never this QA.
+ */
 export function storeCachedQa(dir: string, key: QaCacheKey, report: QaReport): boolean {
   if (!report.publishable) return false;
-  writeCacheEntry(entryPath(dir, key.bundleSha256), key, report);
-  return true;
+  try {
+    writeCacheEntry(entryPath(dir, key.bundleSha256), key, report);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

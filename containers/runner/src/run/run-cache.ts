@@ -37,10 +37,10 @@ export interface RunCacheKey extends RunnerCacheKey {
   generator: "deterministic/select";
 }
 
-/** A run's report and where it came from. */
+/** A run's report and where it came from; `notStored` says why a fresh report was not kept. */
 export type CachedRun =
   | { report: RunReport; cached: true }
-  | { report: RunReport; cached: false; miss: CacheMiss; stored: boolean };
+  | { report: RunReport; cached: false; miss: CacheMiss; notStored: string | null };
 
 /** The key of the run `ctx` describes, in this runner process. */
 export function buildRunCacheKey(
@@ -110,16 +110,26 @@ export function readCachedRun(
   return { ok: true, report: { ...r, runId, notes: [...r.notes.slice(0, 99), note] } };
 }
 
-/** Stores `report` under its key when nothing outside the run shaped it; says whether it did. */
-export function storeCachedRun(dir: string, key: RunCacheKey, report: RunReport): boolean {
-  if (refuseToCache(report) !== null) return false;
-  writeCacheEntry(runCacheEntryPath(dir, key), key, report);
-  return true;
+/**
+ * Stores `report` under its key when nothing outside the run shaped it; answers why it did not
+ * (null: stored). A cache that cannot be written costs the next run its reuse, never this
+ * run its report.
+ */
+export function storeCachedRun(dir: string, key: RunCacheKey, report: RunReport): string | null {
+  const refused = refuseToCache(report);
+  if (refused !== null) return refused;
+  try {
+    writeCacheEntry(runCacheEntryPath(dir, key), key, report);
+    return null;
+  } catch (e) {
+    return `the cache could not be written (${(e as Error).message})`;
+  }
 }
 
 /**
  * A run through the cache in `dir`: a valid entry for its key answers, under this run's id;
- * otherwise the job runs, and its report is stored when `refuseToCache` finds nothing.
+ * otherwise the job runs, and its report is stored when `refuseToCache` finds nothing and the
+ * directory can be written.
  */
 export async function runCachedJob(
   ctx: JobContext,
@@ -130,6 +140,6 @@ export async function runCachedJob(
   if (hit.ok) return ok({ report: hit.report, cached: true });
   const r = await runJob(ctx);
   if (!r.ok) return r;
-  const stored = storeCachedRun(dir, key, r.value);
-  return ok({ report: r.value, cached: false, miss: hit.miss, stored });
+  const notStored = storeCachedRun(dir, key, r.value);
+  return ok({ report: r.value, cached: false, miss: hit.miss, notStored });
 }
