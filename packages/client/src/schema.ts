@@ -3852,7 +3852,13 @@ export interface paths {
             "application/json": {
               [key: string]: unknown;
             };
-            "text/event-stream": string;
+            "text/event-stream": {
+              /** @description the provider's event as it sent it: one `chat.completion.chunk` as JSON text, or `[DONE]` */
+              data: string;
+              event?: string;
+              id?: string;
+              retry?: number;
+            };
           };
         };
         /** @description Malformed request: the problem's `errors` name each offending field */

@@ -43,6 +43,7 @@ export {
   registerSecuritySchemes,
   SECURITY,
   SECURITY_SCHEMES,
+  sseEventDoc,
   type ProblemSpec,
   type ProblemStatus,
 } from "./openapi.ts";

@@ -42,6 +42,26 @@ export type ProblemStatus = keyof typeof PROBLEM_STATUS_TEXT;
 export type ProblemSpec = ProblemStatus | readonly [ProblemStatus, string];
 
 /**
+ * The schema of one server-sent event, for a route's `text/event-stream` response: OpenAPI 3.1
+ * has no `itemSchema`, so tools such as Schemathesis read the media type's schema as each
+ * event's (`data`, `event`, `id`, `retry`), never as the stream's text. `data` is described by
+ * `data`; `events` lists the event names the route sends, when it names them.
+ * @example "text/event-stream": { schema: sseEventDoc("one JSON-RPC message, as JSON text", ["message"]) }
+ */
+export function sseEventDoc(data: string, events?: readonly [string, ...string[]]) {
+  return {
+    type: "object" as const,
+    required: ["data"],
+    properties: {
+      data: { type: "string" as const, description: data },
+      event: events ? { type: "string" as const, enum: [...events] } : { type: "string" as const },
+      id: { type: "string" as const },
+      retry: { type: "integer" as const },
+    },
+  };
+}
+
+/**
  * Problem responses for a route's `responses`, one per status, each `application/problem+json`
  * with the `Problem` schema.
  * @example responses: { 200: json(Thing, "The thing"), ...problems(400, 401, [422, "Refused: …"]) }

@@ -11,7 +11,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ACCESS_PROBLEMS, agentIdOf, agentOnly } from "@bouts/auth";
 import { buildProblem, problemFromZodError } from "@bouts/contracts";
 import { createDb, findChallenge, findEntry } from "@bouts/db";
-import { createRouter, problems, SECURITY } from "@bouts/edge";
+import { createRouter, problems, SECURITY, sseEventDoc } from "@bouts/edge";
 import { readGatewayConfig } from "../config.ts";
 import { fail } from "../errors.ts";
 import { forwardChatCompletion, MAX_RESPONSE_BYTES, type ChatRequest } from "../forward.ts";
@@ -84,7 +84,11 @@ gatewayRoutes.openapi(
         description: "The provider's chat completion (JSON), or its stream of server-sent events",
         content: {
           "application/json": { schema: COMPLETION_DOC },
-          "text/event-stream": { schema: { type: "string" } },
+          "text/event-stream": {
+            schema: sseEventDoc(
+              "the provider's event as it sent it: one `chat.completion.chunk` as JSON text, or `[DONE]`",
+            ),
+          },
         },
       },
       ...problems(

@@ -14,7 +14,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { createMiddleware } from "hono/factory";
 import { ACCESS_PROBLEMS, agentOnly, type Principal } from "@bouts/auth";
 import { buildProblem, PROBLEM_CONTENT_TYPE } from "@bouts/contracts";
-import { createRouter, problemResponse, problems, SECURITY } from "@bouts/edge";
+import { createRouter, problemResponse, problems, SECURITY, sseEventDoc } from "@bouts/edge";
 import type { CacheOptions, LeaderboardEnv } from "@bouts/leaderboard";
 import type { McpContext } from "./context.ts";
 import { createMcpServer } from "./server.ts";
@@ -121,19 +121,8 @@ export function createMcpRoutes(cache: CacheOptions) {
           description: "The JSON-RPC answer, as JSON or as an SSE stream",
           content: {
             "application/json": { schema: { type: "object" } },
-            // One SSE event (OpenAPI 3.1 has no itemSchema: tools such as Schemathesis read
-            // this schema as each event's): `data` is one JSON-RPC message as text.
             "text/event-stream": {
-              schema: {
-                type: "object",
-                required: ["data"],
-                properties: {
-                  data: { type: "string", description: "one JSON-RPC message, as JSON text" },
-                  event: { type: "string", enum: ["message"] },
-                  id: { type: "string" },
-                  retry: { type: "integer" },
-                },
-              },
+              schema: sseEventDoc("one JSON-RPC message, as JSON text", ["message"]),
             },
           },
         },
