@@ -132,11 +132,37 @@ describe("the run cache", () => {
       { ...key, runnerFingerprint: "0".repeat(64) },
       { ...key, runtimes: { ...key.runtimes, node22: "v22.0.0" } },
       { ...key, ceilings: { ...key.ceilings, TEST_TIMEOUT_MS: 5000 } },
-      { ...key, archive: { ...key.archive, MAX_ENTRIES: 1 } },
+      { ...key, archive: { ...key.archive, maxEntries: 1 } },
       { ...key, cgroups: "v9" },
     ];
     for (const k of changed)
       expect(readCachedRun(cacheDir, k, "k")).toEqual({ ok: false, miss: "absent" });
+  });
+
+  it("misses when the runner would now refuse the archive (a lower archive limit)", async () => {
+    const key = await keyOf({ drawKey: DRAW_KEY }, submission);
+    expect(readCachedRun(cacheDir, key, "k").ok).toBe(true);
+    for (const lowered of [
+      { MAX_ARCHIVE_BYTES: submission.length - 1 },
+      { MAX_EXPANDED_BYTES: 1024 },
+      { MAX_ENTRIES: 1 },
+      { MAX_DEPTH: 1 },
+    ]) {
+      const stricter = { ...environment, config: { ...environment.config, ...lowered } };
+      const challenge = await prepareChallenge(bundle, resolvePrepareOptions(environment));
+      if (!challenge.ok) throw new Error(JSON.stringify(challenge.error));
+      const k = buildRunCacheKey({
+        challenge: challenge.value,
+        submissionSha256: key.submissionSha256,
+        drawKey: DRAW_KEY,
+        requestedLimits: {},
+        environment: stricter,
+      });
+      expect(readCachedRun(cacheDir, k, "k"), JSON.stringify(lowered)).toEqual({
+        ok: false,
+        miss: "absent",
+      });
+    }
   });
 
   it("ignores a corrupt or tampered entry, runs again and replaces it", async () => {

@@ -14,6 +14,7 @@ import path from "node:path";
 import { RunReportSchema, type RunLimits, type RunReport } from "@bouts/contracts";
 import { ok, type Result } from "@bouts/result";
 import { runJob, type JobContext, type JobError } from "../job.ts";
+import { resolveUnpackLimits } from "../job-limits.ts";
 import {
   buildRunnerCacheKey,
   computeRunnerFingerprint,
@@ -31,7 +32,7 @@ export interface RunCacheKey extends RunnerCacheKey {
   drawKeySha256: string | null;
   /** The limits the request lowered, by name in order. */
   requestedLimits: Partial<RunLimits>;
-  /** The archive limits the submission was unpacked under. */
+  /** The archive limits the submission was unpacked under (size, expanded size, entries, depth). */
   archive: Record<string, number>;
   /** A run draws the deterministic generator's tests for its submission (packages/adversarial). */
   generator: "deterministic/select";
@@ -50,7 +51,6 @@ export function buildRunCacheKey(
   >,
   runnerFingerprint = computeRunnerFingerprint(),
 ): RunCacheKey {
-  const c = ctx.environment.config;
   const limits = Object.entries(ctx.requestedLimits).sort(([a], [b]) => (a < b ? -1 : 1));
   return {
     bundleSha256: ctx.challenge.sha256,
@@ -58,11 +58,7 @@ export function buildRunCacheKey(
     drawKeySha256:
       ctx.drawKey === undefined ? null : createHash("sha256").update(ctx.drawKey).digest("hex"),
     requestedLimits: Object.fromEntries(limits),
-    archive: {
-      MAX_EXPANDED_BYTES: c.MAX_EXPANDED_BYTES,
-      MAX_ENTRIES: c.MAX_ENTRIES,
-      MAX_DEPTH: c.MAX_DEPTH,
-    },
+    archive: { ...resolveUnpackLimits(ctx.environment.config) },
     ...buildRunnerCacheKey(ctx.environment, runnerFingerprint),
     generator: "deterministic/select",
   };
@@ -84,7 +80,10 @@ export function refuseToCache(report: RunReport): string | null {
   if (report.scan.status !== "complete") return `scan ${report.scan.status}`;
   if (report.budget?.exhausted === true) return "run budget exhausted";
   const advisories = report.scan.advisories;
-  if (advisories !== undefined && (advisories.source !== "snapshot" || advisories.fallback))
+  if (
+    advisories !== undefined &&
+    (advisories.source !== "snapshot" || advisories.fallback !== undefined)
+  )
     return "advisories not from the shipped snapshot";
   return null;
 }
